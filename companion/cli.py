@@ -1,0 +1,67 @@
+"""The ``companion`` command. Each group of subcommands lives in its own module.
+
+Exit codes everywhere: 0 done/legal, 1 a rules verdict of "illegal", 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from companion import __version__
+
+# Modules with a ``register(subparsers)`` function. Each adds its own subcommands and sets
+# ``func`` (args -> exit code) as the parser default.
+COMMAND_MODULES: tuple[str, ...] = (
+    "companion.commands.score",
+    "companion.commands.rules",
+)
+
+
+class CommandError(Exception):
+    """Bad input to a command: printed as one plain sentence, exit code 2."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion", description="A referee for Ticket to Ride: Europe tables."
+    )
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING - 10 * min(args.verbose, 2),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args))
+    except CommandError as exc:
+        print(f"companion: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Build companion/data/europe.json from the verified facts in ../shared/reference.
+
+Run from the repository root: ``python tools/build_data.py [--shared ../shared]``.
+Only facts (ids, names, numbers) are carried over; the output is committed so the
+package never needs ../shared at run time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+VARIANTS = {
+    "europe": {
+        "name": "Europe",
+        "decks": ["europe_2005"],
+        "setup": {
+            "long_dealt": 1,
+            "regular_dealt": 3,
+            "keep_min": 2,
+            "long_keep_max": None,
+            "unkept": {"long": "box", "regular": "box"},
+        },
+        "draw": 3,
+        "draw_keep_min": 1,
+    },
+    "1912": {
+        "name": "Europa 1912",
+        "decks": ["europa_1912"],
+        "setup": {
+            "long_dealt": 1,
+            "regular_dealt": 3,
+            "keep_min": 2,
+            "long_keep_max": None,
+            "unkept": {"long": "box", "regular": "box"},
+        },
+        "draw": 3,
+        "draw_keep_min": 1,
+    },
+    "mega_europe": {
+        "name": "Mega Europe",
+        "decks": ["europe_2005", "europa_1912"],
+        "setup": {
+            "long_dealt": 2,
+            "regular_dealt": 5,
+            "keep_min": 3,
+            "long_keep_max": 1,
+            "unkept": {"long": "box", "regular": "bottom"},
+        },
+        "draw": 3,
+        "draw_keep_min": 1,
+    },
+    "big_cities": {
+        "name": "Big Cities of Europe",
+        "decks": ["big_cities"],
+        "setup": {
+            "long_dealt": 0,
+            "regular_dealt": 5,
+            "keep_min": 2,
+            "long_keep_max": None,
+            "unkept": {"long": "box", "regular": "bottom"},
+        },
+        "draw": 4,
+        "draw_keep_min": 1,
+    },
+}
+
+
+def build(shared: Path) -> dict[str, object]:
+    ref = shared / "reference"
+    europe = json.loads((ref / "ttr_europe.json").read_text(encoding="utf-8"))
+    e1912 = json.loads((ref / "ttr_europe_1912.json").read_text(encoding="utf-8"))
+    big = json.loads((ref / "ttr_europe_bigcities.json").read_text(encoding="utf-8"))
+
+    big_ids = {t["id"] for t in big["tickets"]}
+    tickets = []
+    for t in europe["tickets"] + e1912["tickets"]:
+        decks = ["europe_2005" if t["edition"] == "europe_2005" else "europa_1912"]
+        if t["id"] in big_ids:
+            decks.append("big_cities")
+        tickets.append(
+            {
+                "id": t["id"],
+                "a": t["a"],
+                "b": t["b"],
+                "points": t["points"],
+                "long": t["long"],
+                "decks": decks,
+            }
+        )
+    if len({t["id"] for t in tickets}) != len(tickets):
+        raise SystemExit("duplicate ticket ids across the Europe and 1912 decks")
+    if not big_ids <= {t["id"] for t in tickets}:
+        raise SystemExit("a Big Cities ticket is in neither the Europe nor the 1912 deck")
+
+    routes = [
+        {
+            "id": r["id"],
+            "a": r["a"],
+            "b": r["b"],
+            "length": r["length"],
+            "color": r["color"],
+            "tunnel": r["tunnel"],
+            "locomotives": r["locomotives"],
+            "twin": r["twin"],
+        }
+        for r in europe["routes"]
+    ]
+    comp = europe["components"]
+    scoring = europe["scoring"]
+    return {
+        "map": "europe",
+        "name": europe["game"],
+        "generated_from": "shared/reference/ttr_europe*.json by tools/build_data.py",
+        "trains_per_player": comp["trains_per_player"],
+        "stations_per_player": comp["stations_per_player"],
+        "train_cards": {
+            "colors": ["pink", "blue", "orange", "white", "green", "yellow", "black", "red"],
+            "per_color": comp["train_cards"]["per_color"],
+            "locomotives": comp["train_cards"]["locomotives"],
+        },
+        "route_points": {int(k): v for k, v in scoring["route_points"].items()},
+        "unused_station_points": scoring["unused_station_points"],
+        "station_cost_cards": [1, 2, 3],
+        "express_bonus": scoring["european_express"]["bonus"],
+        "final_round_trains": 2,
+        "hand_size": 4,
+        "face_up": 5,
+        "face_up_locomotive_limit": 3,
+        "tunnel_reveal": 3,
+        "big_cities": big["big_cities"],
+        "cities": [{"id": c["id"], "name": c["name"]} for c in europe["cities"]],
+        "routes": routes,
+        "tickets": tickets,
+        "variants": VARIANTS,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    args = parser.parse_args()
+    data = build(args.shared)
+    out = ROOT / "companion" / "data" / "europe.json"
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
