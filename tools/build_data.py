@@ -139,14 +139,34 @@ def build(shared: Path) -> dict[str, object]:
     }
 
 
+def build_board(shared: Path) -> dict[str, object]:
+    """Board geometry: every train space and city spot as fractions of the board image."""
+    board = json.loads((shared / "reference" / "ttr_europe_board.json").read_text(encoding="utf-8"))
+    return {
+        "board": "europe",
+        "generated_from": "shared/reference/ttr_europe_board.json by tools/build_data.py",
+        "frame": board["frame"],
+        "missing_routes": board["missing_routes"],
+        "routes": {rid: r["spaces"] for rid, r in sorted(board["routes"].items())},
+        "cities": board["cities"],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument("--force-board", action="store_true", help="rebuild europe_board.json")
     args = parser.parse_args()
     data = build(args.shared)
     out = ROOT / "companion" / "data" / "europe.json"
     out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(ROOT)}")
+    board_out = ROOT / "companion" / "data" / "europe_board.json"
+    if not board_out.exists() or args.force_board:
+        board_out.write_text(json.dumps(build_board(args.shared), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {board_out.relative_to(ROOT)}")
+    else:
+        print(f"kept {board_out.relative_to(ROOT)} (it holds measured additions; --force-board rebuilds)")
 
 
 if __name__ == "__main__":
