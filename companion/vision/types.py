@@ -1,0 +1,38 @@
+"""Value types shared by the vision stages (reading, rendering, live watching)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PLAYER_COLORS: tuple[str, ...] = ("blue", "red", "green", "yellow", "black")
+
+
+class NoBoardError(ValueError):
+    """The picture holds no Ticket to Ride: Europe board (or too little of one to read)."""
+
+
+@dataclass
+class BoardReading:
+    """What one picture shows.
+
+    routes: every route id -> owning player colour, or None when free.
+    stations: every city id -> station colour, or None.
+    confidence: route ids and city ids -> 0..1 confidence of the reported value.
+    spaces: route id -> per-space colour (None = empty), in the order of europe_board.json.
+    """
+
+    routes: dict[str, str | None]
+    stations: dict[str, str | None]
+    confidence: dict[str, float] = field(default_factory=dict)
+    spaces: dict[str, list[str | None]] = field(default_factory=dict)
+    board: str = "europe"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of ../shared/spec/cli.md (`companion vision read --json`)."""
+        return {
+            "board": self.board,
+            "routes": dict(self.routes),
+            "stations": dict(self.stations),
+            "confidence": {k: round(v, 3) for k, v in self.confidence.items()},
+        }
