@@ -163,10 +163,14 @@ def main() -> None:
     print(f"wrote {out.relative_to(ROOT)}")
     board_out = ROOT / "companion" / "data" / "europe_board.json"
     if not board_out.exists() or args.force_board:
-        board_out.write_text(json.dumps(build_board(args.shared), indent=1) + "\n", encoding="utf-8")
+        board_out.write_text(
+            json.dumps(build_board(args.shared), indent=1) + "\n", encoding="utf-8"
+        )
         print(f"wrote {board_out.relative_to(ROOT)}")
     else:
-        print(f"kept {board_out.relative_to(ROOT)} (it holds measured additions; --force-board rebuilds)")
+        print(
+            f"kept {board_out.relative_to(ROOT)} (holds measured additions; --force-board rebuilds)"
+        )
 
 
 if __name__ == "__main__":

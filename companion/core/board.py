@@ -205,7 +205,9 @@ class GameMap:
             return self.variants[variant_id]
         except KeyError:
             known = ", ".join(sorted(self.variants))
-            raise NotationError(f"unknown variant {variant_id!r}: expected one of {known}") from None
+            raise NotationError(
+                f"unknown variant {variant_id!r}: expected one of {known}"
+            ) from None
 
     def points_for(self, route: Route) -> int:
         return self.route_points[route.length]

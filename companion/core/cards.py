@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 from .errors import NotationError
 
 
-class Card(str, Enum):
+class Card(StrEnum):
     """A train card. The value is the name used in every text and JSON form."""
 
     PINK = "pink"

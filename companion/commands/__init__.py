@@ -1,0 +1,1 @@
+"""The `companion` subcommands that sit on the rules core."""

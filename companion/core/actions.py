@@ -1,0 +1,308 @@
+"""Actions: value types with a JSON form (the HTTP API's) and a short text form.
+
+Text form, one action per line: ``<player> <verb> [args...]``, e.g.::
+
+    red draw deck            red draw face green       red claim paris-zurich red red locomotive
+    red station wien blue    red tickets               red keep paris-wien brest-petrograd
+    red tunnel-pay green     red tunnel-withdraw       red reveal red green locomotive
+    red drew                 red end                   red pass
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from .cards import Card, parse_card, parse_cards, parse_player_color
+from .errors import NotationError
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Base of every action. ``player`` is the acting player's colour."""
+
+    player: str
+    TYPE: ClassVar[str] = ""
+    VERB: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.TYPE}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Card):
+                value = value.value
+            elif isinstance(value, tuple):
+                value = [v.value if isinstance(v, Card) else v for v in value]
+            if value is not None:
+                out[f.name] = value
+        return out
+
+    def to_text(self) -> str:
+        return " ".join([self.player, self.VERB, *self._text_args()])
+
+    def _text_args(self) -> list[str]:
+        return []
+
+
+def _cards_text(cards: Sequence[Card] | None) -> list[str]:
+    """Cards as words; an explicitly empty list is ``-`` (no words means "not known")."""
+    if cards is None:
+        return []
+    return [c.value for c in cards] or ["-"]
+
+
+def _parse_card_words(words: Sequence[str]) -> tuple[Card, ...] | None:
+    if not words:
+        return None
+    if list(words) == ["-"]:
+        return ()
+    return tuple(parse_cards(words))
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeck(Action):
+    """Take the top card of the draw pile (simulation)."""
+
+    TYPE: ClassVar[str] = "draw_deck"
+    VERB: ClassVar[str] = "draw deck"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawFaceUp(Action):
+    """Take one of the five face-up cards (simulation)."""
+
+    card: Card = Card.LOCOMOTIVE
+    TYPE: ClassVar[str] = "draw_face_up"
+    VERB: ClassVar[str] = "draw face"
+
+    def _text_args(self) -> list[str]:
+        return [self.card.value]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRoute(Action):
+    """Put trains on a route. ``cards`` may be None at a table where nobody tapped them."""
+
+    route: str = ""
+    cards: tuple[Card, ...] | None = None
+    TYPE: ClassVar[str] = "claim"
+    VERB: ClassVar[str] = "claim"
+
+    def _text_args(self) -> list[str]:
+        return [self.route, *_cards_text(self.cards)]
+
+
+@dataclass(frozen=True, slots=True)
+class RevealTunnel(Action):
+    """The 0-3 cards turned up for a tunnel (table tracker; the simulation draws them)."""
+
+    cards: tuple[Card, ...] = ()
+    TYPE: ClassVar[str] = "tunnel_reveal"
+    VERB: ClassVar[str] = "reveal"
+
+    def _text_args(self) -> list[str]:
+        return _cards_text(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class PayTunnel(Action):
+    """Pay the tunnel surcharge and build it."""
+
+    cards: tuple[Card, ...] | None = None
+    TYPE: ClassVar[str] = "tunnel_pay"
+    VERB: ClassVar[str] = "tunnel-pay"
+
+    def _text_args(self) -> list[str]:
+        return _cards_text(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawTunnel(Action):
+    """Take the played cards back; the turn ends."""
+
+    TYPE: ClassVar[str] = "tunnel_withdraw"
+    VERB: ClassVar[str] = "tunnel-withdraw"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStation(Action):
+    city: str = ""
+    cards: tuple[Card, ...] | None = None
+    TYPE: ClassVar[str] = "build_station"
+    VERB: ClassVar[str] = "station"
+
+    def _text_args(self) -> list[str]:
+        return [self.city, *_cards_text(self.cards)]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawTickets(Action):
+    """Draw destination tickets (simulation: from the deck; the keep follows)."""
+
+    TYPE: ClassVar[str] = "draw_tickets"
+    VERB: ClassVar[str] = "tickets"
+
+
+@dataclass(frozen=True, slots=True)
+class KeepTickets(Action):
+    """Keep these tickets of those offered (or, at a table, of those just taken)."""
+
+    tickets: tuple[str, ...] = ()
+    TYPE: ClassVar[str] = "keep_tickets"
+    VERB: ClassVar[str] = "keep"
+
+    def _text_args(self) -> list[str]:
+        return list(self.tickets)
+
+
+@dataclass(frozen=True, slots=True)
+class DrewCards(Action):
+    """Table tracker: the player took train cards this turn (they are not seen)."""
+
+    count: int = 2
+    TYPE: ClassVar[str] = "drew_cards"
+    VERB: ClassVar[str] = "drew"
+
+    def _text_args(self) -> list[str]:
+        return [str(self.count)]
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn(Action):
+    TYPE: ClassVar[str] = "end_turn"
+    VERB: ClassVar[str] = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """Nothing can be drawn and the player takes no other action (simulation)."""
+
+    TYPE: ClassVar[str] = "pass"
+    VERB: ClassVar[str] = "pass"
+
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.TYPE: cls
+    for cls in (
+        DrawDeck,
+        DrawFaceUp,
+        ClaimRoute,
+        RevealTunnel,
+        PayTunnel,
+        WithdrawTunnel,
+        BuildStation,
+        DrawTickets,
+        KeepTickets,
+        DrewCards,
+        EndTurn,
+        Pass,
+    )
+}
+
+
+def _id(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise NotationError(f"{what} must be a non-empty id string")
+    return value.strip().lower()
+
+
+def _card_list(value: Any, what: str) -> tuple[Card, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise NotationError(f"{what} must be a list of card names")
+    return tuple(parse_cards(value))
+
+
+def action_from_json(data: Any) -> Action:
+    """Parse the JSON form of an action (the HTTP API's ``POST /api/actions`` body)."""
+    if not isinstance(data, Mapping):
+        raise NotationError('an action must be a JSON object with a "type"')
+    kind = data.get("type")
+    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise NotationError(
+            f"unknown action type {kind!r}: expected one of {', '.join(sorted(ACTION_TYPES))}"
+        )
+    if not isinstance(data.get("player"), str):
+        raise NotationError(f'a {kind} action needs "player" (a player colour)')
+    kwargs: dict[str, Any] = {"player": parse_player_color(data["player"])}
+    for f in fields(cls):
+        if f.name == "player":
+            continue
+        value = data.get(f.name)
+        if f.name == "card":
+            if not isinstance(value, str):
+                raise NotationError(f'a {kind} action needs "card" (a card name)')
+            kwargs["card"] = parse_card(value)
+        elif f.name == "cards":
+            if value is None:
+                if cls is RevealTunnel:
+                    raise NotationError('a tunnel_reveal action needs "cards" (0-3 card names)')
+                kwargs["cards"] = None
+            else:
+                kwargs["cards"] = _card_list(value, f'"cards" of {kind}')
+        elif f.name in ("route", "city"):
+            kwargs[f.name] = _id(value, f'"{f.name}" of {kind}')
+        elif f.name == "tickets":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise NotationError('"tickets" must be a list of ticket ids')
+            kwargs["tickets"] = tuple(v.strip().lower() for v in value)
+        elif f.name == "count":
+            if value is None:
+                value = 2
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 2:
+                raise NotationError('"count" of drew_cards must be 0, 1 or 2')
+            kwargs["count"] = value
+    return cls(**kwargs)
+
+
+_VERBS: dict[str, type[Action]] = {
+    "claim": ClaimRoute,
+    "reveal": RevealTunnel,
+    "tunnel-pay": PayTunnel,
+    "tunnel-withdraw": WithdrawTunnel,
+    "station": BuildStation,
+    "tickets": DrawTickets,
+    "keep": KeepTickets,
+    "drew": DrewCards,
+    "end": EndTurn,
+    "pass": Pass,
+}
+
+
+def parse_action(text: str) -> Action:
+    """Parse the text form (see the module docstring)."""
+    words = text.split()
+    if len(words) < 2:
+        raise NotationError(f"cannot read action {text!r}: expected '<player> <verb> ...'")
+    player = parse_player_color(words[0])
+    verb, args = words[1].lower(), words[2:]
+    if verb == "draw":
+        if args == ["deck"]:
+            return DrawDeck(player)
+        if len(args) == 2 and args[0] == "face":
+            return DrawFaceUp(player, parse_card(args[1]))
+        raise NotationError(f"cannot read {text!r}: expected 'draw deck' or 'draw face <card>'")
+    cls = _VERBS.get(verb)
+    if cls is None:
+        raise NotationError(f"unknown verb {verb!r} in {text!r}")
+    if cls is ClaimRoute or cls is BuildStation:
+        if not args:
+            raise NotationError(f"{verb} needs an id in {text!r}")
+        cards = _parse_card_words(args[1:])
+        if cls is ClaimRoute:
+            return ClaimRoute(player, args[0].lower(), cards)
+        return BuildStation(player, args[0].lower(), cards)
+    if cls is RevealTunnel:
+        return RevealTunnel(player, _parse_card_words(args) or ())
+    if cls is PayTunnel:
+        return PayTunnel(player, _parse_card_words(args))
+    if cls is KeepTickets:
+        return KeepTickets(player, tuple(a.lower() for a in args))
+    if cls is DrewCards:
+        if len(args) > 1 or (args and args[0] not in ("0", "1", "2")):
+            raise NotationError(f"cannot read {text!r}: expected 'drew [0|1|2]'")
+        return DrewCards(player, int(args[0]) if args else 2)
+    if args:
+        raise NotationError(f"{verb} takes no arguments in {text!r}")
+    return cls(player)

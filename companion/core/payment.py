@@ -1,0 +1,184 @@
+"""Paying for routes, tunnels and stations: which exact sets of cards are legal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from .board import Route
+from .cards import COLORS, LOCO, Card
+from .errors import IllegalActionError
+
+
+def _describe(cards: Sequence[Card]) -> str:
+    if not cards:
+        return "no cards"
+    counts = Counter(cards)
+    return ", ".join(
+        f"{n} {c.value}" for c, n in sorted(counts.items(), key=lambda kv: kv[0].value)
+    )
+
+
+def paying_color(cards: Iterable[Card]) -> Card:
+    """The colour a set of cards pays as: its one non-locomotive colour, or LOCOMOTIVE."""
+    colors = {c for c in cards if c is not LOCO}
+    if len(colors) > 1:
+        names = ", ".join(sorted(c.value for c in colors))
+        raise IllegalActionError(
+            f"cards must be of one colour (plus locomotives), got {names}", rule="one-colour"
+        )
+    return next(iter(colors)) if colors else LOCO
+
+
+def check_route_payment(route: Route, cards: Sequence[Card]) -> Card:
+    """Raise IllegalActionError unless ``cards`` exactly pay for ``route``.
+
+    Returns the colour paid (LOCOMOTIVE when only locomotives were played). For a tunnel this is
+    the initial payment, before any surcharge.
+    """
+    if len(cards) != route.length:
+        raise IllegalActionError(
+            f"{route.id} is {route.length} long and needs exactly {route.length} cards, "
+            f"got {len(cards)} ({_describe(cards)})",
+            rule="payment-count",
+        )
+    locos = sum(1 for c in cards if c is LOCO)
+    if locos < route.locomotives:
+        raise IllegalActionError(
+            f"{route.id} is a ferry and needs at least {route.locomotives} locomotive"
+            f"{'s' if route.locomotives > 1 else ''}, got {locos}",
+            rule="ferry-locomotives",
+        )
+    color = paying_color(cards)
+    if route.color is not None and color is not LOCO and color is not route.color:
+        raise IllegalActionError(
+            f"{route.id} is {route.color.value}: pay with {route.color.value} cards or "
+            f"locomotives, not {color.value}",
+            rule="payment-colour",
+        )
+    return color
+
+
+def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
+    try:
+        check_route_payment(route, cards)
+    except IllegalActionError as exc:
+        return False, str(exc)
+    return True, f"{_describe(cards)} pays for {route.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Surcharge:
+    """What a tunnel costs on top of the initial payment."""
+
+    extra: int
+    color: Card  # the colour the extra cards must be (locomotives always allowed unless LOCO)
+
+    def accepts(self, card: Card) -> bool:
+        return card is LOCO or (self.color is not LOCO and card is self.color)
+
+
+def tunnel_surcharge(played: Sequence[Card], revealed: Sequence[Card]) -> Surcharge:
+    """Count the revealed cards that match the played ones.
+
+    A revealed locomotive always matches. If only locomotives were played, only revealed
+    locomotives count and the extra cards must be locomotives.
+    """
+    if len(revealed) > 3:
+        raise IllegalActionError(
+            f"a tunnel reveals at most 3 cards, got {len(revealed)}", rule="tunnel-reveal"
+        )
+    color = paying_color(played)
+    if color is LOCO:
+        extra = sum(1 for c in revealed if c is LOCO)
+    else:
+        extra = sum(1 for c in revealed if c is LOCO or c is color)
+    return Surcharge(extra=extra, color=color)
+
+
+def check_surcharge_payment(surcharge: Surcharge, cards: Sequence[Card]) -> None:
+    if len(cards) != surcharge.extra:
+        raise IllegalActionError(
+            f"the tunnel needs exactly {surcharge.extra} more card"
+            f"{'s' if surcharge.extra != 1 else ''}, got {len(cards)}",
+            rule="tunnel-extra-count",
+        )
+    wrong = [c for c in cards if not surcharge.accepts(c)]
+    if wrong:
+        need = (
+            "locomotives"
+            if surcharge.color is LOCO
+            else f"{surcharge.color.value} cards or locomotives"
+        )
+        raise IllegalActionError(
+            f"the tunnel surcharge must be paid with {need}, not {_describe(wrong)}",
+            rule="tunnel-extra-colour",
+        )
+
+
+def station_cost(stations_built: int, costs: Sequence[int] = (1, 2, 3)) -> int:
+    """Cards needed for the next station when ``stations_built`` are already on the board."""
+    if stations_built >= len(costs):
+        raise IllegalActionError(
+            f"every player has only {len(costs)} stations and all are built", rule="no-stations"
+        )
+    return costs[stations_built]
+
+
+def check_station_payment(
+    stations_built: int, cards: Sequence[Card], costs: Sequence[int] = (1, 2, 3)
+) -> Card:
+    need = station_cost(stations_built, costs)
+    ordinal = {1: "first", 2: "second", 3: "third"}.get(stations_built + 1, "next")
+    if len(cards) != need:
+        raise IllegalActionError(
+            f"the {ordinal} station costs {need} card{'s' if need > 1 else ''} of one colour, "
+            f"got {len(cards)}",
+            rule="station-cost",
+        )
+    return paying_color(cards)
+
+
+def has_cards(hand: Counter[Card], cards: Sequence[Card]) -> bool:
+    need = Counter(cards)
+    return all(hand[c] >= n for c, n in need.items())
+
+
+def payment_options(route: Route, hand: Counter[Card]) -> Iterator[list[Card]]:
+    """Every distinct legal payment for ``route`` that ``hand`` can afford (fewest locos first)."""
+    colors: Sequence[Card] = COLORS if route.color is None else (route.color,)
+    have_locos = hand[LOCO]
+    for color in colors:
+        for locos in range(route.locomotives, min(have_locos, route.length) + 1):
+            plain = route.length - locos
+            if plain == 0:
+                continue  # all-locomotive payments are yielded once, below
+            if hand[color] >= plain:
+                yield [color] * plain + [LOCO] * locos
+    if have_locos >= route.length:
+        yield [LOCO] * route.length
+
+
+def surcharge_options(surcharge: Surcharge, hand: Counter[Card]) -> Iterator[list[Card]]:
+    """Every way ``hand`` can pay a tunnel surcharge (fewest locomotives first)."""
+    n = surcharge.extra
+    if surcharge.color is LOCO:
+        if hand[LOCO] >= n:
+            yield [LOCO] * n
+        return
+    for locos in range(0, min(hand[LOCO], n) + 1):
+        if hand[surcharge.color] >= n - locos:
+            yield [surcharge.color] * (n - locos) + [LOCO] * locos
+
+
+def station_options(
+    stations_built: int, hand: Counter[Card], costs: Sequence[int]
+) -> Iterator[list[Card]]:
+    need = costs[stations_built]
+    for color in COLORS:
+        for locos in range(0, min(hand[LOCO], need) + 1):
+            if locos < need and hand[color] >= need - locos:
+                yield [color] * (need - locos) + [LOCO] * locos
+    if hand[LOCO] >= need:
+        yield [LOCO] * need
