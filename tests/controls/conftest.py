@@ -1,0 +1,3 @@
+from controls_harness import harness, mock
+
+__all__ = ["harness", "mock"]
