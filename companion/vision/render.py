@@ -1,0 +1,990 @@
+"""A procedural, licence-clean picture of the Europe board, drawn from the board geometry.
+
+Nothing here is the publisher's art: the board is a parchment-and-sea background, the route
+spaces of ``europe_board.json`` as rotated boxes in their printed colours (tunnels with a dark
+border, ferries with a locomotive mark) and city spots. Plastic trains and stations are drawn in
+the five player colours as small 3-D boxes and houses; hands and arms with their shadows come in
+from an edge of the picture; a camera view adds perspective, a lighting gradient, glare, noise
+and blur.
+
+Everything random is seeded: the same scene, view and generator seed give the same pixels.
+The renderer feeds the tests, the simulated camera (``sources.SimulatedCamera``) and the demo.
+
+Public entry points: :class:`BoardRenderer` (``render_board``, ``render_frame``), :class:`Scene`,
+:class:`Hand`, :class:`Shadow`, :class:`View`, :func:`random_view` and :func:`load_geometry`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.data import load_json
+from companion.vision.types import PLAYER_COLORS
+
+log = logging.getLogger(__name__)
+
+EDGES: tuple[str, ...] = ("bottom", "top", "left", "right")
+
+Color = tuple[int, int, int]
+
+
+# --------------------------------------------------------------------------------------------
+# Geometry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Space:
+    """One printed train space: centre, size and clockwise angle, as fractions of the board."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    angle: float
+
+
+@dataclass(frozen=True)
+class RouteInfo:
+    id: str
+    a: str
+    b: str
+    length: int
+    color: str
+    tunnel: bool
+    locomotives: int
+    twin: str | None
+    spaces: tuple[Space, ...]
+
+
+@dataclass(frozen=True)
+class CityInfo:
+    id: str
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """Routes (with their map facts) and city spots of the Europe board.
+
+    ``routes`` holds every route of the map facts; a route with no measured spaces has an empty
+    ``spaces`` tuple and is neither drawn nor offered by :meth:`drawable_routes`.
+    """
+
+    aspect: float
+    routes: dict[str, RouteInfo]
+    cities: dict[str, CityInfo]
+
+    def drawable_routes(self) -> list[str]:
+        return [r for r, info in self.routes.items() if info.spaces]
+
+
+def load_geometry() -> BoardGeometry:
+    """Read ``europe_board.json`` and ``europe.json`` from the package data."""
+    board = load_json("europe_board.json")
+    facts = load_json("europe.json")
+    spaces_by_route: dict[str, Any] = board.get("routes", {})
+    routes: dict[str, RouteInfo] = {}
+    for r in facts["routes"]:
+        boxes = tuple(
+            Space(float(s["x"]), float(s["y"]), float(s["w"]), float(s["h"]), float(s["angle"]))
+            for s in spaces_by_route.get(r["id"], [])
+        )
+        routes[r["id"]] = RouteInfo(
+            id=r["id"],
+            a=r["a"],
+            b=r["b"],
+            length=int(r["length"]),
+            color=str(r["color"]),
+            tunnel=bool(r["tunnel"]),
+            locomotives=int(r["locomotives"]),
+            twin=r.get("twin"),
+            spaces=boxes,
+        )
+    cities = {
+        cid: CityInfo(cid, float(c["x"]), float(c["y"]), float(c["w"]), float(c["h"]))
+        for cid, c in board.get("cities", {}).items()
+    }
+    aspect = float(board.get("frame", {}).get("aspect", 1.5))
+    return BoardGeometry(aspect=aspect, routes=routes, cities=cities)
+
+
+def load_render_config() -> dict[str, Any]:
+    cfg: dict[str, Any] = load_json("render.json")
+    return cfg
+
+
+# --------------------------------------------------------------------------------------------
+# Scene and view
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand and forearm reaching over the board.
+
+    ``target`` is where the fingertips point, in board fractions (x, y). ``edge`` is the side of the
+    picture the arm comes from; ``reach`` 0 keeps the hand just out of view and 1 puts the
+    fingertips on the target. ``skin`` and ``sleeve`` index the palettes of render.json
+    (sleeve None: bare forearm). ``spread`` shifts the arm's entry point along its edge
+    (a fraction of the frame).
+    """
+
+    target: tuple[float, float]
+    edge: str = "bottom"
+    reach: float = 1.0
+    skin: int = 0
+    sleeve: int | None = 0
+    spread: float = 0.0
+    shadow: float = 1.0
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """A soft shadow with nobody in view (an arm or a head above the table)."""
+
+    center: tuple[float, float]
+    size: tuple[float, float] = (0.25, 0.15)
+    angle: float = 0.0
+    strength: float = 0.4
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What lies on and over the board.
+
+    ``routes`` maps claimed route ids to the owner's colour, ``stations`` city ids to a station's
+    colour. ``seed`` fixes how crooked each piece sits (a piece keeps its place from frame to
+    frame).
+    """
+
+    routes: Mapping[str, str] = field(default_factory=dict)
+    stations: Mapping[str, str] = field(default_factory=dict)
+    hands: tuple[Hand, ...] = ()
+    shadows: tuple[Shadow, ...] = ()
+    seed: int = 0
+
+    def pieces_key(self) -> tuple[Any, ...]:
+        return (tuple(sorted(self.routes.items())), tuple(sorted(self.stations.items())), self.seed)
+
+
+@dataclass(frozen=True)
+class View:
+    """A camera's view: the frame size and where the board's corners land (TL TR BR BL, pixels)."""
+
+    size: tuple[int, int]
+    corners: tuple[tuple[float, float], ...]
+    table: int = 0
+    light_angle: float = 30.0
+    light_strength: float = 0.2
+    glare: tuple[float, float, float] = (0.7, 0.3, 0.3)
+    glare_radius: float = 0.18
+    noise: float = 4.0
+    blur: float = 0.8
+
+    @staticmethod
+    def top_down(width: int, aspect: float = 1.5, **kw: Any) -> View:
+        """The board filling the picture exactly, seen from straight above."""
+        w = int(width)
+        h = round(w / aspect)
+        corners = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
+        kw.setdefault("light_strength", 0.0)
+        kw.setdefault("glare", (0.5, 0.5, 0.0))
+        kw.setdefault("noise", 0.0)
+        kw.setdefault("blur", 0.0)
+        return View(size=(w, h), corners=corners, **kw)
+
+    def moved(self, dx: float, dy: float, angle: float = 0.0) -> View:
+        """The same view, the board shifted by (dx, dy) pixels and turned by ``angle`` degrees."""
+        pts = np.array(self.corners, dtype=np.float64)
+        c = pts.mean(axis=0)
+        a = math.radians(angle)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        moved = (pts - c) @ rot.T + c + np.array([dx, dy])
+        corners = tuple((float(x), float(y)) for x, y in moved)
+        return View(
+            size=self.size,
+            corners=corners,
+            table=self.table,
+            light_angle=self.light_angle,
+            light_strength=self.light_strength,
+            glare=self.glare,
+            glare_radius=self.glare_radius,
+            noise=self.noise,
+            blur=self.blur,
+        )
+
+
+def random_view(
+    rng: np.random.Generator,
+    size: tuple[int, int] = (1920, 1080),
+    *,
+    aspect: float = 1.5,
+    config: Mapping[str, Any] | None = None,
+) -> View:
+    """A plausible overhead camera: the board mostly filling the frame, a little tilted, turned."""
+    cfg_all = config or load_render_config()
+    cfg = cfg_all["view"]
+    fw, fh = size
+    bw = min(float(cfg["board_width"]) * fw, 0.9 * fh * aspect)
+    bh = bw / aspect
+    cx = fw / 2 + rng.uniform(-0.03, 0.03) * fw
+    cy = fh / 2 + rng.uniform(-0.02, 0.02) * fh
+    base = np.array([[-bw / 2, -bh / 2], [bw / 2, -bh / 2], [bw / 2, bh / 2], [-bw / 2, bh / 2]])
+    a = math.radians(rng.uniform(-1.0, 1.0) * float(cfg["rotation"]))
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    pts = base @ rot.T + np.array([cx, cy])
+    pts += rng.uniform(-1.0, 1.0, size=(4, 2)) * float(cfg["corner_jitter"]) * bw
+    # keep the board inside the frame
+    pts[:, 0] = np.clip(pts[:, 0], 2, fw - 3)
+    pts[:, 1] = np.clip(pts[:, 1], 2, fh - 3)
+    tables = len(cfg_all["table"]["colors"])
+    return View(
+        size=(int(fw), int(fh)),
+        corners=tuple((float(x), float(y)) for x, y in pts),
+        table=int(rng.integers(0, tables)),
+        light_angle=float(rng.uniform(0, 360)),
+        light_strength=float(cfg["light_strength"]) * float(rng.uniform(0.3, 1.0)),
+        glare=(
+            float(rng.uniform(0.2, 0.8)),
+            float(rng.uniform(0.2, 0.8)),
+            float(cfg["glare"]) * float(rng.uniform(0.0, 1.0)),
+        ),
+        glare_radius=float(cfg["glare_radius"]) * float(rng.uniform(0.6, 1.4)),
+        noise=float(cfg["noise"]) * float(rng.uniform(0.5, 1.2)),
+        blur=float(cfg["blur"]) * float(rng.uniform(0.5, 1.3)),
+    )
+
+
+@dataclass
+class Rendered:
+    """A rendered frame and its ground truth.
+
+    ``corners``: the board's corners in the frame (TL TR BR BL). ``occlusion``: share of the board
+    under a hand, an arm or a shadow. ``covered``: route ids with a space under one of them.
+    """
+
+    image: np.ndarray
+    corners: np.ndarray
+    occlusion: float
+    covered: frozenset[str]
+    covered_cities: frozenset[str]
+
+
+# --------------------------------------------------------------------------------------------
+# Drawing helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _stable_seed(*parts: object) -> int:
+    return zlib.crc32("|".join(str(p) for p in parts).encode("utf-8"))
+
+
+def _col(c: Sequence[float]) -> Color:
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def _scaled(c: Sequence[float], k: float) -> Color:
+    return (
+        int(min(255, max(0, c[0] * k))),
+        int(min(255, max(0, c[1] * k))),
+        int(min(255, max(0, c[2] * k))),
+    )
+
+
+def _lighter(c: Sequence[float], k: float) -> Color:
+    return (
+        int(c[0] + (255 - c[0]) * k),
+        int(c[1] + (255 - c[1]) * k),
+        int(c[2] + (255 - c[2]) * k),
+    )
+
+
+_SHIFT = 4  # sub-pixel precision of cv2 drawing calls
+_ONE = 1 << _SHIFT
+
+
+def _fix(pts: np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(pts) * _ONE).astype(np.int32).reshape(-1, 1, 2)
+
+
+def _box(cx: float, cy: float, length: float, width: float, angle_deg: float) -> np.ndarray:
+    a = math.radians(angle_deg)
+    ux, uy = math.cos(a), math.sin(a)
+    vx, vy = -uy, ux
+    hl, hw = length / 2, width / 2
+    return np.array(
+        [
+            [cx - ux * hl - vx * hw, cy - uy * hl - vy * hw],
+            [cx + ux * hl - vx * hw, cy + uy * hl - vy * hw],
+            [cx + ux * hl + vx * hw, cy + uy * hl + vy * hw],
+            [cx - ux * hl + vx * hw, cy - uy * hl + vy * hw],
+        ]
+    )
+
+
+def _smooth_field(rng: np.random.Generator, shape: tuple[int, int], cells: int) -> np.ndarray:
+    """Smooth random values in 0..1 over ``shape`` (rows, cols) from a coarse grid of ``cells``."""
+    h, w = shape
+    gw = max(2, cells)
+    gh = max(2, round(cells * h / max(w, 1)))
+    coarse = rng.random((gh, gw)).astype(np.float32)
+    f = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
+    f -= f.min()
+    m = float(f.max())
+    return f / m if m > 0 else f
+
+
+# --------------------------------------------------------------------------------------------
+# The renderer
+# --------------------------------------------------------------------------------------------
+
+
+class BoardRenderer:
+    """Draws boards and camera frames. Caches the static board art and the last pieces layer."""
+
+    def __init__(
+        self,
+        geometry: BoardGeometry | None = None,
+        *,
+        art_seed: int = 0,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.geometry = geometry or load_geometry()
+        self.config: Mapping[str, Any] = config or load_render_config()
+        self.art_seed = int(art_seed)
+        self._art: dict[int, np.ndarray] = {}
+        self._pieces: tuple[tuple[Any, ...], int, np.ndarray] | None = None
+        self._tables: dict[tuple[tuple[int, int], int], np.ndarray] = {}
+        self._light: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray | None]] = {}
+        self._noise: dict[tuple[tuple[int, int], float], tuple[np.ndarray, np.ndarray]] = {}
+        self._quad: dict[tuple[Any, ...], tuple[np.ndarray, int, np.ndarray, np.ndarray]] = {}
+
+    # -- sizes -------------------------------------------------------------------------------
+
+    def board_size(self, width: int) -> tuple[int, int]:
+        return int(width), round(width / self.geometry.aspect)
+
+    # -- static art --------------------------------------------------------------------------
+
+    def board_art(self, width: int) -> np.ndarray:
+        """The empty board (no pieces) at ``width`` pixels, cached. Do not modify the result."""
+        width = int(width)
+        art = self._art.get(width)
+        if art is None:
+            art = self._draw_art(width)
+            art.setflags(write=False)
+            self._art[width] = art
+        return art
+
+    def _draw_art(self, width: int) -> np.ndarray:
+        cfg = self.config["board"]
+        W, H = self.board_size(width)
+        rng = np.random.default_rng(_stable_seed("art", self.art_seed))
+        land = np.array(cfg["land"], dtype=np.float32)
+        sea = np.array(cfg["sea"], dtype=np.float32)
+        # sea and land: a smooth field, the lowest share of it is sea, with a soft coast
+        f = _smooth_field(rng, (H, W), 7)
+        thr = float(np.quantile(f[:: max(1, H // 64), :: max(1, W // 64)], cfg["sea_share"]))
+        sea_w = np.clip((thr - f) * 25.0 + 0.5, 0.0, 1.0)[..., None]
+        img = land * (1.0 - sea_w) + sea * sea_w
+        # mottled parchment and a fine grain
+        mottle = (_smooth_field(rng, (H, W), 30) - 0.5) * float(cfg["texture"])
+        grain = rng.normal(0.0, float(cfg["texture"]) * 0.25, size=(H, W)).astype(np.float32)
+        img += (mottle + grain)[..., None]
+        out = np.clip(img, 0, 255).astype(np.uint8)
+
+        # border with a score track of circles
+        bwid = max(3, round(float(cfg["border_width"]) * W))
+        border = _col(cfg["border"])
+        cv2.rectangle(out, (0, 0), (W - 1, bwid), border, -1)
+        cv2.rectangle(out, (0, H - 1 - bwid), (W - 1, H - 1), border, -1)
+        cv2.rectangle(out, (0, 0), (bwid, H - 1), border, -1)
+        cv2.rectangle(out, (W - 1 - bwid, 0), (W - 1, H - 1), border, -1)
+        n = int(cfg["track_count"])
+        perim = 2 * (W + H - 2 * bwid)
+        r = bwid * 0.38
+        for i in range(n):
+            d = perim * (i + 0.5) / n
+            x, y = self._perimeter_point(d, W, H, bwid)
+            c = _fix(np.array([[x, y]]))[0, 0]
+            cv2.circle(
+                out,
+                (int(c[0]), int(c[1])),
+                round(r * _ONE),
+                _col(cfg["track_ring"]),
+                -1,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
+            cv2.circle(
+                out,
+                (int(c[0]), int(c[1])),
+                round(r * 0.75 * _ONE),
+                _col(cfg["track_circle"]),
+                -1,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
+
+        printed = self.config["printed"]
+        outline = _col(cfg["space_outline"])
+        tunnel = _col(cfg["tunnel_outline"])
+        thin = max(1, round(W / 900))
+        for info in self.geometry.routes.values():
+            color = _col(printed.get(info.color, printed["grey"]))
+            for i, s in enumerate(info.spaces):
+                pts = _box(s.x * W, s.y * H, s.w * W, s.h * H, s.angle)
+                cv2.fillPoly(out, [_fix(pts)], color, cv2.LINE_AA, _SHIFT)
+                if info.tunnel:
+                    cv2.polylines(out, [_fix(pts)], True, tunnel, thin * 3, cv2.LINE_AA, _SHIFT)
+                else:
+                    cv2.polylines(out, [_fix(pts)], True, outline, thin, cv2.LINE_AA, _SHIFT)
+                if i < info.locomotives:
+                    self._locomotive_mark(out, s, W, H, _col(cfg["locomotive_mark"]))
+        for c in self.geometry.cities.values():
+            cx, cy = c.x * W, c.y * H
+            rad = float(cfg["city_radius"]) * min(c.w * W, c.h * H)
+            ctr = _fix(np.array([[cx, cy]]))[0, 0]
+            centre = (int(ctr[0]), int(ctr[1]))
+            cv2.circle(
+                out, centre, round(rad * _ONE), _col(cfg["city_ring"]), -1, cv2.LINE_AA, _SHIFT
+            )
+            cv2.circle(
+                out,
+                centre,
+                round(rad * 0.72 * _ONE),
+                _col(cfg["city_fill"]),
+                -1,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
+        return out
+
+    @staticmethod
+    def _perimeter_point(d: float, W: int, H: int, b: int) -> tuple[float, float]:
+        m = b / 2
+        top = W - 2 * m
+        side = H - 2 * m
+        if d < top:
+            return m + d, m
+        d -= top
+        if d < side:
+            return W - m, m + d
+        d -= side
+        if d < top:
+            return W - m - d, H - m
+        d -= top
+        return m, H - m - min(d, side)
+
+    @staticmethod
+    def _locomotive_mark(out: np.ndarray, s: Space, W: int, H: int, color: Color) -> None:
+        cx, cy = s.x * W, s.y * H
+        r = 0.28 * s.h * H
+        body = _box(cx, cy, 1.6 * r, 1.0 * r, s.angle)
+        cv2.fillPoly(out, [_fix(body)], color, cv2.LINE_AA, _SHIFT)
+        a = math.radians(s.angle)
+        fx, fy = cx + math.cos(a) * 0.9 * r, cy + math.sin(a) * 0.9 * r
+        f = _fix(np.array([[fx, fy]]))[0, 0]
+        cv2.circle(
+            out,
+            (int(f[0]), int(f[1])),
+            round(0.45 * r * _ONE),
+            (235, 235, 235),
+            -1,
+            cv2.LINE_AA,
+            _SHIFT,
+        )
+
+    # -- pieces ------------------------------------------------------------------------------
+
+    def render_board(self, scene: Scene, width: int = 1500) -> np.ndarray:
+        """The board seen from straight above with the scene's trains and stations, no hands and
+        no camera effects. The result is a fresh array."""
+        return self._board_with_pieces(scene, width).copy()
+
+    def _board_with_pieces(self, scene: Scene, width: int) -> np.ndarray:
+        key = scene.pieces_key()
+        if self._pieces is not None and self._pieces[0] == key and self._pieces[1] == width:
+            return self._pieces[2]
+        img = self.board_art(width).copy()
+        self._draw_pieces(img, scene)
+        img.setflags(write=False)
+        self._pieces = (key, width, img)
+        return img
+
+    def _draw_pieces(self, img: np.ndarray, scene: Scene) -> None:
+        H, W = img.shape[:2]
+        tcfg = self.config["train"]
+        players = self.config["players"]
+        shadow = np.zeros((H, W), np.uint8)
+        tops: list[tuple[np.ndarray, np.ndarray, Color]] = []
+        for route_id, owner in sorted(scene.routes.items()):
+            info = self.geometry.routes.get(route_id)
+            if info is None or not info.spaces:
+                log.debug("no geometry for route %s: not drawn", route_id)
+                continue
+            base = players.get(owner)
+            if base is None:
+                raise ValueError(f"unknown player colour {owner!r} on {route_id}")
+            rng = np.random.default_rng(_stable_seed("train", scene.seed, route_id))
+            for s in info.spaces:
+                L = s.w * W * float(tcfg["length"])
+                Wd = s.h * H * float(tcfg["width"])
+                ang = s.angle + rng.normal(0.0, float(tcfg["jitter_angle"]) / 2)
+                shift = rng.normal(0.0, float(tcfg["jitter_shift"]) / 2, size=2) * s.w * W
+                cx, cy = s.x * W + shift[0], s.y * H + shift[1]
+                foot = _box(cx, cy, L, Wd, ang)
+                lift = float(tcfg["height"]) * Wd
+                top = foot + np.array([-0.35 * lift, -0.8 * lift])
+                cv2.fillPoly(
+                    shadow,
+                    [_fix(foot + np.array([0.6 * lift, 0.9 * lift]))],
+                    255,
+                    cv2.LINE_AA,
+                    _SHIFT,
+                )
+                tops.append((foot, top, _col(base)))
+        for city, owner in sorted(scene.stations.items()):
+            c = self.geometry.cities.get(city)
+            if c is None:
+                raise ValueError(f"unknown city {city!r}")
+            base = players.get(owner)
+            if base is None:
+                raise ValueError(f"unknown player colour {owner!r} at {city}")
+            rng = np.random.default_rng(_stable_seed("station", scene.seed, city))
+            size = float(self.config["station"]["size"]) * W
+            off = rng.normal(0.0, 0.12, size=2) * size
+            cx, cy = c.x * W + off[0], c.y * H + off[1] - 0.15 * size
+            house = self._house(cx, cy, size, rng.normal(0.0, 8.0))
+            lift = 0.45 * size
+            top = house + np.array([-0.3 * lift, -0.7 * lift])
+            cv2.fillPoly(
+                shadow, [_fix(house + np.array([0.5 * lift, 0.7 * lift]))], 255, cv2.LINE_AA, _SHIFT
+            )
+            tops.append((house, top, _col(base)))
+        if not tops:
+            return
+        sigma = max(1.0, W / 800)
+        soft = cv2.GaussianBlur(shadow, (0, 0), sigma)
+        k = float(tcfg["shadow"])
+        factor = 1.0 - np.asarray(soft, np.float32) * (k / 255.0)
+        img[:] = np.clip(img * factor[..., None], 0, 255).astype(np.uint8)
+        side_k = float(tcfg["side_shade"])
+        hi = float(tcfg["highlight"])
+        for foot, top, color in tops:
+            hull = cv2.convexHull(np.vstack([foot, top]).astype(np.float32))
+            cv2.fillPoly(
+                img, [_fix(hull.reshape(-1, 2))], _scaled(color, side_k), cv2.LINE_AA, _SHIFT
+            )
+            cv2.fillPoly(img, [_fix(top)], color, cv2.LINE_AA, _SHIFT)
+            # a highlight along the lit edge and a darker rim
+            n = len(top)
+            edge = np.array([top[0], top[1]]) if n == 4 else np.array([top[3], top[4]])
+            inner = edge + (top.mean(axis=0) - edge.mean(axis=0)) * 0.25
+            cv2.polylines(
+                img,
+                [_fix(inner)],
+                False,
+                _lighter(color, hi),
+                max(1, round(W / 1000)),
+                cv2.LINE_AA,
+                _SHIFT,
+            )
+            cv2.polylines(img, [_fix(top)], True, _scaled(color, 0.7), 1, cv2.LINE_AA, _SHIFT)
+
+    @staticmethod
+    def _house(cx: float, cy: float, size: float, angle: float) -> np.ndarray:
+        """A station: a small house (square body, pointed roof), upright."""
+        s = size / 2
+        pts = np.array([[-s, s], [s, s], [s, -0.1 * s], [0.0, -s * 1.0], [-s, -0.1 * s]])
+        a = math.radians(angle)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        out: np.ndarray = pts @ rot.T + np.array([cx, cy])
+        return out
+
+    # -- frames ------------------------------------------------------------------------------
+
+    def render_frame(
+        self,
+        scene: Scene,
+        view: View,
+        rng: np.random.Generator | None = None,
+        *,
+        board_width: int | None = None,
+    ) -> Rendered:
+        """A camera frame of the scene as seen through ``view`` (BGR uint8 of ``view.size``)."""
+        if rng is None:
+            rng = np.random.default_rng(_stable_seed("frame", scene.seed))
+        fw, fh = view.size
+        corners = np.array(view.corners, dtype=np.float32)
+        if board_width is None:
+            span = max(
+                float(np.linalg.norm(corners[1] - corners[0])),
+                float(np.linalg.norm(corners[2] - corners[3])),
+            )
+            board_width = int(min(2400, max(300, round(span / 50) * 50)))
+        board = self._board_with_pieces(scene, board_width)
+        bh, bw = board.shape[:2]
+        src = np.array([[0, 0], [bw, 0], [bw, bh], [0, bh]], dtype=np.float32)
+        M = cv2.getPerspectiveTransform(src, corners)
+        frame = self._table(view.size, view.table).copy()
+        cv2.warpPerspective(
+            board,
+            M,
+            (fw, fh),
+            dst=frame,
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_TRANSPARENT,
+        )
+        occlusion, covered, covered_cities = 0.0, frozenset[str](), frozenset[str]()
+        if scene.hands or scene.shadows:
+            occlusion, covered, covered_cities = self._draw_hands(frame, scene, view, M, bw, bh)
+        gain, glare = self._lighting(view)
+        cv2.multiply(frame, gain, dst=frame, scale=1 / 128)
+        if glare is not None:
+            cv2.add(frame, glare, dst=frame)
+        if view.noise > 0:
+            pos, neg = self._noise_buffers(view.size, view.noise)
+            oy = int(rng.integers(0, pos.shape[0] - fh + 1))
+            ox = int(rng.integers(0, pos.shape[1] - fw + 1))
+            cv2.add(frame, pos[oy : oy + fh, ox : ox + fw], dst=frame)
+            cv2.subtract(frame, neg[oy : oy + fh, ox : ox + fw], dst=frame)
+        if view.blur > 0.05:
+            frame = cv2.GaussianBlur(frame, (0, 0), view.blur)
+        return Rendered(frame, corners, occlusion, covered, covered_cities)
+
+    def _table(self, size: tuple[int, int], index: int) -> np.ndarray:
+        key = (size, index)
+        t = self._tables.get(key)
+        if t is None:
+            cfg = self.config["table"]
+            colors = cfg["colors"]
+            base = np.array(colors[index % len(colors)], dtype=np.float32)
+            fw, fh = size
+            rng = np.random.default_rng(_stable_seed("table", self.art_seed, index, size))
+            streaks = cv2.resize(
+                rng.normal(0, 1, size=(max(2, fh // 6), 8)).astype(np.float32),
+                (fw, fh),
+                interpolation=cv2.INTER_CUBIC,
+            )
+            img = base + (streaks * float(cfg["grain"]))[..., None]
+            t = np.clip(img, 0, 255).astype(np.uint8)
+            t.setflags(write=False)
+            self._tables[key] = t
+        return t
+
+    def _lighting(self, view: View) -> tuple[np.ndarray, np.ndarray | None]:
+        key = (view.size, view.light_angle, view.light_strength, view.glare, view.glare_radius)
+        cached = self._light.get(key)
+        if cached is not None:
+            return cached
+        fw, fh = view.size
+        sw, sh = max(2, fw // 8), max(2, fh // 8)
+        ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        xs = xs / (sw - 1) - 0.5
+        ys = ys / (sh - 1) - 0.5
+        a = math.radians(view.light_angle)
+        g = 1.0 + view.light_strength * 2.0 * (xs * math.cos(a) + ys * math.sin(a))
+        gain_small = np.clip(g * 128.0, 0, 255).astype(np.uint8)
+        gain = cv2.resize(gain_small, (fw, fh), interpolation=cv2.INTER_LINEAR)
+        gain3 = cv2.merge([gain, gain, gain])
+        glare: np.ndarray | None = None
+        gx, gy, gs = view.glare
+        if gs > 0.01:
+            r = view.glare_radius
+            d2 = ((xs + 0.5 - gx) * fw / fh) ** 2 + (ys + 0.5 - gy) ** 2
+            gl = 255.0 * gs * np.exp(-d2 / (2 * r * r))
+            gl_small = np.clip(gl, 0, 255).astype(np.uint8)
+            g1 = cv2.resize(gl_small, (fw, fh), interpolation=cv2.INTER_LINEAR)
+            glare = cv2.merge([g1, g1, g1])
+        self._light[key] = (gain3, glare)
+        return gain3, glare
+
+    def _noise_buffers(self, size: tuple[int, int], sigma: float) -> tuple[np.ndarray, np.ndarray]:
+        key = (size, round(sigma, 1))
+        buf = self._noise.get(key)
+        if buf is None:
+            fw, fh = size
+            rng = np.random.default_rng(_stable_seed("noise", self.art_seed, size, key[1]))
+            n = rng.normal(0.0, sigma, size=(fh + 48, fw + 48, 3)).astype(np.float32)
+            pos = np.clip(n, 0, 255).astype(np.uint8)
+            neg = np.clip(-n, 0, 255).astype(np.uint8)
+            buf = (pos, neg)
+            self._noise[key] = buf
+        return buf
+
+    def _quad_info(
+        self, view: View, M: np.ndarray, bw: int, bh: int, scale: int
+    ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+        """Small-canvas board mask, its area and the small-canvas positions of spaces and cities."""
+        key = (view.size, view.corners, bw, bh, scale)
+        q = self._quad.get(key)
+        if q is None:
+            fw, fh = view.size
+            sw, sh = fw // scale + 1, fh // scale + 1
+            mask = np.zeros((sh, sw), np.uint8)
+            pts = np.array(view.corners, dtype=np.float64) / scale
+            cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
+            area = int(mask.sum())
+            names: list[str] = []
+            sp: list[tuple[float, float]] = []
+            for info in self.geometry.routes.values():
+                for s in info.spaces:
+                    names.append(info.id)
+                    sp.append((s.x * bw, s.y * bh))
+            cities = [(c.x * bw, c.y * bh) for c in self.geometry.cities.values()]
+            allpts = np.array(sp + cities, dtype=np.float64).reshape(-1, 1, 2)
+            proj = cv2.perspectiveTransform(allpts, M.astype(np.float64)).reshape(-1, 2) / scale
+            ij = np.round(proj).astype(np.int64)
+            ij[:, 0] = np.clip(ij[:, 0], 0, sw - 1)
+            ij[:, 1] = np.clip(ij[:, 1], 0, sh - 1)
+            q = (mask, area, ij[: len(sp)], ij[len(sp) :])
+            self._quad[key] = q
+        return q
+
+    def _draw_hands(
+        self, frame: np.ndarray, scene: Scene, view: View, M: np.ndarray, bw: int, bh: int
+    ) -> tuple[float, frozenset[str], frozenset[str]]:
+        cfg = self.config["hand"]
+        scale = 4
+        fh, fw = frame.shape[:2]
+        sw, sh = fw // scale + 1, fh // scale + 1
+        corners = np.array(view.corners, dtype=np.float64)
+        board_px = float(np.linalg.norm(corners[1] - corners[0]))
+        unit = board_px / scale  # a board width in small-canvas pixels
+        body = np.zeros((sh, sw), np.float32)
+        shadow = np.zeros((sh, sw), np.float32)
+        skins = cfg["skin"]
+        sleeves = cfg["sleeves"]
+        for hand in scene.hands:
+            if hand.edge not in EDGES:
+                raise ValueError(f"hand edge must be one of {', '.join(EDGES)}, not {hand.edge!r}")
+            t = cv2.perspectiveTransform(
+                np.array([[[hand.target[0] * bw, hand.target[1] * bh]]], dtype=np.float64), M
+            )[0, 0]
+            skin = _col(skins[hand.skin % len(skins)])
+            sleeve = skin if hand.sleeve is None else _col(sleeves[hand.sleeve % len(sleeves)])
+            skin_m = np.zeros((sh, sw), np.uint8)
+            sleeve_m = np.zeros((sh, sw), np.uint8)
+            target = (float(t[0]) / scale, float(t[1]) / scale)
+            self._hand_shape(skin_m, sleeve_m, hand, target, unit, (sw, sh), cfg)
+            a_skin = skin_m.astype(np.float32) * (1 / 255)
+            a_sleeve = sleeve_m.astype(np.float32) * (1 / 255) * (1.0 - a_skin)
+            union = a_skin + a_sleeve
+            dx, dy = (float(v) * unit for v in cfg["shadow_offset"])
+            shifted = cv2.warpAffine(
+                union, np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32), (sw, sh)
+            )
+            soft = cv2.GaussianBlur(shifted, (0, 0), max(0.5, float(cfg["shadow_blur"]) * unit))
+            shifted = np.asarray(soft, np.float32) * float(cfg["shadow_strength"]) * hand.shadow
+            np.maximum(shadow, shifted, out=shadow)
+            np.maximum(body, union, out=body)
+            self._composite(frame, scale, shifted, [(a_sleeve, sleeve), (a_skin, skin)], unit)
+        for sh_ in scene.shadows:
+            c = cv2.perspectiveTransform(
+                np.array([[[sh_.center[0] * bw, sh_.center[1] * bh]]], dtype=np.float64), M
+            )[0, 0]
+            blob = np.zeros((sh, sw), np.float32)
+            axes = (max(1, round(sh_.size[0] * unit / 2)), max(1, round(sh_.size[1] * unit / 2)))
+            centre = (round(c[0] / scale), round(c[1] / scale))
+            cv2.ellipse(blob, centre, axes, sh_.angle, 0, 360, 1.0, -1)
+            soft = cv2.GaussianBlur(blob, (0, 0), max(1.0, 0.25 * min(axes)))
+            blob = np.asarray(soft, np.float32) * float(sh_.strength)
+            np.maximum(shadow, blob, out=shadow)
+            self._composite(frame, scale, blob, [], unit)
+
+        quad, area, space_ij, city_ij = self._quad_info(view, M, bw, bh, scale)
+        cover = ((body > 0.5) | (shadow > 0.12)).astype(np.uint8)
+        occ = float((cover & quad).sum()) / max(1, area)
+        hit = cover[space_ij[:, 1], space_ij[:, 0]] > 0
+        names = [info.id for info in self.geometry.routes.values() for _ in info.spaces]
+        covered = frozenset(n for n, h in zip(names, hit, strict=True) if h)
+        chit = cover[city_ij[:, 1], city_ij[:, 0]] > 0
+        covered_cities = frozenset(c for c, h in zip(self.geometry.cities, chit, strict=True) if h)
+        return occ, covered, covered_cities
+
+    @staticmethod
+    def _composite(
+        frame: np.ndarray,
+        scale: int,
+        shadow: np.ndarray,
+        layers: list[tuple[np.ndarray, Color]],
+        unit: float,
+    ) -> None:
+        """Darken ``frame`` under the small-canvas ``shadow`` then paint the ``layers``
+        (alpha, colour) over it, all upscaled by ``scale``, within their bounding box only."""
+        fh, fw = frame.shape[:2]
+        occupied = shadow > 0.01
+        for a, _ in layers:
+            occupied |= a > 0.004
+        if not occupied.any():
+            return
+        sh, sw = shadow.shape
+        ys, xs = np.nonzero(occupied)
+        x0, x1 = max(0, int(xs.min()) - 2), min(sw, int(xs.max()) + 3)
+        y0, y1 = max(0, int(ys.min()) - 2), min(sh, int(ys.max()) + 3)
+        X0, X1 = x0 * scale, min(fw, x1 * scale)
+        Y0, Y1 = y0 * scale, min(fh, y1 * scale)
+        size = (X1 - X0, Y1 - Y0)
+
+        def up(a: np.ndarray) -> np.ndarray:
+            out: np.ndarray = cv2.resize(a[y0:y1, x0:x1], size, interpolation=cv2.INTER_LINEAR)
+            return out
+
+        roi = frame[Y0:Y1, X0:X1]
+        s = np.clip(up(shadow), 0.0, 0.9)
+        black = np.zeros_like(roi)
+        roi[:] = cv2.blendLinear(roi, black, 1.0 - s, s)
+        if not layers:
+            return
+        body = layers[0][0].copy()
+        for a, _ in layers[1:]:
+            body += a
+        # rounder look: brighter along the middle of the arm, darker at its sides
+        thick = cv2.GaussianBlur(body[y0:y1, x0:x1], (0, 0), max(0.5, 0.03 * unit))
+        shade = cv2.resize(0.55 + 0.6 * np.clip(thick, 0, 1), size, interpolation=cv2.INTER_LINEAR)
+        for a_small, col in layers:
+            a = np.clip(up(a_small), 0.0, 1.0)
+            if not (a > 0.004).any():
+                continue
+            paint = cv2.merge([np.clip(shade * float(c), 0, 255).astype(np.uint8) for c in col])
+            roi[:] = cv2.blendLinear(roi, paint, 1.0 - a, a)
+
+    @staticmethod
+    def _hand_shape(
+        skin_m: np.ndarray,
+        sleeve_m: np.ndarray,
+        hand: Hand,
+        target: tuple[float, float],
+        unit: float,
+        size: tuple[int, int],
+        cfg: Mapping[str, Any],
+    ) -> None:
+        """Draw a forearm (sleeve), wrist, palm, four fingers and a thumb, anti-aliased."""
+        sw, sh = size
+        tx, ty = target
+        if hand.edge == "bottom":
+            ex, ey = tx + hand.spread * sw, float(sh)
+        elif hand.edge == "top":
+            ex, ey = tx + hand.spread * sw, 0.0
+        elif hand.edge == "left":
+            ex, ey = 0.0, ty + hand.spread * sh
+        else:
+            ex, ey = float(sw), ty + hand.spread * sh
+        dx, dy = tx - ex, ty - ey
+        dist = math.hypot(dx, dy)
+        if dist < 1e-6:
+            dx, dy, dist = 0.0, -1.0, 1.0
+        ux, uy = dx / dist, dy / dist
+        vx, vy = -uy, ux
+        finger = float(cfg["finger_length"]) * unit
+        palm = float(cfg["palm_length"]) * unit
+        hand_len = finger + palm
+        reach = min(1.0, max(0.0, hand.reach))
+        travel = reach * (dist + hand_len) - hand_len
+        px, py = ex + ux * travel, ey + uy * travel  # fingertips
+        wx, wy = px - ux * hand_len, py - uy * hand_len  # wrist
+        arm_w = float(cfg["arm_width"]) * unit
+        far = 2.0 * (sw + sh)
+        sleeve_at = float(cfg["sleeve_start"]) * unit
+        sx, sy = wx - ux * sleeve_at, wy - uy * sleeve_at
+        aa = cv2.LINE_AA
+
+        def pt(x: float, y: float) -> tuple[int, int]:
+            return (round(x * _ONE), round(y * _ONE))
+
+        def poly(canvas: np.ndarray, pts: list[tuple[float, float]]) -> None:
+            cv2.fillPoly(canvas, [_fix(np.array(pts))], 255, aa, _SHIFT)
+
+        # forearm: a slightly widening band from the wrist back out of the picture
+        hw0, hw1 = 0.45 * arm_w, 0.62 * arm_w
+        fx, fy = wx - ux * far, wy - uy * far
+        poly(
+            sleeve_m,
+            [
+                (sx + vx * hw0 * 1.12, sy + vy * hw0 * 1.12),
+                (fx + vx * hw1 * 1.12, fy + vy * hw1 * 1.12),
+                (fx - vx * hw1 * 1.12, fy - vy * hw1 * 1.12),
+                (sx - vx * hw0 * 1.12, sy - vy * hw0 * 1.12),
+            ],
+        )
+        poly(
+            skin_m,
+            [
+                (wx + vx * hw0 * 0.9, wy + vy * hw0 * 0.9),
+                (sx + vx * hw0, sy + vy * hw0),
+                (sx - vx * hw0, sy - vy * hw0),
+                (wx - vx * hw0 * 0.9, wy - vy * hw0 * 0.9),
+            ],
+        )
+        cx, cy = wx + ux * palm * 0.5, wy + uy * palm * 0.5
+        ang = math.degrees(math.atan2(uy, ux))
+        axes = (round(palm * 0.58 * _ONE), round(arm_w * 0.6 * _ONE))
+        cv2.ellipse(skin_m, pt(cx, cy), axes, ang, 0, 360, 255, -1, aa, _SHIFT)
+        fw_ = max(1, round(arm_w * 0.2))
+        for k, off in enumerate((-0.36, -0.12, 0.12, 0.36)):
+            bx = wx + ux * palm * 0.85 + vx * off * arm_w
+            by = wy + uy * palm * 0.85 + vy * off * arm_w
+            ln = finger * (0.8 if k in (0, 3) else 1.0)
+            turn = off * 0.35
+            fdx = ux * math.cos(turn) - uy * math.sin(turn)
+            fdy = ux * math.sin(turn) + uy * math.cos(turn)
+            cv2.line(skin_m, pt(bx, by), pt(bx + fdx * ln, by + fdy * ln), 255, fw_, aa, _SHIFT)
+        # the thumb, off to one side
+        tbx = wx + ux * palm * 0.3 + vx * 0.45 * arm_w
+        tby = wy + uy * palm * 0.3 + vy * 0.45 * arm_w
+        th = 0.8
+        tdx = ux * math.cos(th) - uy * math.sin(th)
+        tdy = ux * math.sin(th) + uy * math.cos(th)
+        tl = finger * 0.8
+        cv2.line(
+            skin_m,
+            pt(tbx, tby),
+            pt(tbx + tdx * tl, tby + tdy * tl),
+            255,
+            max(1, round(fw_ * 1.25)),
+            aa,
+            _SHIFT,
+        )
+
+
+def random_scene(
+    rng: np.random.Generator,
+    geometry: BoardGeometry,
+    *,
+    claimed: float = 0.4,
+    stations: int = 6,
+    hands: int = 0,
+) -> Scene:
+    """A random board: about ``claimed`` of the routes owned, some stations, some hands."""
+    routes: dict[str, str] = {}
+    for r in geometry.drawable_routes():
+        if rng.random() < claimed:
+            routes[r] = PLAYER_COLORS[int(rng.integers(0, len(PLAYER_COLORS)))]
+    cities = list(geometry.cities)
+    picked = rng.choice(len(cities), size=min(stations, len(cities)), replace=False)
+    st = {cities[int(i)]: PLAYER_COLORS[int(rng.integers(0, 5))] for i in picked}
+    hs = tuple(
+        Hand(
+            target=(float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9))),
+            edge=EDGES[int(rng.integers(0, 4))],
+            reach=float(rng.uniform(0.5, 1.0)),
+            skin=int(rng.integers(0, 5)),
+            sleeve=int(rng.integers(0, 6)) if rng.random() < 0.7 else None,
+            spread=float(rng.uniform(-0.15, 0.15)),
+        )
+        for _ in range(hands)
+    )
+    return Scene(routes=routes, stations=st, hands=hs, seed=int(rng.integers(0, 2**31)))
