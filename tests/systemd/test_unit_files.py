@@ -114,7 +114,9 @@ def test_verify_would_catch_a_broken_unit(
 
 
 def exposure(result: subprocess.CompletedProcess[str]) -> tuple[float, str]:
-    match = re.search(r"Overall exposure level for companion\.service: (\d+\.\d+) (\w+)", result.stdout)
+    match = re.search(
+        r"Overall exposure level for companion\.service: (\d+\.\d+) (\w+)", result.stdout
+    )
     assert match, result.stdout + result.stderr
     return float(match.group(1)), match.group(2)
 
