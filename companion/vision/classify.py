@@ -126,23 +126,30 @@ def space_features(patches: U8Array) -> FloatArray:
     r0, r1 = int(round(ny * 0.3)), int(round(ny * 0.7))
     c0, c1 = int(round(nx * 0.125)), int(round(nx * 0.875))
     core = lab[:, r0:r1, c0:c1]
-    big_l = core[..., 0].reshape(n, -1)
-    a = core[..., 1].reshape(n, -1)
-    b = core[..., 2].reshape(n, -1)
-    med_l = np.median(big_l, axis=1)
-    chroma = np.hypot(a, b)
+    m = (r1 - r0) * (c1 - c0)
+    big_l = np.sort(core[..., 0].reshape(n, m), axis=1)
+    a = core[..., 1].reshape(n, m)
+    b = core[..., 2].reshape(n, m)
+    chroma = np.sort(np.hypot(a, b), axis=1)
+    a = np.sort(a, axis=1)
+    b = np.sort(b, axis=1)
+
+    def q(arr: FloatArray, frac: float) -> FloatArray:
+        return np.asarray(arr[:, min(m - 1, int(frac * (m - 1) + 0.5))], dtype=np.float64)
+
+    med_l = q(big_l, 0.5)
     grad_along = np.abs(np.diff(lab[:, 1 : ny - 1, :, 0], axis=2)).mean(axis=(1, 2))
     grad_across = np.abs(np.diff(lab[:, :, c0:c1, 0], axis=1)).mean(axis=(1, 2))
     rim = np.concatenate([lab[:, 0, :, 0], lab[:, ny - 1, :, 0]], axis=1).mean(axis=1)
     return np.stack(
         [
             med_l,
-            np.median(a, axis=1),
-            np.median(b, axis=1),
-            np.percentile(big_l, 20, axis=1),
-            np.percentile(big_l, 90, axis=1),
+            q(a, 0.5),
+            q(b, 0.5),
+            q(big_l, 0.2),
+            q(big_l, 0.9),
             big_l.std(axis=1),
-            np.median(chroma, axis=1),
+            q(chroma, 0.5),
             grad_along,
             grad_across,
             rim - med_l,

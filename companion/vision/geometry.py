@@ -18,6 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -172,17 +173,13 @@ def city_grid(geometry: BoardGeometry, n: int, scale: float = 1.0) -> FloatArray
 
 def project(h: FloatArray, pts: FloatArray) -> FloatArray:
     """Apply a 3x3 homography to board points of any leading shape (..., 2)."""
-    flat = pts.reshape(-1, 2)
-    ones = np.ones((flat.shape[0], 1))
-    q = np.hstack([flat, ones]) @ h.T
-    out = q[:, :2] / q[:, 2:3]
-    return out.reshape(pts.shape)
+    flat = np.ascontiguousarray(pts, dtype=np.float64).reshape(-1, 1, 2)
+    out = cv2.perspectiveTransform(flat, np.asarray(h, dtype=np.float64))
+    return np.asarray(out, dtype=np.float64).reshape(pts.shape)
 
 
 def corners_homography(corners: FloatArray) -> FloatArray:
     """Homography from board points to the image, given the board's 4 image corners TL TR BR BL."""
-    import cv2
-
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
     dst = np.asarray(corners, dtype=np.float32).reshape(4, 2)
     return np.asarray(cv2.getPerspectiveTransform(src, dst), dtype=np.float64)
