@@ -69,7 +69,7 @@ def legal_moves(game: Game) -> list[Action]:
     moves = []
     if game.deck or game.discard:
         moves.append(DrawDeck(p.color))
-    for card in {c for c in game.face_up if c is not None}:
+    for card in dict.fromkeys(c for c in game.face_up if c is not None):
         if not (game.cards_drawn and card is LOCO):
             moves.append(DrawFaceUp(p.color, card))
     if game.cards_drawn:

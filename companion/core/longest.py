@@ -20,6 +20,7 @@ from .board import Route
 class Trail:
     length: int
     routes: tuple[str, ...]  # in travel order
+    start: str = ""  # the city the trail starts from
 
 
 def _components(routes: list[Route]) -> list[list[Route]]:
@@ -72,7 +73,7 @@ def _component_trail(routes: list[Route]) -> Trail:
         degree[r.b] += 1
     odd = sorted(c for c, d in degree.items() if d % 2)
     if not odd:
-        return Trail(total, _euler_order(routes))
+        return Trail(total, _euler_order(routes), routes[0].a)
 
     index = {c: i for i, c in enumerate(sorted(degree))}
     adj: list[list[tuple[int, int, int]]] = [[] for _ in index]
@@ -115,7 +116,7 @@ def _component_trail(routes: list[Route]) -> Trail:
                 break
         else:  # pragma: no cover - the memo is exact, so some route always matches
             raise AssertionError("longest-trail reconstruction failed")
-    return Trail(best_len, tuple(path))
+    return Trail(best_len, tuple(path), best_start)
 
 
 def longest_trail(routes: Iterable[Route]) -> Trail:
