@@ -43,9 +43,7 @@ class Calibration:
 
     def location(self, image_size: tuple[int, int] | None = None) -> BoardLocation:
         """The board location for frames of ``image_size`` (default: the calibrated size)."""
-        loc = BoardLocation(
-            self.homography, self.quality, self.image_size, method="calibration"
-        )
+        loc = BoardLocation(self.homography, self.quality, self.image_size, method="calibration")
         if image_size is not None and tuple(image_size) != tuple(self.image_size):
             loc = loc.scaled(image_size)
         return loc
@@ -179,7 +177,7 @@ def overlay(frame: U8Array, loc: BoardLocation, reading: Any = None) -> U8Array:
 
     g = load_geometry()
     out = frame.copy()
-    thick = max(1, int(round(max(frame.shape[:2]) / 800)))
+    thick = max(1, round(max(frame.shape[:2]) / 800))
     c = homography_corners(loc.homography).astype(np.int32)
     cv2.polylines(out, [c.reshape(-1, 1, 2)], True, (0, 255, 0), 2 * thick)
     cv2.circle(out, (int(c[0][0]), int(c[0][1])), 6 * thick, (0, 255, 0), -1)  # top-left mark
@@ -202,8 +200,9 @@ def overlay(frame: U8Array, loc: BoardLocation, reading: Any = None) -> U8Array:
             pts = np.array([cen - dl - dw, cen + dl - dw, cen + dl + dw, cen - dl + dw])
             pts[:, 0] /= a
             img = project(loc.homography, pts).astype(np.int32)
-            cv2.polylines(out, [img.reshape(-1, 1, 2)], True, colours.get(owner, (255, 0, 255)),
-                          thick)
+            cv2.polylines(
+                out, [img.reshape(-1, 1, 2)], True, colours.get(owner, (255, 0, 255)), thick
+            )
     for cid in g.city_ids:
         s = g.cities[cid]
         p = project(loc.homography, np.array([[s.u, s.v]]))[0]

@@ -123,8 +123,8 @@ def space_features(patches: U8Array) -> FloatArray:
     """Feature vectors (n, len(FEATURES)) for space patches (n, ny, nx, 3), x along the track."""
     n, ny, nx, _ = patches.shape
     lab = to_lab(patches)
-    r0, r1 = int(round(ny * 0.3)), int(round(ny * 0.7))
-    c0, c1 = int(round(nx * 0.125)), int(round(nx * 0.875))
+    r0, r1 = round(ny * 0.3), round(ny * 0.7)
+    c0, c1 = round(nx * 0.125), round(nx * 0.875)
     core = lab[:, r0:r1, c0:c1]
     m = (r1 - r0) * (c1 - c0)
     big_l = np.sort(core[..., 0].reshape(n, m), axis=1)

@@ -41,8 +41,10 @@ def _parse_corners(text: str) -> np.ndarray:
 
 def _format_table(reading: Any) -> str:
     lines = []
-    owned = {c: [r for r, o in reading.routes.items() if o == c] for c in
-             ("blue", "red", "green", "yellow", "black")}
+    owned = {
+        c: [r for r, o in reading.routes.items() if o == c]
+        for c in ("blue", "red", "green", "yellow", "black")
+    }
     for colour, routes in owned.items():
         stations = [c for c, s in reading.stations.items() if s == colour]
         lines.append(f"{colour:>6}: {len(routes)} routes, {len(stations)} stations")
@@ -116,8 +118,9 @@ def calibrate_main(args: argparse.Namespace) -> int:
         cal = calib.manual(corners, size)
         loc = BoardLocation.from_corners(corners, size, method="manual", quality=0.0)
         check = calib.check_registration(frame, cal, context=ctx)
-        cal = calib.Calibration(cal.corners, cal.image_size, "manual", round(check.quality, 4),
-                                cal.created)
+        cal = calib.Calibration(
+            cal.corners, cal.image_size, "manual", round(check.quality, 4), cal.created
+        )
         if not check.ok:
             print(f"warning: only {check.quality:.0%} of the spaces look right under these corners")
     else:
