@@ -42,16 +42,19 @@ def classify_stations(
     frac = station_fractions(cities, model, cfg)
     thresholds = np.array([float(sc["min_fraction"][c]) for c in PLAYER_COLORS])
     ratio = frac / thresholds
-    best = np.argmax(ratio, axis=1)
+    black = PLAYER_COLORS.index("black")
     colours: list[str | None] = []
     conf: list[float] = []
     for i in range(frac.shape[0]):
-        r = float(ratio[i, best[i]])
-        if r >= 1.0:
-            colours.append(PLAYER_COLORS[int(best[i])])
-        else:
-            colours.append(None)
+        r = ratio[i].copy()
+        coloured = np.delete(np.arange(len(PLAYER_COLORS)), black)
+        # A station's own shadow is dark: a coloured piece at its threshold beats "black".
+        best = int(coloured[np.argmax(r[coloured])]) if r[coloured].max() >= 1.0 else black
+        if r[best] < 1.0:
+            best = int(np.argmax(r))
+        value = float(r[best])
+        colours.append(PLAYER_COLORS[best] if value >= 1.0 else None)
         # Distance from the decision threshold on a log scale -> 0.5..1.
-        margin = abs(np.log(max(r, 1e-3)))
+        margin = abs(np.log(max(value, 1e-3)))
         conf.append(float(0.5 + 0.5 * (1 - np.exp(-3 * margin))))
     return colours, conf
