@@ -100,7 +100,7 @@ def main() -> int:
         total.add(acc)
         print(f"{p.name:42s} {acc.row()}")
     print(f"{'overall (held-out)':42s} {total.row()}")
-    print("(station thresholds were hand-set looking at all photos: station numbers are NOT held out)")
+    print("(station thresholds were hand-set on all photos: station numbers are NOT held out)")
 
     print("\n== raw photos at an angle (in-memory warps onto a table, some upside down) ==")
     rng = np.random.default_rng(2024)
