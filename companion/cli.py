@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.score",
     "companion.commands.rules",
     "companion.vision.cli",
+    "companion.reader.cli",
 )
 
 
