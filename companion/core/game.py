@@ -152,6 +152,7 @@ class Game:
         self.final_trigger: int | None = None
         self.turns_left: int | None = None
         self.turn = 0
+        self.last_revealed: tuple[Card, ...] = ()  # the cards the latest tunnel turned up
         self.rng = random.Random(0)
 
     # --- creation ---------------------------------------------------------------------
@@ -438,6 +439,7 @@ class Game:
                 break
             revealed.append(card)
         surcharge = tunnel_surcharge(cards, revealed)
+        self.last_revealed = tuple(revealed)
         if surcharge.extra == 0:
             self.discard.extend(cards)
             self.discard.extend(revealed)
@@ -572,6 +574,7 @@ class Game:
             "route_owner": dict(self.route_owner),
             "station_owner": dict(self.station_owner),
             "tunnel": None if self.tunnel is None else self.tunnel.to_json(),
+            "last_revealed": [c.value for c in self.last_revealed],
             "rng": [version, list(internal), gauss],
         }
 
@@ -599,6 +602,7 @@ class Game:
             game.tunnel = (
                 None if data["tunnel"] is None else PendingTunnel.from_json(data["tunnel"])
             )
+            game.last_revealed = tuple(Card(c) for c in data["last_revealed"])
             version, internal, gauss = data["rng"]
             game.rng.setstate((version, tuple(internal), gauss))
         except (KeyError, TypeError, ValueError) as exc:

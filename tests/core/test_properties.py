@@ -1,0 +1,170 @@
+"""Random legal games played to the end never break an invariant.
+
+Each game is played by seeded random bots; after every action the cards, trains and tickets are
+conserved, the score track matches the routes, every action's text and JSON forms round-trip,
+and the table tracker, fed only what a table would show, agrees with the simulation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.core.actions import (
+    Action,
+    BuildStation,
+    ClaimRoute,
+    DrawDeck,
+    DrawFaceUp,
+    DrawTickets,
+    DrewCards,
+    EndTurn,
+    KeepTickets,
+    Pass,
+    PayTunnel,
+    RevealTunnel,
+    WithdrawTunnel,
+    action_from_json,
+    parse_action,
+)
+from companion.core.board import GameMap
+from companion.core.bots import RandomBot
+from companion.core.cards import full_deck
+from companion.core.game import Game, Phase
+from companion.core.tracker import TableTracker
+from companion.data import europe_map
+
+EMAP = europe_map()
+VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
+
+
+def check_invariants(g: Game) -> None:
+    m = g.map
+    assert g.all_cards() == Counter(full_deck())
+    assert sum(1 for c in g.face_up if c is not None and c.is_locomotive) < 3 or not g.deck
+    owners: dict[str, str] = {}
+    for p in g.players:
+        lengths = [m.routes[r].length for r in p.routes]
+        assert p.trains + sum(lengths) == m.trains_per_player
+        assert p.score == sum(m.route_points[n] for n in lengths)
+        assert len(p.stations) <= m.stations_per_player
+        for r in p.routes:
+            owners[r] = p.color
+        assert all(v >= 0 for v in p.hand.values())
+    assert owners == g.route_owner
+    assert {c: o for o, p in ((p.color, p) for p in g.players) for c in p.stations} == (
+        g.station_owner
+    )
+    longs, regular = m.tickets_of_variant(g.variant)
+    everywhere = list(g.ticket_deck) + list(g.box)
+    for p in g.players:
+        everywhere += p.tickets + p.offered
+    assert Counter(everywhere) == Counter(t.id for t in [*longs, *regular])
+
+
+def check_notation(action: Action) -> None:
+    assert parse_action(action.to_text()) == action
+    assert action_from_json(action.to_json()) == action
+
+
+class TableMirror:
+    """Feeds a TableTracker what the table shows of a simulated game."""
+
+    def __init__(self, g: Game) -> None:
+        self.t = TableTracker(
+            g.map,
+            [(p.name, p.color) for p in g.players],
+            variant=g.variant.id,
+            payment_mode="strict",
+        )
+        self.drawn = 0
+
+    def feed(self, g: Game, action: Action, turn_before: int) -> None:
+        t = self.t
+        if isinstance(action, KeepTickets):
+            t.apply(KeepTickets(action.player, action.tickets))
+        elif isinstance(action, DrawDeck | DrawFaceUp):
+            self.drawn += 1
+        elif isinstance(action, ClaimRoute):
+            t.apply(action)
+            if g.map.routes[action.route].tunnel:
+                t.apply(RevealTunnel(action.player, g.last_revealed))
+        elif isinstance(action, PayTunnel | WithdrawTunnel | BuildStation):
+            t.apply(action)
+        elif isinstance(action, DrawTickets | Pass):
+            pass
+        if g.turn != turn_before and g.phase is not Phase.SETUP:
+            player = action.player
+            if self.drawn:
+                t.apply(DrewCards(player, self.drawn))
+                self.drawn = 0
+            t.apply(EndTurn(player))
+
+
+def play(
+    seed: int, n: int, variant: str, max_actions: int = 4000
+) -> tuple[Game, list[Action], TableMirror]:
+    colors = ["blue", "red", "green", "yellow", "black"][:n]
+    g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
+    mirror = TableMirror(g)
+    bot = RandomBot(seed)
+    actions: list[Action] = []
+    check_invariants(g)
+    while not g.over and len(actions) < max_actions:
+        action = bot.choose(g)
+        turn_before = g.turn
+        g.apply(action)
+        actions.append(action)
+        check_invariants(g)
+        check_notation(action)
+        mirror.feed(g, action, turn_before)
+        if len(actions) % 50 == 0:
+            data = g.to_json()
+            assert Game.from_json(data, EMAP).to_json() == data
+    return g, actions, mirror
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=2**31),
+    n=st.integers(min_value=2, max_value=5),
+    variant=st.sampled_from(VARIANTS),
+)
+def test_random_games_keep_every_invariant(seed: int, n: int, variant: str) -> None:
+    g, actions, mirror = play(seed, n, variant)
+    assert g.over, f"seed {seed}: not over after {len(actions)} actions"
+    final = g.final_score()
+    for s, p in zip(final.players, g.players, strict=True):
+        assert s.route_points == p.score
+        assert s.total == s.route_points + s.ticket_points + s.station_points + s.express_points
+        assert s.ticket_points == sum(t.points for t in s.tickets)
+        assert s.station_points == 4 * (3 - len(p.stations))
+    assert final.winners and all(s.rank >= 1 for s in final.players)
+    # the tracker, which saw only the table, reached the same position and the same scores
+    t = mirror.t
+    assert t.over
+    assert t.route_owner == g.route_owner and t.station_owner == g.station_owner
+    assert [(p.trains, p.score, p.tickets) for p in t.players] == [
+        (p.trains, p.score, p.tickets) for p in g.players
+    ]
+    assert t.final_score().to_json() == final.to_json()
+    # the tracker's own state round-trips
+    assert TableTracker.from_json(t.to_json(), EMAP).to_json() == t.to_json()
+
+
+def test_replaying_the_actions_gives_the_same_game() -> None:
+    g, actions, _ = play(99, 4, "europe")
+    again = Game.new(EMAP, [(p.name, p.color) for p in g.players], variant="europe", seed=99)
+    for a in actions:
+        again.apply(parse_action(a.to_text()))
+    assert again.to_json() == g.to_json()
+
+
+def test_many_seeds_finish(emap: GameMap) -> None:
+    finished = 0
+    for seed in range(30):
+        g, _, _ = play(seed, 2 + seed % 4, VARIANTS[seed % 4])
+        finished += g.over
+    assert finished == 30
