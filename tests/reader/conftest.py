@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from reader_helpers import wait_for
 
 from companion.reader.cards import CardCatalog
 from companion.reader.simulated import SimulatedReader
@@ -34,15 +34,6 @@ def sim(tmp_path: Path) -> Iterator[SimulatedReader]:
     reader.start()
     yield reader
     reader.close()
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return predicate()
 
 
 @pytest.fixture
