@@ -281,27 +281,36 @@ def _best_stations(
     pairs = [(t.a, t.b, t.points) for t in tickets]
     comps = _Components(own)
 
-    # For each station, the other players' routes at its city. Two routes to the same
-    # neighbour connect the same cities, so one of them (the first by id) stands for both.
+    # For each station, the other players' routes at its city that could matter: a route
+    # whose far end is already joined to the station's city by own routes adds nothing, and
+    # routes to cities of the same own network are interchangeable (the first by id stands).
     choices: list[list[Route | None]] = []
     for city in player.stations:
-        by_neighbour: dict[str, Route] = {}
+        by_component: dict[str, Route] = {}
+        home = comps.find(city)
         for r in sorted(game_map.routes_at[city], key=lambda r: r.id):
             owner = route_owner.get(r.id)
             if owner is None or owner == player.color:
                 continue
-            by_neighbour.setdefault(r.other_end(city), r)
-        choices.append([None, *by_neighbour.values()])
+            far = comps.find(r.other_end(city))
+            if far != home:
+                by_component.setdefault(far, r)
+        choices.append([None, *by_component.values()])
 
     best_key = (-1, -1)
     best_combo: tuple[Route | None, ...] = tuple(None for _ in player.stations)
-    if pairs:
+    # Tickets the own routes already complete stay complete; search only over the rest.
+    _, _, base_mask = _completed_with(comps, [], pairs)
+    open_pairs = [pair for i, pair in enumerate(pairs) if not base_mask >> i & 1]
+    if open_pairs and any(len(c) > 1 for c in choices):
         for combo in itertools.product(*choices):
             borrowed = [r for r in combo if r is not None]
-            points, count, _ = _completed_with(comps, borrowed, pairs)
+            points, count, _ = _completed_with(comps, borrowed, open_pairs)
             if (points, count) > best_key:
                 best_key = (points, count)
                 best_combo = combo
+                if count == len(open_pairs):
+                    break
 
     borrowed = [r for r in best_combo if r is not None]
     _, _, mask = _completed_with(comps, borrowed, pairs)
