@@ -18,6 +18,7 @@ from companion import __version__
 COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.score",
     "companion.commands.rules",
+    "companion.commands.demo",
     "companion.vision.cli",
     "companion.reader.cli",
 )

@@ -224,3 +224,11 @@ def test_console_script_runs() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("legal")
+
+
+def test_demo_plays_a_whole_seeded_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo", "--seed", "3", "--players", "3")
+    assert code == 0
+    assert "final round" in out and "winner" in out
+    again_code, again, _ = run(capsys, "demo", "--seed", "3", "--players", "3")
+    assert again_code == 0 and again == out
