@@ -275,8 +275,8 @@ def main() -> int:
     pipelines.append(("reference OpenCV pipeline", reference_pipeline(frames, corners)))
     if live.exists():
         print(
-            "note: companion/vision/live.py exists; its loop adds little over read_board "
-            "per frame -- re-check when it settles"
+            "note: companion/vision/live.py exists; its own loop (change tracking, rules veto) "
+            "is not timed here, only the read_board call it makes per frame"
         )
 
     header = (
