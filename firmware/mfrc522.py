@@ -150,7 +150,8 @@ class MFRC522:
         self.cs = cs
         self.rst = rst
         self.cs.value(1)
-        self._selected = None
+        self._selected = None  # UID of the tag selected now
+        self._active = False  # a tag may be in the ACTIVE state: HLTA it before scanning
         self._one = bytearray(2)
 
     # ---- register access (datasheet 8.1.2: address byte 1aaaaaa0 read, 0aaaaaa0 write) ------
@@ -223,6 +224,7 @@ class MFRC522:
         self._write(RF_CFG, RX_GAIN_38DB)
         self._set(TX_CONTROL, 0x03)  # antenna on: Tx1RFEn, Tx2RFEn
         self._selected = None
+        self._active = False
         return True
 
     def _timeout(self, ms):
@@ -285,6 +287,7 @@ class MFRC522:
     def halt(self):
         self.transceive(with_crc(bytes([HLTA, 0])), timeout_ms=1)
         self._selected = None
+        self._active = False
 
     def _select_level(self, sel, block):
         """SELECT one cascade level with a known UID CLn block; returns SAK or None."""
@@ -339,6 +342,7 @@ class MFRC522:
                 continue
             uid += cl[0:4]
             self._selected = uid
+            self._active = True
             return uid
         return None
 
@@ -347,6 +351,8 @@ class MFRC522:
         uid = bytes(uid)
         if self._selected == uid:
             return True
+        if self._active:
+            self.halt()
         self._selected = None
         if self.request(wake=True) is None:
             return False
@@ -359,6 +365,7 @@ class MFRC522:
             if bool(sak & 0x04) == last:
                 return False
         self._selected = uid
+        self._active = True
         return True
 
     # ---- what the reader loop uses ------------------------------------------------------
@@ -368,7 +375,7 @@ class MFRC522:
         the chip does not answer."""
         if not self.alive():
             raise OSError("no-answer")
-        if self._selected is not None:
+        if self._active:
             self.halt()
         found = []
         wake = True
