@@ -573,8 +573,8 @@ class LiveWatcher:
         for c in self.geometry.cities.values():
             r = max(2, round(1.1 * max(c.w * ww, c.h * wh)))
             cv2.circle(mask, (round(c.x * ww), round(c.y * wh)), r, 1, -1)
-        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        out: np.ndarray = mask > 0
+        grown = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        out: np.ndarray = np.asarray(grown) > 0
         return out
 
     def _warp(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:

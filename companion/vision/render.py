@@ -442,17 +442,27 @@ class BoardRenderer:
         outline = _col(cfg["space_outline"])
         tunnel = _col(cfg["tunnel_outline"])
         thin = max(1, round(W / 900))
+        # printed spaces are not flat: a mottled print, stronger on grey spaces
+        grain_by_color = {str(k): float(v) for k, v in cfg["space_grain"].items()}
+        grain = np.zeros((H, W), np.uint8)
         for info in self.geometry.routes.values():
             color = _col(printed.get(info.color, printed["grey"]))
+            level = round(min(255.0, grain_by_color.get(info.color, grain_by_color["default"]) * 8))
             for i, s in enumerate(info.spaces):
                 pts = _box(s.x * W, s.y * H, s.w * W, s.h * H, s.angle)
                 cv2.fillPoly(out, [_fix(pts)], color, cv2.LINE_AA, _SHIFT)
+                cv2.fillPoly(grain, [_fix(pts)], level, cv2.LINE_8, _SHIFT)
                 if info.tunnel:
                     cv2.polylines(out, [_fix(pts)], True, tunnel, thin * 3, cv2.LINE_AA, _SHIFT)
                 else:
                     cv2.polylines(out, [_fix(pts)], True, outline, thin, cv2.LINE_AA, _SHIFT)
                 if i < info.locomotives:
                     self._locomotive_mark(out, s, W, H, _col(cfg["locomotive_mark"]))
+        blotch = _smooth_field(rng, (H, W), max(8, W // 25)) - 0.5
+        speck = rng.normal(0.0, 0.5, size=(H, W)).astype(np.float32)
+        amp = grain.astype(np.float32) / 8.0
+        delta = (blotch * 2.0 + speck) * amp
+        out = np.clip(out.astype(np.float32) + delta[..., None], 0, 255).astype(np.uint8)
         for c in self.geometry.cities.values():
             cx, cy = c.x * W, c.y * H
             rad = float(cfg["city_radius"]) * min(c.w * W, c.h * H)
