@@ -267,8 +267,14 @@ class ReaderTransport:
                 self._lost(ser, str(exc))
                 continue
             if data:
-                for msg in self.decoder.feed(data):
-                    self._deliver(msg)
+                before = self.decoder.dropped_total
+                try:
+                    for msg in self.decoder.feed(data):
+                        self._deliver(msg)
+                except Exception:  # a bug must not silence the reader: log it and go on
+                    log.exception("reader data could not be handled; continuing")
+                if self.decoder.dropped_total != before and log.isEnabledFor(logging.DEBUG):
+                    log.debug("dropped reader line(s); the last: %r", self.decoder.last_error)
                 self._log_summary()
 
     def _lost(self, ser: serial.SerialBase, reason: str) -> None:
