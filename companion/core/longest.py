@@ -75,12 +75,14 @@ def _component_trail(routes: list[Route]) -> Trail:
     if not odd:
         return Trail(total, _euler_order(routes), routes[0].a)
 
-    index = {c: i for i, c in enumerate(sorted(degree))}
-    adj: list[list[tuple[int, int, int]]] = [[] for _ in index]
-    for bit, r in enumerate(routes):
-        a, b = index[r.a], index[r.b]
-        adj[a].append((1 << bit, b, r.length))
-        adj[b].append((1 << bit, a, r.length))
+    edges = _contract(routes)
+    index = {c: i for i, c in enumerate(sorted({c for e in edges for c in (e.a, e.b)}))}
+    adj: list[list[tuple[int, int, int, int]]] = [[] for _ in index]
+    for i, e in enumerate(edges):
+        a, b = index[e.a], index[e.b]
+        adj[a].append((1 << i, b, e.length, i))
+        if a != b:
+            adj[b].append((1 << i, a, e.length, i))
     memo: dict[tuple[int, int], int] = {}
 
     def best_from(city: int, used: int) -> int:
@@ -89,7 +91,7 @@ def _component_trail(routes: list[Route]) -> Trail:
         if found is not None:
             return found
         best = 0
-        for bit, nxt, length in adj[city]:
+        for bit, nxt, length, _ in adj[city]:
             if not used & bit:
                 got = length + best_from(nxt, used | bit)
                 if got > best:
@@ -105,18 +107,73 @@ def _component_trail(routes: list[Route]) -> Trail:
             if got == total:
                 break
 
-    # Walk the memo back to recover one longest trail.
+    # Walk the memo back to recover one longest trail, unfolding the contracted chains.
     path: list[str] = []
+    names = sorted(index, key=lambda c: index[c])
     city, used, remaining = index[best_start], 0, best_len
     while remaining > 0:
-        for bit, nxt, length in adj[city]:
+        for bit, nxt, length, i in adj[city]:
             if not used & bit and length + best_from(nxt, used | bit) == remaining:
-                path.append(routes[bit.bit_length() - 1].id)
+                e = edges[i]
+                path.extend(e.routes if names[city] == e.a else reversed(e.routes))
                 city, used, remaining = nxt, used | bit, remaining - length
                 break
         else:  # pragma: no cover - the memo is exact, so some route always matches
             raise AssertionError("longest-trail reconstruction failed")
     return Trail(best_len, tuple(path), best_start)
+
+
+@dataclass(frozen=True, slots=True)
+class _Edge:
+    a: str
+    b: str
+    length: int
+    routes: tuple[str, ...]  # from a to b
+
+    def reversed(self) -> _Edge:
+        return _Edge(self.b, self.a, self.length, tuple(reversed(self.routes)))
+
+
+def _contract(routes: list[Route]) -> list[_Edge]:
+    """Merge the two routes at every city of degree 2 into one edge (a chain is walked whole).
+
+    A trail that reaches such a city either goes on along the other route or ends there, and it
+    can only end there if the other route is already used, so chains never branch: contracting
+    them keeps every trail and its length, and makes the search much smaller.
+    """
+    edges: dict[int, _Edge] = {}
+    at: dict[str, set[int]] = defaultdict(set)
+    for i, r in enumerate(routes):
+        edges[i] = _Edge(r.a, r.b, r.length, (r.id,))
+        at[r.a].add(i)
+        at[r.b].add(i)
+    next_id = len(routes)
+    changed = True
+    while changed:
+        changed = False
+        for city in list(at):
+            ids = at[city]
+            if len(ids) != 2:
+                continue
+            i, j = sorted(ids)
+            e1, e2 = edges[i], edges[j]
+            if e1.a == e1.b or e2.a == e2.b:
+                continue  # a loop: the city's degree counts it twice
+            if e1.b != city:
+                e1 = e1.reversed()
+            if e2.a != city:
+                e2 = e2.reversed()
+            merged = _Edge(e1.a, e2.b, e1.length + e2.length, e1.routes + e2.routes)
+            del edges[i], edges[j]
+            del at[city]
+            for end, old in ((e1.a, i), (e2.b, j)):
+                at[end].discard(old)
+            edges[next_id] = merged
+            at[merged.a].add(next_id)
+            at[merged.b].add(next_id)
+            next_id += 1
+            changed = True
+    return list(edges.values())
 
 
 def longest_trail(routes: Iterable[Route]) -> Trail:

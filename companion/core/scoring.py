@@ -246,6 +246,30 @@ def _completed_with(
     return points, count, mask
 
 
+def _joined_value(
+    joins: Sequence[tuple[str, str]], pairs: Sequence[tuple[str, str, int]]
+) -> tuple[int, int]:
+    """(points, count) of the ``pairs`` of network roots that ``joins`` connect."""
+    link: dict[str, str] = {}
+    for a, b in joins:
+        while a in link:
+            a = link[a]
+        while b in link:
+            b = link[b]
+        if a != b:
+            link[a] = b
+    points = count = 0
+    for a, b, value in pairs:
+        while a in link:
+            a = link[a]
+        while b in link:
+            b = link[b]
+        if a == b:
+            points += value
+            count += 1
+    return points, count
+
+
 def _path(graph: Mapping[str, list[tuple[str, Route]]], start: str, goal: str) -> tuple[str, ...]:
     """Fewest-routes path from start to goal in ``graph`` (breadth first)."""
     if start == goal:
@@ -299,17 +323,21 @@ def _best_stations(
 
     best_key = (-1, -1)
     best_combo: tuple[Route | None, ...] = tuple(None for _ in player.stations)
-    # Tickets the own routes already complete stay complete; search only over the rest.
+    # Tickets the own routes already complete stay complete; search only over the rest, on
+    # the roots of the own networks (borrowed routes join networks, nothing else changes).
     _, _, base_mask = _completed_with(comps, [], pairs)
-    open_pairs = [pair for i, pair in enumerate(pairs) if not base_mask >> i & 1]
-    if open_pairs and any(len(c) > 1 for c in choices):
+    find = comps.find
+    open_roots = [
+        (find(a), find(b), value) for i, (a, b, value) in enumerate(pairs) if not base_mask >> i & 1
+    ]
+    if open_roots and any(len(c) > 1 for c in choices):
         for combo in itertools.product(*choices):
-            borrowed = [r for r in combo if r is not None]
-            points, count, _ = _completed_with(comps, borrowed, open_pairs)
-            if (points, count) > best_key:
-                best_key = (points, count)
+            joins = [(find(r.a), find(r.b)) for r in combo if r is not None]
+            key = _joined_value(joins, open_roots)
+            if key > best_key:
+                best_key = key
                 best_combo = combo
-                if count == len(open_pairs):
+                if key[1] == len(open_roots):
                     break
 
     borrowed = [r for r in best_combo if r is not None]
