@@ -27,8 +27,8 @@ from .actions import (
     WithdrawTunnel,
 )
 from .board import GameMap, Route, Variant
-from .cards import LOCO, PLAYER_COLORS, Card, full_deck
-from .errors import IllegalActionError, InvalidStateError, NotationError
+from .cards import LOCO, Card, full_deck
+from .errors import IllegalActionError, NotationError
 from .payment import (
     Surcharge,
     check_route_payment,
@@ -37,7 +37,14 @@ from .payment import (
     has_cards,
     tunnel_surcharge,
 )
-from .rules import check_route_free, check_station_free, check_trains
+from .rules import (
+    FinalRound,
+    check_first_keep,
+    check_players,
+    check_route_free,
+    check_station_free,
+    check_trains,
+)
 from .scoring import FinalScore, PlayerEnd, score_final
 
 
@@ -149,8 +156,7 @@ class Game:
         self.phase = Phase.SETUP
         self.cards_drawn = 0
         self.tunnel: PendingTunnel | None = None
-        self.final_trigger: int | None = None
-        self.turns_left: int | None = None
+        self.final = FinalRound()
         self.turn = 0
         self.last_revealed: tuple[Card, ...] = ()  # the cards the latest tunnel turned up
         self.rng = random.Random(0)
@@ -169,18 +175,7 @@ class Game:
 
         ``players`` is a sequence of (name, colour) in turn order.
         """
-        if not 2 <= len(players) <= 5:
-            raise InvalidStateError(
-                f"Ticket to Ride: Europe is for 2-5 players, got {len(players)}"
-            )
-        colors = [c for _, c in players]
-        for c in colors:
-            if c not in PLAYER_COLORS:
-                raise InvalidStateError(
-                    f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
-                )
-        if len(set(colors)) != len(colors):
-            raise InvalidStateError("two players chose the same colour")
+        check_players(players)
         v = game_map.variant(variant)
         game = cls(
             game_map,
@@ -228,7 +223,7 @@ class Game:
 
     @property
     def final_round(self) -> bool:
-        return self.final_trigger is not None
+        return self.final.started
 
     @property
     def over(self) -> bool:
@@ -344,18 +339,8 @@ class Game:
                 f"{p.color} already chose the first tickets", rule="setup-done"
             )
         chosen = self._check_chosen(p, action.tickets)
+        check_first_keep(self.map, self.variant, chosen, len(p.offered))
         s = self.variant.setup
-        if len(chosen) < min(s.keep_min, len(p.offered)):
-            raise IllegalActionError(
-                f"keep at least {s.keep_min} of the first tickets, not {len(chosen)}",
-                rule="keep-minimum",
-            )
-        longs = [t for t in chosen if self.map.tickets[t].long]
-        if s.long_keep_max is not None and len(longs) > s.long_keep_max:
-            raise IllegalActionError(
-                f"keep at most {s.long_keep_max} long ticket{'s' if s.long_keep_max != 1 else ''}",
-                rule="keep-long-maximum",
-            )
         returned = [t for t in p.offered if t not in chosen]
         p.tickets.extend(chosen)
         p.offered = []
@@ -529,16 +514,10 @@ class Game:
         self._end_turn()
 
     def _end_turn(self) -> None:
-        p = self.current_player
-        if self.final_trigger is None:
-            if p.trains <= self.map.final_round_trains:
-                self.final_trigger = self.current
-                self.turns_left = self.n_players
-        else:
-            assert self.turns_left is not None
-            self.turns_left -= 1
-            if self.turns_left <= 0:
-                self.phase = Phase.OVER
+        if self.final.turn_ended(
+            self.current, self.current_player.trains, self.map.final_round_trains, self.n_players
+        ):
+            self.phase = Phase.OVER
         self.cards_drawn = 0
         self.tunnel = None
         self.turn += 1
@@ -563,8 +542,8 @@ class Game:
             "current": self.current,
             "turn": self.turn,
             "cards_drawn": self.cards_drawn,
-            "final_trigger": self.final_trigger,
-            "turns_left": self.turns_left,
+            "final_trigger": self.final.trigger,
+            "turns_left": self.final.turns_left,
             "players": [p.to_json() for p in self.players],
             "deck": _cards_json(self.deck),
             "discard": _cards_json(self.discard),
@@ -590,8 +569,7 @@ class Game:
             game.current = int(data["current"])
             game.turn = int(data["turn"])
             game.cards_drawn = int(data["cards_drawn"])
-            game.final_trigger = data["final_trigger"]
-            game.turns_left = data["turns_left"]
+            game.final = FinalRound(data["final_trigger"], data["turns_left"])
             game.deck = [Card(c) for c in data["deck"]]
             game.discard = [Card(c) for c in data["discard"]]
             game.face_up = [None if c is None else Card(c) for c in data["face_up"]]

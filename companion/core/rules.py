@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from .board import GameMap, Route
-from .errors import IllegalActionError
+from .board import GameMap, Route, Variant
+from .cards import PLAYER_COLORS
+from .errors import IllegalActionError, InvalidStateError
 
 
 def check_route_free(
@@ -61,3 +63,59 @@ def check_station_free(
         raise IllegalActionError(
             f"all {game_map.stations_per_player} stations are already built", rule="no-stations"
         )
+
+
+def check_players(players: Sequence[tuple[str, str]]) -> None:
+    """A table of 2-5 players, each with a distinct player colour."""
+    if not 2 <= len(players) <= 5:
+        raise InvalidStateError(f"Ticket to Ride: Europe is for 2-5 players, got {len(players)}")
+    colors = [c for _, c in players]
+    for c in colors:
+        if c not in PLAYER_COLORS:
+            raise InvalidStateError(
+                f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
+            )
+    if len(set(colors)) != len(colors):
+        raise InvalidStateError("two players chose the same colour")
+
+
+def check_first_keep(
+    game_map: GameMap, variant: Variant, chosen: Sequence[str], dealt: int
+) -> None:
+    """The first tickets kept: at least keep_min (of ``dealt``), long ones capped."""
+    s = variant.setup
+    if len(chosen) < min(s.keep_min, dealt):
+        raise IllegalActionError(
+            f"keep at least {s.keep_min} of the first tickets, not {len(chosen)}",
+            rule="keep-minimum",
+        )
+    longs = sum(1 for t in chosen if game_map.tickets[t].long)
+    if s.long_keep_max is not None and longs > s.long_keep_max:
+        raise IllegalActionError(
+            f"keep at most {s.long_keep_max} long ticket{'s' if s.long_keep_max != 1 else ''}",
+            rule="keep-long-maximum",
+        )
+
+
+@dataclass
+class FinalRound:
+    """The end of the game: once a player ends a turn with few trains left, everyone (that
+    player included) plays one more turn."""
+
+    trigger: int | None = None  # the player who started the final round
+    turns_left: int | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.trigger is not None
+
+    def turn_ended(self, current: int, trains_left: int, threshold: int, n_players: int) -> bool:
+        """Record the end of ``current``'s turn; True when that was the game's last turn."""
+        if self.trigger is None:
+            if trains_left <= threshold:
+                self.trigger = current
+                self.turns_left = n_players
+            return False
+        assert self.turns_left is not None
+        self.turns_left -= 1
+        return self.turns_left <= 0

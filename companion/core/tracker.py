@@ -28,7 +28,7 @@ from .actions import (
     WithdrawTunnel,
 )
 from .board import GameMap, Route, Variant
-from .cards import PLAYER_COLORS, Card
+from .cards import Card
 from .errors import IllegalActionError, InvalidStateError, NotationError
 from .payment import (
     Surcharge,
@@ -38,7 +38,14 @@ from .payment import (
     station_cost,
     tunnel_surcharge,
 )
-from .rules import check_route_free, check_station_free, check_trains
+from .rules import (
+    FinalRound,
+    check_first_keep,
+    check_players,
+    check_route_free,
+    check_station_free,
+    check_trains,
+)
 from .scoring import FinalScore, PlayerEnd, score_final
 
 PAYMENT_MODES = ("strict", "lenient", "off")
@@ -122,18 +129,7 @@ class TableTracker:
         variant: str = "europe",
         payment_mode: str = "lenient",
     ) -> None:
-        if not 2 <= len(players) <= 5:
-            raise InvalidStateError(
-                f"Ticket to Ride: Europe is for 2-5 players, got {len(players)}"
-            )
-        colors = [c for _, c in players]
-        for c in colors:
-            if c not in PLAYER_COLORS:
-                raise InvalidStateError(
-                    f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
-                )
-        if len(set(colors)) != len(colors):
-            raise InvalidStateError("two players chose the same colour")
+        check_players(players)
         if payment_mode not in PAYMENT_MODES:
             raise InvalidStateError(
                 f"payment mode must be one of {', '.join(PAYMENT_MODES)}, not {payment_mode!r}"
@@ -151,8 +147,7 @@ class TableTracker:
         self.current = 0
         self.acted = False
         self.tunnel: TrackedTunnel | None = None
-        self.final_trigger: int | None = None
-        self.turns_left: int | None = None
+        self.final = FinalRound()
         self.turn = 0
         self.warnings: list[str] = []
         self._variant_tickets = {
@@ -174,7 +169,7 @@ class TableTracker:
 
     @property
     def final_round(self) -> bool:
-        return self.final_trigger is not None
+        return self.final.started
 
     def player(self, color: str) -> TrackedPlayer:
         for p in self.players:
@@ -363,17 +358,8 @@ class TableTracker:
     def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
         self._check_tickets(p, action.tickets)
         s = self.variant.setup
-        if len(action.tickets) < s.keep_min:
-            raise IllegalActionError(
-                f"keep at least {s.keep_min} of the first tickets, not {len(action.tickets)}",
-                rule="keep-minimum",
-            )
+        check_first_keep(self.map, self.variant, action.tickets, s.long_dealt + s.regular_dealt)
         longs = [t for t in action.tickets if self.map.tickets[t].long]
-        if s.long_keep_max is not None and len(longs) > s.long_keep_max:
-            raise IllegalActionError(
-                f"keep at most {s.long_keep_max} long ticket{'s' if s.long_keep_max != 1 else ''}",
-                rule="keep-long-maximum",
-            )
         if len(longs) > max(s.long_dealt, 0):
             raise IllegalActionError(
                 f"only {s.long_dealt} long ticket{'s are' if s.long_dealt != 1 else ' is'} dealt "
@@ -411,16 +397,10 @@ class TableTracker:
             raise IllegalActionError(
                 f"first settle the tunnel {self.tunnel.route}", rule="tunnel-pending"
             )
-        p = self.current_player
-        if self.final_trigger is None:
-            if p.trains <= self.map.final_round_trains:
-                self.final_trigger = self.current
-                self.turns_left = self.n_players
-        else:
-            assert self.turns_left is not None
-            self.turns_left -= 1
-            if self.turns_left <= 0:
-                self.phase = "over"
+        if self.final.turn_ended(
+            self.current, self.current_player.trains, self.map.final_round_trains, self.n_players
+        ):
+            self.phase = "over"
         self.acted = False
         self.turn += 1
         if not self.over:
@@ -446,8 +426,8 @@ class TableTracker:
             "current": self.current,
             "acted": self.acted,
             "turn": self.turn,
-            "final_trigger": self.final_trigger,
-            "turns_left": self.turns_left,
+            "final_trigger": self.final.trigger,
+            "turns_left": self.final.turns_left,
             "players": [p.to_json() for p in self.players],
             "route_owner": dict(self.route_owner),
             "station_owner": dict(self.station_owner),
@@ -470,8 +450,7 @@ class TableTracker:
             t.current = int(data["current"])
             t.acted = bool(data["acted"])
             t.turn = int(data["turn"])
-            t.final_trigger = data["final_trigger"]
-            t.turns_left = data["turns_left"]
+            t.final = FinalRound(data["final_trigger"], data["turns_left"])
             t.route_owner = dict(data["route_owner"])
             t.station_owner = dict(data["station_owner"])
             t.tunnel = None if data["tunnel"] is None else TrackedTunnel.from_json(data["tunnel"])
