@@ -14,7 +14,9 @@ def register(sub: Any) -> None:
     read = vsub.add_parser("read", help="read a photo or frame of a Europe board")
     read.add_argument("image", help="image file (JPEG/PNG)")
     read.add_argument("--json", action="store_true", help="print the JSON of the CLI contract")
-    read.add_argument("--calibration", help="saved calibration to use instead of locating the board")
+    read.add_argument(
+        "--calibration", help="saved calibration to use instead of locating the board"
+    )
     read.set_defaults(func=_read)
 
     cal = vsub.add_parser("calibrate", help="locate the board in a camera frame and save it")
@@ -34,6 +36,8 @@ def register(sub: Any) -> None:
     watch.add_argument("--calibration", help="saved calibration file")
     watch.add_argument("--json", action="store_true", help="one JSON object per line")
     watch.add_argument("--frames", type=int, help="stop after N frames")
+    watch.add_argument("--reader", default="auto", help="auto | vision | oracle (sim only)")
+    watch.add_argument("--fps", type=float, help="frame rate of image sequences and sim")
     watch.set_defaults(func=_watch)
 
 
