@@ -341,6 +341,11 @@ class Decoder:
     def dropped_total(self) -> int:
         return sum(self.dropped.values())
 
+    @property
+    def pending(self) -> int:
+        """Bytes of an unfinished line held now."""
+        return len(self._buf)
+
     def feed(self, data: bytes) -> list[Message]:
         out: list[Message] = []
         if not data:

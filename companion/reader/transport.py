@@ -278,13 +278,13 @@ class ReaderTransport:
                 self._log_summary()
 
     def _lost(self, ser: serial.SerialBase, reason: str) -> None:
+        if self.decoder.reset():
+            log.warning("reader vanished in the middle of a line (dropped)")
+        self.disconnects += 1
         with self._io_lock:
             if self._ser is ser:
                 self._ser = None
         self._close_quietly(ser)
-        if self.decoder.reset():
-            log.warning("reader vanished in the middle of a line (dropped)")
-        self.disconnects += 1
         log.warning("reader at %s lost (%s); reopening when it comes back", self.port, reason)
         self._put(Disconnected(self.port, reason))
 

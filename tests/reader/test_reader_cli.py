@@ -37,7 +37,10 @@ def when_connected(sim: SimulatedReader, action: Callable[[], None]) -> threadin
 
 
 def test_listen_json(
-    sim: SimulatedReader, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sim: SimulatedReader,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     reg = tmp_path / "reg.sqlite"
     with Registry(reg, CardCatalog.europe()) as r:
@@ -56,6 +59,7 @@ def test_listen_json(
                  "--registry", str(reg)])  # fmt: skip
     thread.join()
     assert code == 0
+    assert any("dropped 1 damaged reader lines (not-ascii 1)" in m for m in caplog.messages)
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         '{"uid": "04A224B2C15E80", "card": {"kind": "train", "color": "red"}}',

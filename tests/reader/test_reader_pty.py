@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,15 +96,27 @@ def test_pyserial_urls_work() -> None:
         ser.close()
 
 
-def drain(transport: ReaderTransport, timeout: float = 0.3) -> list[object]:
-    items = []
-    while (got := transport.get(timeout=timeout)) is not None:
+def drain(
+    transport: ReaderTransport, until: Callable[[object], bool] | None = None, quiet: float = 0.2
+) -> list[object]:
+    """Items from the transport: up to one matching ``until`` (waiting up to 10 s for it),
+    then whatever else arrives until ``quiet`` seconds pass without anything."""
+    items: list[object] = []
+    if until is not None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            got = transport.get(timeout=0.1)
+            if got is not None:
+                items.append(got[1])
+                if until(got[1]):
+                    break
+    while (got := transport.get(timeout=quiet)) is not None:
         items.append(got[1])
     return items
 
 
 def test_unplug_and_replug(sim: SimulatedReader, transport: ReaderTransport) -> None:
-    drain(transport, 0.1)
+    drain(transport, quiet=0.1)
     sim.tap(RED_UID, "ttr:eu:train:red")
     sim.unplug()
     assert wait_for(lambda: not transport.connected)
@@ -114,7 +127,7 @@ def test_unplug_and_replug(sim: SimulatedReader, transport: ReaderTransport) -> 
     assert wait_for(lambda: transport.connects == 2)
     assert wait_for(lambda: sim.commands and isinstance(sim.commands[-1], p.Ping))
     sim.tap("1A2B3C4D", "ttr:eu:train:blue")
-    items = drain(transport)
+    items = drain(transport, until=lambda i: i == p.Tag("1A2B3C4D", "ttr:eu:train:blue"))
     tags = [i for i in items if isinstance(i, p.Tag)]
     assert tags[-1] == p.Tag("1A2B3C4D", "ttr:eu:train:blue")
     assert any(isinstance(i, Disconnected) for i in items)
@@ -124,10 +137,10 @@ def test_unplug_and_replug(sim: SimulatedReader, transport: ReaderTransport) -> 
 
 
 def test_reader_vanishing_mid_line(sim: SimulatedReader, transport: ReaderTransport) -> None:
-    drain(transport, 0.1)
+    drain(transport, quiet=0.1)
     line = p.encode_message(p.Tag(RED_UID, "ttr:eu:train:red"))
     sim.send_raw(line[:12])
-    time.sleep(0.2)  # the host has read the first half
+    assert wait_for(lambda: transport.decoder.pending == 12)  # the host holds the first half
     sim.unplug()
     assert wait_for(lambda: not transport.connected)
     assert transport.dropped["partial"] == 1
@@ -136,7 +149,8 @@ def test_reader_vanishing_mid_line(sim: SimulatedReader, transport: ReaderTransp
     time.sleep(0.1)
     sim.send_raw(line[12:])  # the rest arrives on the new connection: garbage, not a card
     sim.tap("1A2B3C4D", "ttr:eu:train:blue")
-    tags = [i for i in drain(transport) if isinstance(i, p.Tag)]
+    items = drain(transport, until=lambda i: isinstance(i, p.Tag))
+    tags = [i for i in items if isinstance(i, p.Tag)]
     assert tags == [p.Tag("1A2B3C4D", "ttr:eu:train:blue")]
     assert transport.dropped["no-checksum"] + transport.dropped["bad-checksum"] >= 1
 
@@ -144,14 +158,15 @@ def test_reader_vanishing_mid_line(sim: SimulatedReader, transport: ReaderTransp
 def test_noise_long_lines_and_non_ascii_through_the_pty(
     sim: SimulatedReader, transport: ReaderTransport
 ) -> None:
-    drain(transport, 0.1)
+    drain(transport, quiet=0.1)
     rng = random.Random(99)
     sim.send_raw(bytes(rng.randrange(256) for _ in range(5000)))
     sim.send_raw(b"\n" + b"Z" * 10_240 + b"\n")
     sim.send_raw("TAG 04A224B2C15E80 ttr:eu:train:r\u00e9d*12\n".encode())
     sim.send_raw(b"TAG 04A224B2C15E80 ttr:eu:train:red*13\n")
     sim.tap(RED_UID, "ttr:eu:train:red")
-    tags = [i for i in drain(transport) if isinstance(i, p.Tag)]
+    items = drain(transport, until=lambda i: isinstance(i, p.Tag))
+    tags = [i for i in items if isinstance(i, p.Tag)]
     assert tags == [p.Tag(RED_UID, "ttr:eu:train:red")]
     assert transport.dropped["too-long"] >= 1
     assert transport.dropped["not-ascii"] >= 1
@@ -165,7 +180,7 @@ def test_flood_of_10000_lines(
 ) -> None:
     """10,000 lines in about a second: a third good taps, the rest noise, damaged lines,
     bad checksums. Every good tap arrives, none is a wrong card, everything else is counted."""
-    drain(transport, 0.1)
+    drain(transport, quiet=0.1)
     rng = random.Random(12345)
     truth: dict[str, str] = {}
     expected: list[str] = []
