@@ -76,7 +76,7 @@ def main():
             data = stdin.read(1)
             if not data:
                 break
-            loop.feed(data)
+            loop.feed(data.encode() if isinstance(data, str) else data)
         now = ticks_ms()
         ui.tick(now)
         if ticks_diff(now, next_poll) >= 0:
