@@ -71,7 +71,7 @@ class LiveConfig:
     reset_on_motion: bool = False
     min_read_interval: float = 0.0
     min_confidence: float = 0.5
-    evidence_threshold: float = 18.0
+    evidence_threshold: float = 8.0
     relocate_after_frames: int = 4
     relocate_shift: float = 0.004
     adopt_seconds: float = 6.0
@@ -733,11 +733,12 @@ class LiveWatcher:
             if shift < self.config.relocate_shift * span:
                 return False
         self.corners = corners
-        self._prev = None
-        self._steady = 0
-        self._steady_t0 = None
-        if relocated:
+        if relocated:  # found again while steady: the reference (in board space) still holds
             self.stats["relocations"] += 1
+        else:
+            self._prev = None
+            self._steady = 0
+            self._steady_t0 = None
         events.append(
             BoardFound(tuple((float(x), float(y)) for x, y in corners), relocated, frame.index, t)
         )

@@ -1,0 +1,140 @@
+"""The procedural board renderer: seeded, drawn where the geometry says, hands and views."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.render import (
+    BoardRenderer,
+    Hand,
+    Scene,
+    Shadow,
+    View,
+    load_geometry,
+    load_render_config,
+    random_scene,
+    random_view,
+)
+
+
+@pytest.fixture(scope="module")
+def renderer() -> BoardRenderer:
+    return BoardRenderer()
+
+
+def _px(img: np.ndarray, x: float, y: float) -> np.ndarray:
+    h, w = img.shape[:2]
+    return img[round(y * h), round(x * w)].astype(int)
+
+
+def test_same_seed_same_picture_and_other_seed_another(renderer: BoardRenderer) -> None:
+    geo = renderer.geometry
+    scene = random_scene(np.random.default_rng(4), geo, claimed=0.3, stations=5, hands=2)
+    view = random_view(np.random.default_rng(9), (640, 360))
+    a = renderer.render_frame(scene, view, np.random.default_rng(1)).image
+    b = BoardRenderer().render_frame(scene, view, np.random.default_rng(1)).image
+    assert a.shape == (360, 640, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    other = random_scene(np.random.default_rng(5), geo, claimed=0.3, stations=5, hands=2)
+    c = renderer.render_frame(other, view, np.random.default_rng(1)).image
+    assert np.abs(a.astype(int) - c.astype(int)).mean() > 1.0
+
+
+def test_printed_spaces_drawn_where_the_geometry_says(renderer: BoardRenderer) -> None:
+    board = renderer.render_board(Scene(), 1500)
+    printed = load_render_config()["printed"]
+    checked = 0
+    for info in renderer.geometry.routes.values():
+        for i, s in enumerate(info.spaces):
+            got = _px(board, s.x, s.y)
+            if i < info.locomotives:  # a ferry's locomotive mark: dark in the middle
+                assert got.max() < 90, (info.id, got)
+                continue
+            want = np.array(printed[info.color])
+            assert np.abs(got - want).max() < 45, (info.id, got, want)
+            checked += 1
+    assert checked >= 280
+    # and between cities, away from every space, the background shows (not a route colour)
+    land = np.array(load_render_config()["board"]["land"])
+    sea = np.array(load_render_config()["board"]["sea"])
+    corner = _px(board, 0.08, 0.5)
+    assert min(np.abs(corner - land).max(), np.abs(corner - sea).max()) < 40
+
+
+def test_trains_and_stations_in_player_colours(renderer: BoardRenderer) -> None:
+    geo = renderer.geometry
+    players = load_render_config()["players"]
+    route = "berlin-wien" if "berlin-wien" in geo.routes else geo.drawable_routes()[0]
+    scene = Scene(routes={route: "blue"}, stations={"wien": "yellow"}, seed=3)
+    board = renderer.render_board(scene, 1500)
+    empty = renderer.render_board(Scene(), 1500)
+    hits = 0
+    for s in geo.routes[route].spaces:
+        got = _px(board, s.x, s.y)
+        if np.abs(got - np.array(players["blue"])).max() < 50:
+            hits += 1
+        assert np.abs(got - _px(empty, s.x, s.y)).max() > 20
+    assert hits >= len(geo.routes[route].spaces) - 1
+    c = geo.cities["wien"]
+    patch = board[
+        round((c.y - 0.02) * 1000) : round((c.y + 0.02) * 1000),
+        round((c.x - 0.015) * 1500) : round((c.x + 0.015) * 1500),
+    ].reshape(-1, 3)
+    near_yellow = np.abs(patch.astype(int) - np.array(players["yellow"])).max(axis=1) < 40
+    assert near_yellow.mean() > 0.15
+
+
+def test_frame_puts_the_board_at_the_view_corners(renderer: BoardRenderer) -> None:
+    scene = Scene(routes={"berlin-wien": "red"}, seed=1)
+    view = random_view(np.random.default_rng(2), (960, 540))
+    frame = renderer.render_frame(scene, view, np.random.default_rng(0))
+    assert np.allclose(frame.corners, np.array(view.corners, np.float32))
+    dst = np.array([[0, 0], [900, 0], [900, 600], [0, 600]], np.float32)
+    M = cv2.getPerspectiveTransform(frame.corners.astype(np.float32), dst)
+    back = cv2.warpPerspective(frame.image, M, (900, 600))
+    flat = renderer.render_board(scene, 900)
+    diff = np.abs(back.astype(int) - flat.astype(int)).mean()
+    assert diff < 25  # lighting, noise and blur differ; the layout does not
+    shifted = cv2.warpPerspective(
+        frame.image, M @ np.array([[1, 0, 40], [0, 1, 0], [0, 0, 1]]), (900, 600)
+    )
+    assert np.abs(shifted.astype(int) - flat.astype(int)).mean() > diff + 5
+
+
+def test_hands_occlude_and_report_what_they_cover(renderer: BoardRenderer) -> None:
+    geo = renderer.geometry
+    s = geo.routes["berlin-wien"].spaces[1]
+    view = View.top_down(900)
+    out_of_view = Scene(hands=(Hand(target=(s.x, s.y), edge="bottom", reach=0.0),))
+    clear = renderer.render_frame(out_of_view, view)
+    assert clear.occlusion == 0.0 and not clear.covered
+    over = Scene(hands=(Hand(target=(s.x, s.y), edge="bottom", reach=1.0, sleeve=2),))
+    hand = renderer.render_frame(over, view)
+    assert hand.occlusion > 0.02
+    assert "berlin-wien" in hand.covered
+    assert np.abs(hand.image.astype(int) - clear.image.astype(int)).max(axis=2).mean() > 2
+    shadow = renderer.render_frame(Scene(shadows=(Shadow(center=(0.5, 0.5)),)), view)
+    assert shadow.occlusion > 0.01
+    assert shadow.image.mean() < clear.image.mean()
+    with pytest.raises(ValueError, match="edge"):
+        renderer.render_frame(Scene(hands=(Hand(target=(0.5, 0.5), edge="middle"),)), view)
+
+
+def test_unknown_colour_is_refused(renderer: BoardRenderer) -> None:
+    with pytest.raises(ValueError, match="colour"):
+        renderer.render_board(Scene(routes={"berlin-wien": "purple"}), 600)
+
+
+def test_geometry_without_a_route_still_renders() -> None:
+    geo = load_geometry()
+    missing = dict(geo.routes)
+    first = next(iter(missing))
+    info = missing[first]
+    missing[first] = type(info)(**{**info.__dict__, "spaces": ()})
+    geo2 = type(geo)(aspect=geo.aspect, routes=missing, cities=geo.cities)
+    r = BoardRenderer(geo2)
+    assert first not in geo2.drawable_routes()
+    img = r.render_board(Scene(routes={first: "red"}), 600)
+    assert img.shape == (400, 600, 3)
