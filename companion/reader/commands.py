@@ -273,7 +273,8 @@ def _sim_command(
                 sim.remove(uid)
         elif verb == "noise":
             count = int(rest[0]) if rest else 64
-            sim.send_raw(bytes(rng.randrange(256) for _ in range(count)))
+            # ends with a newline so the noise does not swallow the next line
+            sim.send_raw(bytes(rng.randrange(256) for _ in range(count)) + b"\n")
         elif verb == "unplug":
             sim.unplug()
         elif verb == "replug":
