@@ -1,0 +1,291 @@
+"""The event log: an append-only SQLite file that is the truth of every game.
+
+Tables:
+
+* ``games``  — one row per game (id, created, variant, mode, players, finished, winners): an index
+  for the history page; everything in it can be rebuilt from the events.
+* ``events`` — ``seq`` (global, increasing), ``game_id``, ``ts``, ``actor`` (``host``, a player
+  colour, ``camera``, ``reader``, ``button``), ``action`` (the action's JSON).
+* ``tokens`` — pairing tokens of the players' phones (game, colour).
+
+The database runs in WAL mode with ``synchronous=FULL``: :meth:`EventStore.append` returns only
+after the event is committed and synced, so an acknowledged action survives ``kill -9`` and power
+loss. All access goes through one lock; the connection may be used from any thread.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "companion.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    variant TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    players TEXT NOT NULL,
+    finished REAL,
+    winners TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id TEXT NOT NULL REFERENCES games(id),
+    ts REAL NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_game ON events(game_id, seq);
+CREATE TABLE IF NOT EXISTS tokens (
+    token TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    color TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id, color);
+"""
+
+
+class StoreError(RuntimeError):
+    """The event log cannot be opened or written (disk full, wrong permissions, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    seq: int
+    game_id: str
+    ts: float
+    actor: str
+    action: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "game_id": self.game_id,
+            "ts": self.ts,
+            "actor": self.actor,
+            "action": self.action,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: str
+    created: float
+    variant: str
+    mode: str
+    players: list[dict[str, str]]
+    finished: float | None
+    winners: list[str]
+    events: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created": self.created,
+            "variant": self.variant,
+            "mode": self.mode,
+            "players": self.players,
+            "finished": self.finished,
+            "winners": self.winners,
+            "events": self.events,
+        }
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+class EventStore:
+    """The SQLite event log under a state directory."""
+
+    def __init__(self, state_dir: Path | str, *, clock: Any = time.time) -> None:
+        self.dir = Path(state_dir)
+        self.path = self.dir / DB_NAME
+        self._clock = clock
+        self._lock = threading.RLock()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            new = not self.path.exists()
+            self._db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=10.0
+            )
+            if new:
+                os.chmod(self.path, 0o600)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the event log {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"the event log could not be written: {exc}") from exc
+
+    def pragma(self, name: str) -> Any:
+        with self._lock:
+            return self._db.execute(f"PRAGMA {name}").fetchone()[0]
+
+    # --- writing ------------------------------------------------------------------------
+    def new_game(
+        self,
+        game_id: str,
+        *,
+        variant: str,
+        mode: str,
+        players: list[dict[str, str]],
+        actor: str,
+        action: dict[str, Any],
+    ) -> Event:
+        """Create the game row and its first event in one transaction."""
+        ts = float(self._clock())
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO games(id, created, variant, mode, players) VALUES (?,?,?,?,?)",
+                (game_id, ts, variant, mode, _dumps(players)),
+            )
+            cur = db.execute(
+                "INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)",
+                (game_id, ts, actor, _dumps(action)),
+            )
+            seq = int(cur.lastrowid or 0)
+        return Event(seq, game_id, ts, actor, action)
+
+    def append(
+        self,
+        game_id: str,
+        actor: str,
+        action: dict[str, Any],
+        *,
+        finished: bool | None = None,
+        winners: list[str] | None = None,
+    ) -> Event:
+        """Append one event (committed and synced when this returns).
+
+        ``finished`` True/False also updates the game's row (finish, or an undone finish).
+        """
+        ts = float(self._clock())
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)",
+                (game_id, ts, actor, _dumps(action)),
+            )
+            seq = int(cur.lastrowid or 0)
+            if finished is not None:
+                db.execute(
+                    "UPDATE games SET finished=?, winners=? WHERE id=?",
+                    (ts if finished else None, _dumps(winners or []), game_id),
+                )
+        return Event(seq, game_id, ts, actor, action)
+
+    def add_token(self, token: str, game_id: str, color: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO tokens(token, game_id, color, created) VALUES (?,?,?,?)",
+                (token, game_id, color, float(self._clock())),
+            )
+
+    def revoke_tokens(self, game_id: str, color: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM tokens WHERE game_id=? AND color=?", (game_id, color))
+
+    # --- reading ------------------------------------------------------------------------
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"the event log could not be read: {exc}") from exc
+
+    def last_seq(self) -> int:
+        rows = self._rows("SELECT MAX(seq) FROM events")
+        return int(rows[0][0] or 0)
+
+    def current_game_id(self) -> str | None:
+        rows = self._rows("SELECT game_id FROM events ORDER BY seq DESC LIMIT 1")
+        return str(rows[0][0]) if rows else None
+
+    def events(self, game_id: str, *, upto: int | None = None) -> list[Event]:
+        sql = "SELECT seq, game_id, ts, actor, action FROM events WHERE game_id=?"
+        args: tuple[Any, ...] = (game_id,)
+        if upto is not None:
+            sql += " AND seq<=?"
+            args = (game_id, upto)
+        rows = self._rows(sql + " ORDER BY seq", args)
+        return [Event(int(s), str(g), float(t), str(a), json.loads(j)) for s, g, t, a, j in rows]
+
+    def game(self, game_id: str) -> GameRow | None:
+        rows = self._rows(
+            "SELECT g.id, g.created, g.variant, g.mode, g.players, g.finished, g.winners,"
+            " (SELECT COUNT(*) FROM events e WHERE e.game_id=g.id) FROM games g WHERE g.id=?",
+            (game_id,),
+        )
+        return self._game_row(rows[0]) if rows else None
+
+    def games(self, limit: int = 200) -> list[GameRow]:
+        rows = self._rows(
+            "SELECT g.id, g.created, g.variant, g.mode, g.players, g.finished, g.winners,"
+            " (SELECT COUNT(*) FROM events e WHERE e.game_id=g.id) FROM games g"
+            " ORDER BY g.created DESC, g.rowid DESC LIMIT ?",
+            (limit,),
+        )
+        return [self._game_row(r) for r in rows]
+
+    @staticmethod
+    def _game_row(r: Any) -> GameRow:
+        return GameRow(
+            id=str(r[0]),
+            created=float(r[1]),
+            variant=str(r[2]),
+            mode=str(r[3]),
+            players=json.loads(r[4]),
+            finished=None if r[5] is None else float(r[5]),
+            winners=json.loads(r[6]) if r[6] else [],
+            events=int(r[7]),
+        )
+
+    def token(self, token: str) -> tuple[str, str] | None:
+        """(game id, colour) of a pairing token, or None."""
+        rows = self._rows("SELECT game_id, color FROM tokens WHERE token=?", (token,))
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def tokens_of(self, game_id: str) -> dict[str, str]:
+        """colour -> its newest token, for one game."""
+        rows = self._rows(
+            "SELECT color, token FROM tokens WHERE game_id=? ORDER BY created, rowid", (game_id,)
+        )
+        return {str(c): str(t) for c, t in rows}

@@ -1,0 +1,129 @@
+"""The web app: ``create_app(service, config)`` with the API and page blueprints.
+
+No module-level state: the service and the configuration live on the app
+(``app.extensions["companion.service"]`` and ``app.config``). See API.md beside this file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+import companion
+from companion.service import Service, ServiceError
+from companion.store import StoreError
+
+from .security import check_host_and_origin, default_allowed_hosts
+
+log = logging.getLogger(__name__)
+
+MAX_UPLOAD = 20 * 1024 * 1024
+CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'self'"
+)
+
+
+def web_dir() -> Path:
+    """The dashboard's files: ``web/`` beside the package."""
+    return Path(companion.__file__).resolve().parents[1] / "web"
+
+
+def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the Flask app for one service.
+
+    config keys: ``HOST_TOKEN`` (required), ``ALLOWED_HOSTS`` (extra Host names),
+    ``PUBLIC_URL`` (base of pairing links, e.g. ``http://192.168.1.20:8080``),
+    ``SSE_KEEPALIVE`` (seconds, 15), ``SSE_LIFETIME`` (seconds a stream stays open, 600),
+    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``.
+    """
+    cfg = dict(config or {})
+    token = cfg.get("HOST_TOKEN")
+    if not isinstance(token, str) or len(token) < 16:
+        raise ValueError("create_app needs HOST_TOKEN: a string of at least 16 characters")
+    web = Path(cfg.get("WEB_DIR") or web_dir())
+    app = Flask(
+        "companion.webapp",
+        template_folder=str(web / "templates"),
+        static_folder=str(web / "static"),
+        static_url_path="/static",
+    )
+    app.config.update(
+        HOST_TOKEN=token,
+        CSRF_SECRET=hashlib.sha256(b"companion-csrf:" + token.encode()).digest(),
+        ALLOWED_HOSTS=default_allowed_hosts(cfg.get("ALLOWED_HOSTS") or ()),
+        PUBLIC_URL=(cfg.get("PUBLIC_URL") or "").rstrip("/"),
+        SSE_KEEPALIVE=float(cfg.get("SSE_KEEPALIVE", 15.0)),
+        SSE_LIFETIME=float(cfg.get("SSE_LIFETIME", 600.0)),
+        SSE_MAX=int(cfg.get("SSE_MAX", 40)),
+        MAX_CONTENT_LENGTH=MAX_UPLOAD,
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["companion.service"] = service
+
+    from .api import bp as api_bp
+    from .pages import bp as pages_bp
+
+    app.register_blueprint(api_bp)
+    app.register_blueprint(pages_bp)
+    app.before_request(check_host_and_origin)
+
+    @app.after_request
+    def headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        resp.headers.setdefault("Content-Security-Policy", CSP)
+        if request.path.startswith("/api/"):
+            resp.headers.setdefault("Cache-Control", "no-store")
+        return resp
+
+    def wants_json() -> bool:
+        return request.path.startswith("/api/") or request.accept_mimetypes.best == (
+            "application/json"
+        )
+
+    @app.errorhandler(ServiceError)
+    def service_error(exc: ServiceError) -> Any:
+        if wants_json():
+            return jsonify(exc.to_json()), exc.status
+        from .pages import message_page
+
+        return message_page(exc.message, exc.status)
+
+    @app.errorhandler(StoreError)
+    def store_error(exc: StoreError) -> Any:
+        log.error("event log: %s", exc)
+        return jsonify({"error": "The game log cannot be written; nothing was changed."}), 503
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        code = exc.code or 500
+        text = {
+            404: "There is nothing at this address.",
+            405: f"{request.method} is not allowed here.",
+            413: "The upload is too large (20 MB at most).",
+        }.get(code, exc.description or exc.name)
+        if wants_json():
+            return jsonify({"error": text}), code
+        from .pages import message_page
+
+        return message_page(text, code)
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Any:
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return jsonify({"error": "Something went wrong inside the companion; see its log."}), 500
+
+    return app
+
+
+__all__ = ["create_app", "web_dir"]

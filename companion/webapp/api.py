@@ -1,0 +1,302 @@
+"""The JSON API (see API.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from companion.core.cards import PLAYER_COLORS, Card
+from companion.service import BadRequest, NotFound, Service, Unavailable, iter_sse
+
+from .security import require, resolve_identity, session_csrf
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+MAX_JSON = 64 * 1024
+
+
+def service() -> Service:
+    svc: Service = current_app.extensions["companion.service"]
+    return svc
+
+
+def json_body() -> Any:
+    """The request's JSON body, or BadRequest with a plain sentence."""
+    raw = request.get_data(cache=True)
+    if len(raw) > MAX_JSON:
+        raise BadRequest("The request body is too large for an action.")
+    if not raw.strip():
+        raise BadRequest("The request has no body: send one JSON object.")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"The body is not valid JSON ({exc}).") from None
+    except RecursionError:
+        raise BadRequest("The body is nested too deeply.") from None
+
+
+def state_response(state: Any = None) -> Response:
+    if state is None:
+        return Response(service().state_json(), mimetype="application/json")
+    return jsonify(state)
+
+
+def check_color(color: str) -> str:
+    color = color.lower()
+    if color not in PLAYER_COLORS:
+        raise NotFound(f"There is no player colour {color!r}.")
+    return color
+
+
+# --- state and events -----------------------------------------------------------------------
+
+
+@bp.get("/state")
+def state() -> Response:
+    return state_response()
+
+
+@bp.get("/health")
+def health() -> Response:
+    st = service().state()
+    return jsonify({"ok": True, "seq": st["seq"], "game_id": st["game_id"]})
+
+
+@bp.get("/session")
+def session() -> Response:
+    ident = resolve_identity()
+    return jsonify(
+        {
+            "role": ident.role,
+            "color": ident.color,
+            "csrf_token": session_csrf(ident),
+            "game_id": service().state()["game_id"],
+        }
+    )
+
+
+@bp.get("/events")
+def events() -> Response:
+    svc = service()
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
+    last: int | None = None
+    if raw:
+        try:
+            last = int(raw.strip())
+        except ValueError:
+            last = None
+    if svc.subscriber_count >= current_app.config["SSE_MAX"]:
+        raise Unavailable("Too many live connections; try again later.")
+    sub = svc.subscribe(last)
+    body = iter_sse(sub, current_app.config["SSE_KEEPALIVE"], current_app.config["SSE_LIFETIME"])
+    resp = Response(body, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+# --- acting ---------------------------------------------------------------------------------
+
+
+@bp.post("/actions")
+@require("player")
+def actions() -> Response:
+    ident = resolve_identity()
+    data = json_body()
+    return state_response(service().act(data, ident.actor))
+
+
+@bp.post("/observations")
+@require("host")
+def observations() -> Response:
+    data = json_body()
+    return jsonify(service().observe(data))
+
+
+@bp.post("/pending/clear")
+@require("player")
+def pending_clear() -> Response:
+    return jsonify(service().clear_pending(resolve_identity().actor))
+
+
+@bp.post("/confirmations/<cid>")
+@require("player")
+def confirmation(cid: str) -> Response:
+    data = json_body()
+    if not isinstance(data, dict) or not isinstance(data.get("accept"), bool):
+        raise BadRequest('Answer with {"accept": true} or {"accept": false}.')
+    cards = data.get("cards")
+    if cards is not None and not isinstance(cards, list):
+        raise BadRequest('"cards" must be a list of card names.')
+    return state_response(service().confirm(cid, data["accept"], resolve_identity().actor, cards))
+
+
+# --- players --------------------------------------------------------------------------------
+
+
+@bp.get("/players/<color>/tickets")
+@require("color")
+def tickets(color: str) -> Response:
+    return jsonify(service().tickets(check_color(color)))
+
+
+def pair_url(token: str) -> str:
+    base = current_app.config["PUBLIC_URL"] or request.host_url.rstrip("/")
+    return f"{base}/pair/{token}"
+
+
+def qr_svg(text: str) -> str:
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="svg", scale=4, border=2, xmldecl=False)
+    return buf.getvalue().decode("utf-8")
+
+
+@bp.post("/players/<color>/pair")
+@require("host")
+def pair(color: str) -> Response:
+    color = check_color(color)
+    body: Any = {}
+    if request.get_data(cache=True).strip():
+        body = json_body()
+    if not isinstance(body, dict):
+        raise BadRequest('Send {} or {"rotate": true}.')
+    rotate = body.get("rotate", False)
+    if not isinstance(rotate, bool):
+        raise BadRequest('"rotate" must be true or false.')
+    token = service().pair(color, rotate=rotate)
+    url = pair_url(token)
+    return jsonify({"color": color, "url": url, "qr_svg": qr_svg(url)})
+
+
+@bp.get("/players/<color>/pair.svg")
+@require("host")
+def pair_svg(color: str) -> Response:
+    color = check_color(color)
+    url = pair_url(service().pair(color))
+    return Response(qr_svg(url), mimetype="image/svg+xml")
+
+
+# --- map and history ------------------------------------------------------------------------
+
+
+def build_map_json() -> dict[str, Any]:
+    from companion.data import load_json
+
+    svc = service()
+    m = svc.map
+    board = load_json("europe_board.json")
+    cities = {}
+    for cid, city in m.cities.items():
+        spot = board["cities"].get(cid, {})
+        cities[cid] = {"name": city.name, **{k: spot[k] for k in ("x", "y", "w", "h") if k in spot}}
+    routes = {}
+    for rid, r in m.routes.items():
+        routes[rid] = {
+            "a": r.a,
+            "b": r.b,
+            "length": r.length,
+            "color": None if r.color is None else r.color.value,
+            "tunnel": r.tunnel,
+            "locomotives": r.locomotives,
+            "ferry": r.ferry,
+            "twin": r.twin,
+            "points": m.points_for(r),
+            "spaces": board["routes"].get(rid, []),
+        }
+    tickets = {
+        tid: {"a": t.a, "b": t.b, "points": t.points, "long": t.long, "decks": list(t.decks)}
+        for tid, t in m.tickets.items()
+    }
+    variants = {}
+    for vid, v in m.variants.items():
+        longs, regular = m.tickets_of_variant(v)
+        variants[vid] = {
+            "name": v.name,
+            "tickets": sorted(t.id for t in [*longs, *regular]),
+            "long_dealt": v.setup.long_dealt,
+            "regular_dealt": v.setup.regular_dealt,
+            "keep_min": v.setup.keep_min,
+            "draw": v.draw,
+        }
+    return {
+        "id": m.id,
+        "aspect": board["frame"].get("aspect", 1.5),
+        "cities": cities,
+        "routes": routes,
+        "tickets": tickets,
+        "variants": variants,
+        "player_colors": list(PLAYER_COLORS),
+        "cards": [c.value for c in Card],
+        "station_costs": list(m.station_costs),
+        "trains_per_player": m.trains_per_player,
+        "stations_per_player": m.stations_per_player,
+    }
+
+
+@bp.get("/map")
+def map_json() -> Response:
+    cached = current_app.extensions.get("companion.map_json")
+    if cached is None:
+        cached = json.dumps(build_map_json(), separators=(",", ":"))
+        current_app.extensions["companion.map_json"] = cached
+    resp = Response(cached, mimetype="application/json")
+    resp.headers["Cache-Control"] = "public, max-age=3600"
+    return resp
+
+
+@bp.get("/games")
+def games() -> Response:
+    return jsonify(service().games())
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> Response:
+    return jsonify(service().game_state(game_id))
+
+
+@bp.get("/games/<game_id>/state")
+def game_state_at(game_id: str) -> Response:
+    raw = request.args.get("seq")
+    upto: int | None = None
+    if raw is not None:
+        try:
+            upto = int(raw)
+        except ValueError:
+            raise BadRequest('"seq" must be a whole number.') from None
+    return jsonify(service().game_state(game_id, upto))
+
+
+@bp.get("/games/<game_id>/events")
+def game_events(game_id: str) -> Response:
+    reveal = resolve_identity().role == "host"
+    return jsonify(service().game_events(game_id, reveal=reveal))
+
+
+# --- photo mode -----------------------------------------------------------------------------
+
+
+@bp.post("/photo")
+@require("host")
+def photo() -> tuple[Response, int]:
+    upload = request.files.get("photo")
+    if upload is not None:
+        data = upload.read()
+    elif (request.mimetype or "").startswith("image/"):
+        data = request.get_data()
+    else:
+        raise BadRequest('Send the photo as multipart field "photo" or as an image/jpeg body.')
+    if not data:
+        raise BadRequest("The photo is empty.")
+    job = service().read_photo(data)
+    return jsonify({"job": job.id}), 202
+
+
+@bp.get("/photo/<job_id>")
+@require("host")
+def photo_job(job_id: str) -> Response:
+    return jsonify(service().photo_job(job_id).to_json())

@@ -1,0 +1,113 @@
+"""HTML pages: the dashboard's templates (web/templates), login and pairing links."""
+
+from __future__ import annotations
+
+import hmac
+from html import escape
+from typing import Any
+
+from flask import Blueprint, Response, current_app, redirect, render_template
+from jinja2 import TemplateNotFound
+from werkzeug.wrappers import Response as BaseResponse
+
+from companion.service import Service
+
+from .security import HOST_COOKIE, PLAYER_COOKIE, Identity, resolve_identity, session_csrf
+
+bp = Blueprint("pages", __name__)
+
+COOKIE_AGE = 30 * 24 * 3600
+
+
+def service() -> Service:
+    svc: Service = current_app.extensions["companion.service"]
+    return svc
+
+
+def message_page(text: str, status: int = 200) -> Response:
+    body = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Companion</title></head><body><p>{escape(text)}</p>"
+        '<p><a href="/">Back to the table</a></p></body></html>'
+    )
+    return Response(body, status=status, mimetype="text/html")
+
+
+def page(template: str, ident: Identity | None = None) -> Response | str:
+    ident = ident or resolve_identity()
+    context: dict[str, Any] = {
+        "role": ident.role,
+        "color": ident.color,
+        "csrf_token": session_csrf(ident) or "",
+        "game_id": service().state()["game_id"],
+    }
+    try:
+        return render_template(template, **context)
+    except TemplateNotFound:
+        return message_page(f"The dashboard page {template} is not installed.", 503)
+
+
+def _set_cookie(resp: BaseResponse, name: str, value: str) -> None:
+    resp.set_cookie(
+        name, value, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict", secure=False
+    )
+
+
+@bp.get("/")
+def index() -> Response | str:
+    return page("index.html")
+
+
+@bp.get("/history")
+def history() -> Response | str:
+    return page("history.html")
+
+
+@bp.get("/host")
+def host() -> Any:
+    ident = resolve_identity()
+    if ident.role != "host":
+        return redirect("/", code=303)
+    return page("host.html", ident)
+
+
+@bp.get("/photo")
+def photo() -> Any:
+    ident = resolve_identity()
+    if ident.role != "host":
+        return redirect("/", code=303)
+    return page("photo.html", ident)
+
+
+@bp.get("/me")
+def me() -> Any:
+    ident = resolve_identity()
+    if ident.color is None:
+        return redirect("/", code=303)
+    return page("player.html", ident)
+
+
+@bp.get("/host/login")
+def host_login() -> BaseResponse:
+    from flask import request
+
+    token = request.args.get("token", "")
+    expected: str = current_app.config["HOST_TOKEN"]
+    if not token or not hmac.compare_digest(token.encode(), expected.encode()):
+        return message_page("That host link is not valid.", 403)
+    resp = redirect("/host", code=303)
+    _set_cookie(resp, HOST_COOKIE, token)
+    return resp
+
+
+@bp.get("/pair/<token>")
+def pair(token: str) -> BaseResponse:
+    if service().player_of_token(token) is None:
+        return message_page(
+            "That pairing link is not valid for the current game: ask the host for a new one.",
+            403,
+        )
+    resp = redirect("/me", code=303)
+    _set_cookie(resp, PLAYER_COOKIE, token)
+    return resp

@@ -1,0 +1,206 @@
+"""Who is asking, and may they: host/player tokens, cookies, CSRF, Host and Origin checks."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any, TypeVar
+
+from flask import current_app, g, request
+
+from companion.service import Actor, Forbidden, Service, ServiceError
+
+HOST_COOKIE = "companion_host"
+PLAYER_COOKIE = "companion_player"
+CSRF_HEADER = "X-CSRF-Token"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Unauthorized(ServiceError):
+    status = 401
+
+
+class BadHost(ServiceError):
+    status = 400
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The caller: ``role`` host | player | guest; how it proved it (bearer or cookie)."""
+
+    role: str
+    color: str | None = None
+    token: str | None = None
+    via: str | None = None  # "bearer" | "cookie" | None
+    problem: str | None = None  # why a presented credential was refused
+
+    @property
+    def actor(self) -> Actor:
+        if self.role == "host":
+            return Actor.host()
+        if self.role == "player" and self.color:
+            return Actor.player(self.color)
+        raise Unauthorized("Sign in first: open the host link or pair this phone.")
+
+
+def default_allowed_hosts(extra: Iterable[str] = ()) -> set[str]:
+    """Names (besides IP literals) the Host header may carry."""
+    names = {"localhost"}
+    try:
+        name = socket.gethostname().lower()
+    except OSError:
+        name = ""
+    if name:
+        names.update({name, f"{name}.local", name.split(".")[0]})
+    names.update(h.lower() for h in extra if h)
+    return names
+
+
+def split_host(value: str) -> str:
+    """The host part of a Host header value (without the port)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        return value[1:end] if end > 0 else value
+    if value.count(":") == 1:
+        return value.split(":", 1)[0]
+    return value
+
+
+def host_allowed(value: str, allowed: set[str]) -> bool:
+    if not value or any(c in value for c in "/\\@ \t"):
+        return False
+    host = split_host(value)
+    if not host:
+        return False
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    return host in allowed
+
+
+def csrf_token(secret: bytes, credential: str) -> str:
+    return hmac.new(secret, b"csrf:" + credential.encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def _service() -> Service:
+    svc: Service = current_app.extensions["companion.service"]
+    return svc
+
+
+def _host_token() -> str:
+    token: str = current_app.config["HOST_TOKEN"]
+    return token
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def resolve_identity() -> Identity:
+    """Look at the Authorization header, then the cookies (cached on ``g``)."""
+    cached = g.get("companion_identity")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    ident = _resolve()
+    g.companion_identity = ident
+    return ident
+
+
+def _resolve() -> Identity:
+    svc = _service()
+    auth = request.headers.get("Authorization")
+    if auth is not None:
+        scheme, _, token = auth.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return Identity("guest", problem="bad-authorization")
+        if _same(token, _host_token()):
+            return Identity("host", token=token, via="bearer")
+        color = svc.player_of_token(token)
+        if color is not None:
+            return Identity("player", color=color, token=token, via="bearer")
+        return Identity("guest", problem="wrong-token")
+    host_cookie = request.cookies.get(HOST_COOKIE)
+    player_cookie = request.cookies.get(PLAYER_COOKIE)
+    color = svc.player_of_token(player_cookie) if player_cookie else None
+    if host_cookie and _same(host_cookie, _host_token()):
+        return Identity("host", color=color, token=host_cookie, via="cookie")
+    if color is not None and player_cookie:
+        return Identity("player", color=color, token=player_cookie, via="cookie")
+    if host_cookie or player_cookie:
+        return Identity("guest", problem="stale-cookie")
+    return Identity("guest")
+
+
+def session_csrf(ident: Identity) -> str | None:
+    if ident.via != "cookie" or ident.token is None:
+        return None
+    return csrf_token(current_app.config["CSRF_SECRET"], ident.token)
+
+
+def check_csrf(ident: Identity) -> None:
+    if request.method not in UNSAFE_METHODS or ident.via != "cookie":
+        return
+    sent = request.headers.get(CSRF_HEADER, "")
+    expected = session_csrf(ident) or ""
+    if not sent or not _same(sent, expected):
+        raise Forbidden(
+            "The request has no valid CSRF token: reload the page and try again.", "csrf"
+        )
+
+
+def _refuse(ident: Identity) -> ServiceError:
+    if ident.problem == "bad-authorization":
+        return Unauthorized('Send the token as "Authorization: Bearer <token>".')
+    if ident.problem == "wrong-token":
+        return Forbidden("That token is not valid for this game.")
+    if ident.problem == "stale-cookie":
+        return Forbidden("This browser's pairing is not valid for the current game; pair again.")
+    return Unauthorized("Sign in first: open the host link or pair this phone.")
+
+
+def require(role: str) -> Callable[[F], F]:
+    """``host``: host only; ``player``: host or any paired player; ``color``: host or the
+    player whose colour is the ``color`` URL argument. Checks CSRF for cookie-authenticated
+    unsafe requests."""
+
+    def deco(fn: F) -> F:
+        @wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            ident = resolve_identity()
+            if ident.role == "guest":
+                raise _refuse(ident)
+            if role == "host" and ident.role != "host":
+                raise Forbidden("Only the host can do that.")
+            if role == "color" and ident.role != "host":
+                wanted = str(kwargs.get("color", "")).lower()
+                if ident.color != wanted:
+                    raise Forbidden(f"This phone is paired with {ident.color}, not {wanted}.")
+            check_csrf(ident)
+            return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+def check_host_and_origin() -> None:
+    """Refuse requests for another Host (DNS rebinding) and cross-site Origins."""
+    host = request.headers.get("Host", "")
+    if not host_allowed(host, current_app.config["ALLOWED_HOSTS"]):
+        raise BadHost(f"This server does not answer for the host {host!r}.", "bad-host")
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        ok = origin.lower() in (f"http://{host.lower()}", f"https://{host.lower()}")
+        if not ok:
+            raise Forbidden(f"Requests from {origin} are not accepted here.", "bad-origin")
