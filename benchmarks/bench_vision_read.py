@@ -21,7 +21,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.vision.classify import space_features  # noqa: E402
 from companion.vision.geometry import corners_homography  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.read import make_context, read_board, read_samples  # noqa: E402
@@ -29,6 +28,7 @@ from companion.vision.read_tune import (  # noqa: E402
     Accuracy,
     fit_space_model,
     labelled_photos,
+    photo_features,
     photo_samples,
     score_reading,
 )
@@ -85,7 +85,7 @@ def main() -> int:
 
     print("\n== leave-one-photo-out: space model fitted on the other photos ==")
     samples = {p.name: photo_samples(images[p.name], ctx) for p in photos}
-    feats = {n: space_features(s.spaces) for n, s in samples.items()}
+    feats = {n: photo_features(s, ctx) for n, s in samples.items()}
     total = Accuracy()
     for p in photos:
         data = [
@@ -93,7 +93,7 @@ def main() -> int:
             for q in photos
             if q.name != p.name and q.space_labels is not None
         ]
-        model = fit_space_model(data, ctx.printed_colors, ctx.cfg)
+        model = fit_space_model(data, ctx)
         held = dataclasses.replace(ctx, model=model)
         reading, _ = read_samples(samples[p.name], held)
         acc, _ = score_reading(reading, p, held)

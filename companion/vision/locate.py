@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.classify import _class_scores, space_features
+from companion.vision.classify import fit_distances, fit_features
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.read import ReadContext, make_context, take_samples
 from companion.vision.sample import U8Array
@@ -72,9 +72,9 @@ def board_fit(image: U8Array, h: FloatArray, ctx: ReadContext) -> tuple[float, f
     distance; lower is better). Cheap enough to be called many times on a small image.
     """
     cfg = ctx.cfg["locate"]
-    samples = take_samples(image, h, ctx)
-    feats = space_features(samples.spaces)
-    _, dist = _class_scores(feats, ctx.printed_colors, ctx.model)
+    samples = take_samples(image, h, ctx, ctx.fit_grids)
+    feats = fit_features(samples.spaces)
+    dist = fit_distances(feats, ctx.printed_colors, ctx.fit_model)
     best = dist.min(axis=1)
     explained = float(np.mean(best < float(cfg["explained_dist"])))
     smooth = float(np.mean(np.minimum(best, float(cfg["smooth_cap"]))))

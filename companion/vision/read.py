@@ -9,11 +9,17 @@ from typing import Any
 import numpy as np
 
 from companion.vision.classify import (
+    FitModel,
+    PatchLayout,
+    SpaceLayoutInfo,
     SpaceModel,
     SpaceResult,
+    WindowSet,
     apply_gains,
     classify_spaces,
+    fit_model_from_config,
     load_vision_config,
+    make_windows,
     model_from_config,
     space_features,
     white_balance_gains,
@@ -38,8 +44,13 @@ class ReadContext:
     """Everything that does not depend on the picture (build once, reuse for live frames)."""
 
     geometry: BoardGeometry
-    grids: SampleGrids
+    grids: SampleGrids  # reading: enlarged space patches and city spots
+    fit_grids: SampleGrids  # locating: small patches at the spaces' nominal places
     model: SpaceModel
+    fit_model: FitModel
+    layout: PatchLayout
+    windows: WindowSet
+    info: SpaceLayoutInfo
     cfg: dict[str, Any]
     route_slices: dict[str, slice]
     printed_colors: list[str]
@@ -59,22 +70,81 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         city_n=int(s["city_n"]),
         city_scale=float(s["city_scale"]),
     )
+    f = cfg["locate"]["sampling"]
+    fit_grids = make_grids(
+        geometry,
+        nx=int(f["space_nx"]),
+        ny=int(f["space_ny"]),
+        scale_len=float(f["space_scale_len"]),
+        scale_wid=float(f["space_scale_wid"]),
+        city_n=2,
+        city_scale=0.5,
+    )
+    layout = PatchLayout(
+        nx=int(s["space_nx"]),
+        ny=int(s["space_ny"]),
+        scale_len=float(s["space_scale_len"]),
+        scale_wid=float(s["space_scale_wid"]),
+    )
     slices: dict[str, slice] = {}
     i = 0
     for rid in geometry.route_ids:
         n = len(geometry.spaces[rid])
         slices[rid] = slice(i, i + n)
         i += n
+    printed = geometry.space_printed_colors()
+    info = SpaceLayoutInfo(
+        printed_colors=printed,
+        tunnel=np.array([geometry.routes[rid].tunnel for rid, _ in geometry.space_index()]),
+        lane_side=lane_sides(geometry),
+        route_slices=slices,
+        lane_pairs=lane_pairs(geometry),
+    )
     u, v = np.meshgrid(np.linspace(0.04, 0.96, 48), np.linspace(0.05, 0.95, 32))
     return ReadContext(
         geometry=geometry,
         grids=grids,
+        fit_grids=fit_grids,
         model=model_from_config(cfg),
+        fit_model=fit_model_from_config(cfg),
+        layout=layout,
+        windows=make_windows(layout, cfg["space_model"]),
+        info=info,
         cfg=cfg,
         route_slices=slices,
-        printed_colors=geometry.space_printed_colors(),
+        printed_colors=printed,
         wb_grid=np.stack([u, v], axis=-1),
     )
+
+
+def lane_pairs(geometry: BoardGeometry) -> list[tuple[str, str]]:
+    """The double routes: (lane 1, lane 2) route ids with the same two cities."""
+    out = []
+    for rid in geometry.route_ids:
+        if rid.endswith("-1") and rid[:-2] + "-2" in geometry.routes:
+            out.append((rid, rid[:-2] + "-2"))
+    return out
+
+
+def lane_sides(geometry: BoardGeometry) -> FloatArray:
+    """Per space: +1 / -1 when the other lane of its double route lies at +y / -y of its patch
+    (y runs across the track, at +90 degrees from the direction along it); 0 on a single route."""
+    a = geometry.aspect
+    partner: dict[str, str] = {}
+    for r1, r2 in lane_pairs(geometry):
+        partner[r1], partner[r2] = r2, r1
+    out: list[float] = []
+    for rid in geometry.route_ids:
+        boxes = geometry.spaces[rid]
+        if rid not in partner:
+            out.extend([0.0] * len(boxes))
+            continue
+        other = np.mean([[b.u * a, b.v] for b in geometry.spaces[partner[rid]]], axis=0)
+        for b in boxes:
+            th = np.radians(b.angle)
+            normal = np.array([-np.sin(th), np.cos(th)])
+            out.append(float(np.sign((other - np.array([b.u * a, b.v])) @ normal)))
+    return np.array(out, dtype=np.float64)
 
 
 @dataclass
@@ -84,13 +154,17 @@ class Samples:
     gains: FloatArray
 
 
-def take_samples(image: U8Array, h: FloatArray, ctx: ReadContext) -> Samples:
-    """Sample (and white-balance) all spaces and cities of ``image`` under homography ``h``."""
+def take_samples(
+    image: U8Array, h: FloatArray, ctx: ReadContext, grids: SampleGrids | None = None
+) -> Samples:
+    """Sample (and white-balance) all spaces and cities of ``image`` under homography ``h``
+    (with the reading grids, or the given ones)."""
     import cv2
 
     s = ctx.cfg["sampling"]
+    grids = grids if grids is not None else ctx.grids
     # Image pixels per patch pixel along a space, to anti-alias large photos before sampling.
-    boxes = ctx.grids.spaces
+    boxes = grids.spaces
     p0 = project(h, boxes[:, :, 0, :])
     p1 = project(h, boxes[:, :, -1, :])
     along = float(np.median(np.hypot(*(p1 - p0).reshape(-1, 2).T))) / max(1, boxes.shape[2] - 1)
@@ -102,14 +176,14 @@ def take_samples(image: U8Array, h: FloatArray, ctx: ReadContext) -> Samples:
         float(s["white_target"]),
         float(s["white_percentile"]),
     )
-    spaces = apply_gains(sample_spaces(img, hh, ctx.grids), gains)
-    cities = apply_gains(sample_cities(img, hh, ctx.grids), gains)
+    spaces = apply_gains(sample_spaces(img, hh, grids), gains)
+    cities = apply_gains(sample_cities(img, hh, grids), gains)
     return Samples(spaces=spaces, cities=cities, gains=gains)
 
 
 def read_samples(samples: Samples, ctx: ReadContext) -> tuple[BoardReading, SpaceResult]:
-    feats = space_features(samples.spaces)
-    res = classify_spaces(feats, ctx.printed_colors, ctx.route_slices, ctx.model)
+    feats = space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
+    res = classify_spaces(feats, ctx.info, ctx.model, ctx.windows)
     stations, station_conf = classify_stations(samples.cities, res.model, ctx.cfg)
     g = ctx.geometry
     spaces: dict[str, list[str | None]] = {

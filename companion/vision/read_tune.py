@@ -12,18 +12,25 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from companion.vision.classify import (
-    FEATURES,
+    HYPOTHESES,
     FloatArray,
+    SpaceFeatures,
     SpaceModel,
+    clip_cues,
+    distances,
+    hypothesis_scores,
+    log_softmax,
     model_to_config,
     space_features,
+    window_penalty,
 )
 from companion.vision.geometry import corners_homography
 from companion.vision.read import ReadContext, Samples, make_context, take_samples
@@ -83,44 +90,88 @@ def photo_samples(image: Any, ctx: ReadContext, h: FloatArray | None = None) -> 
 
 
 def fit_space_model(
-    data: list[tuple[FloatArray, list[str | None]]],
-    printed: list[str],
-    cfg: dict[str, Any],
+    data: list[tuple[SpaceFeatures, list[str | None]]], ctx: ReadContext
 ) -> SpaceModel:
-    """Class means over all labelled spaces and one pooled scale per feature (with floors)."""
-    feats = np.concatenate([f for f, _ in data])
-    labels = [lab for _, labs in data for lab in labs]
-    pcs = [p for _ in data for p in printed]
-    groups: dict[str, list[int]] = {}
-    for i, (lab, pc) in enumerate(zip(labels, pcs, strict=True)):
-        if lab == UNKNOWN:
-            continue
-        key = f"T:{lab}" if lab is not None else f"P:{pc}"
-        groups.setdefault(key, []).append(i)
-    means = {k: feats[v].mean(axis=0) for k, v in groups.items()}
-    var = [feats[v].var(axis=0) for v in groups.values() if len(v) >= 3]
-    m = cfg["space_model"]
-    floor = np.array(m["scale_floor"], dtype=np.float64)
-    scale = np.maximum(np.sqrt(np.mean(var, axis=0)), floor)
-    prior = cfg["space_model"]
-    plastic = {
-        c: means.get(f"T:{c}", np.array(prior["plastic"][c], dtype=np.float64))
-        for c in PLAYER_COLORS
+    """Fit the reader's numbers on labelled pictures.
+
+    Class means of the colour features (plastic: the nominal train window; printed: the core),
+    one pooled scale per feature (with floors), then the conditional-logit coefficients by
+    maximum likelihood over the labelled spaces (Adam, fixed steps, deterministic).
+    """
+    m = ctx.cfg["space_model"]
+    prior = ctx.model
+    zero = int(np.argmin(np.abs(ctx.windows.along) + np.abs(ctx.windows.across)))
+    plastic_rows: dict[str, list[FloatArray]] = {c: [] for c in PLAYER_COLORS}
+    printed_rows: dict[str, list[FloatArray]] = {}
+    for feats, labels in data:
+        for i, lab in enumerate(labels):
+            if lab == UNKNOWN:
+                continue
+            if lab is None:
+                printed_rows.setdefault(ctx.printed_colors[i], []).append(feats.printed[i])
+            else:
+                plastic_rows[lab].append(feats.windows[i, zero])
+    groups = [np.array(v) for v in [*plastic_rows.values(), *printed_rows.values()] if len(v) >= 3]
+    var = np.mean([g.var(axis=0) for g in groups], axis=0)
+    scale = np.maximum(np.sqrt(var), np.array(m["scale_floor"], dtype=np.float64))
+    plastic = {c: np.mean(v, axis=0) if v else prior.plastic[c] for c, v in plastic_rows.items()}
+    printed = {
+        c: np.mean(printed_rows[c], axis=0) if printed_rows.get(c) else mu
+        for c, mu in prior.printed.items()
     }
-    printed_colors = sorted(set(printed))
-    printed_means = {
-        c: means.get(f"P:{c}", np.array(prior["printed"][c], dtype=np.float64))
-        for c in printed_colors
-    }
-    return SpaceModel(
-        plastic=plastic,
-        printed=printed_means,
-        scale=scale,
-        clip=float(m["clip"]),
-        em_rounds=int(m["em_rounds"]),
-        em_prior_weight=float(m["em_prior_weight"]),
-        route_temperature=float(m["route_temperature"]),
-    )
+    model = replace(prior, plastic=plastic, printed=printed, scale=scale)
+    penalty = window_penalty(model, ctx.windows, ctx.info.lane_side)
+    all_cues = np.concatenate([f.cues for f, _ in data])
+    low, high = np.percentile(all_cues, [1.0, 99.0], axis=0)
+    model = replace(model, cue_range=np.stack([low, high], axis=1))
+    dists, cues, ys = [], [], []
+    for feats, labels in data:
+        d, _ = distances(feats, ctx.info, model, penalty)
+        known = np.array([lab != UNKNOWN for lab in labels])
+        dists.append(d[known])
+        cues.append(clip_cues(feats.cues, model)[known])
+        ys.append(np.array([HYPOTHESES.index(lab) for lab in labels if lab != UNKNOWN]))
+    coef = fit_coefficients(np.concatenate(dists), np.concatenate(cues), np.concatenate(ys))
+    return replace(model, coef=coef)
+
+
+def fit_coefficients(
+    dist: FloatArray,
+    cues: FloatArray,
+    y: npt.NDArray[np.int64],
+    steps: int = 3000,
+    rate: float = 0.05,
+    l2: float = 1e-3,
+) -> FloatArray:
+    """Maximum-likelihood coefficients of ``hypothesis_scores`` (cues standardised while
+    fitting, then folded back)."""
+    mu = cues.mean(axis=0)
+    sd = cues.std(axis=0) + 1e-6
+    cn = (cues - mu) / sd
+    theta = np.r_[1.0, 1.0, 0.0, np.zeros(cues.shape[1])]
+    m1 = np.zeros_like(theta)
+    m2 = np.zeros_like(theta)
+    onehot = np.zeros((len(y), len(HYPOTHESES)))
+    onehot[np.arange(len(y)), y] = 1.0
+    for t in range(1, steps + 1):
+        s = hypothesis_scores(dist, cn, theta)
+        p = np.exp(log_softmax(s))
+        r = (p - onehot) / len(y)
+        grad = np.empty_like(theta)
+        grad[0] = (r[:, 0] * (-0.5 * dist[:, 0])).sum()
+        grad[1] = (r[:, 1:] * (-0.5 * dist[:, 1:])).sum()
+        grad[2] = r[:, 0].sum()
+        grad[3:] = cn.T @ r[:, 0]
+        grad += l2 * theta
+        m1 = 0.9 * m1 + 0.1 * grad
+        m2 = 0.999 * m2 + 0.001 * grad * grad
+        theta -= rate * (m1 / (1 - 0.9**t)) / (np.sqrt(m2 / (1 - 0.999**t)) + 1e-8)
+    beta = theta[3:] / sd
+    return np.asarray(np.r_[theta[0], theta[1], theta[2] - float(mu @ beta), beta])
+
+
+def photo_features(samples: Samples, ctx: ReadContext) -> SpaceFeatures:
+    return space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,18 +182,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the model into vision.json")
     args = parser.parse_args(argv)
     ctx = make_context()
-    data: list[tuple[FloatArray, list[str | None]]] = []
+    data: list[tuple[SpaceFeatures, list[str | None]]] = []
     for ph in labelled_photos(args.photos, ctx):
         if ph.space_labels is None:
             continue
         image = cv2.imread(str(ph.path))
-        feats = space_features(photo_samples(image, ctx).spaces)
+        feats = photo_features(photo_samples(image, ctx), ctx)
         data.append((feats, ph.space_labels))
-        print(f"{ph.name}: {feats.shape[0]} spaces")
-    model = fit_space_model(data, ctx.printed_colors, ctx.cfg)
+        print(f"{ph.name}: {feats.printed.shape[0]} spaces")
+    model = fit_space_model(data, ctx)
     cfg_model = dict(ctx.cfg["space_model"])
     cfg_model.update(model_to_config(model))
-    assert tuple(cfg_model["features"]) == FEATURES
     if args.write:
         path = Path(__file__).resolve().parents[1] / "data" / "vision.json"
         cfg = json.loads(path.read_text(encoding="utf-8"))
