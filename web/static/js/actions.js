@@ -1,0 +1,402 @@
+// Everything that changes the game: claims, payments, tunnels, stations, tickets, turns, undo,
+// new game, pairing. The host may act for anyone; a paired phone only for its own colour.
+
+import { getJSON, post } from "./api.js";
+import { PLAYER_COLORS } from "./map.js";
+import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
+
+const STATION_COSTS = [1, 2, 3];
+const COLORS = ["blue", "red", "green", "yellow", "black"];
+
+function canAct(app, color) {
+  return app.role === "host" || (app.role === "player" && color === app.color);
+}
+
+function playing(state) {
+  return state && (state.phase === "playing" || state.phase === "setup");
+}
+
+function player(state, color) {
+  return state.players.find((p) => p.color === color);
+}
+
+// Cards that would pay a route exactly when the route has one colour: a quick fill.
+function suggestion(route) {
+  if (route.color === "grey") return null;
+  const out = [];
+  for (let i = 0; i < route.length - route.locomotives; i++) out.push(route.color);
+  for (let i = 0; i < route.locomotives; i++) out.push("locomotive");
+  return out;
+}
+
+function tappedFor(app, color) {
+  const pay = app.pending && app.pending.payment;
+  return pay && pay.player === color && pay.cards && pay.cards.length ? pay.cards : null;
+}
+
+// ---- route and city sheets ------------------------------------------------------------
+
+export function openRoute(app, id) {
+  const { i18n, map, state } = app;
+  const r = map.routes[id];
+  if (!r) return;
+  app.board.select(id);
+  const owner = app.board.owners[id];
+  const info = el("p", null, app.board.describeRoute(id), " · ", i18n.t("route.points", { n: r.points }));
+  const content = [info];
+  const actor = app.role === "host" ? state?.current : app.color;
+  if (!owner && state && state.phase === "playing" && !state.tunnel && actor && canAct(app, actor)) {
+    const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for"), name: "player" }) : null;
+    const picker = cardPicker(i18n);
+    const quick = suggestion(r);
+    const row = el("div", { class: "row" });
+    if (quick) row.appendChild(el("button", { type: "button", class: "quick", onclick: () => picker.set(quick) }, i18n.cardList(quick)));
+    const color = () => (who ? who.value : actor);
+    const tapped = tappedFor(app, color());
+    if (tapped) content.push(el("p", { class: "muted" }, i18n.t("cards.tapped", { cards: i18n.cardList(tapped) })));
+    if (who) content.push(el("label", null, i18n.t("act.claim_for"), who));
+    content.push(row, picker.el);
+    const claim = (cards) => app.act({ type: "claim", player: color(), route: id, ...(cards ? { cards } : {}) }).then((s) => s && closeSheet());
+    content.push(
+      el(
+        "div",
+        { class: "actions" },
+        el("button", { type: "button", class: "primary", id: "claim-go", onclick: () => claim(picker.cards.length ? picker.cards : tapped || undefined) }, i18n.t("act.claim")),
+        el("button", { type: "button", onclick: () => claim(undefined) }, i18n.t("act.no_cards")),
+        el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
+      ),
+    );
+  } else {
+    content.push(el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))));
+  }
+  sheet(i18n.route(r), ...content);
+}
+
+export function openCity(app, id) {
+  const { i18n, state } = app;
+  app.board.select(id);
+  const owner = app.board.stationOwners[id];
+  const name = owner ? player(state, owner)?.name || owner : "";
+  const content = [el("p", null, owner ? i18n.t("city.station_of", { name, color: i18n.color(owner) }) : i18n.t("city.no_station"))];
+  const actor = app.role === "host" ? state?.current : app.color;
+  const me = actor && state ? player(state, actor) : null;
+  if (!owner && me && state.phase === "playing" && !state.tunnel && canAct(app, actor) && me.stations_left > 0) {
+    const n = 4 - me.stations_left;
+    const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for") }) : null;
+    const picker = cardPicker(i18n);
+    if (who) content.push(el("label", null, i18n.t("act.claim_for"), who));
+    content.push(el("p", { class: "muted" }, i18n.t("act.station_cost", { n, cost: STATION_COSTS[n - 1] || n })), picker.el);
+    const build = () => {
+      const color = who ? who.value : actor;
+      const cards = picker.cards.length ? picker.cards : tappedFor(app, color);
+      app.act({ type: "build_station", player: color, city: id, ...(cards ? { cards } : {}) }).then((s) => s && closeSheet());
+    };
+    content.push(el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "station-go", onclick: build }, i18n.t("act.station")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))));
+  } else {
+    content.push(el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))));
+  }
+  sheet(i18n.city(id), ...content);
+}
+
+// ---- tickets ---------------------------------------------------------------------------
+
+export function openTickets(app, color) {
+  const { i18n, map, state } = app;
+  const variant = map.variants.find((v) => v.id === state.variant) || map.variants[0];
+  const all = Object.values(map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d)));
+  all.sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
+  const chosen = new Set();
+  const count = el("span", { class: "muted", "aria-live": "polite" }, i18n.t("tickets.selected", { n: 0 }));
+  const list = el("div", { class: "pick-list" });
+  const filter = el("input", { type: "search", placeholder: i18n.t("act.search"), "aria-label": i18n.t("act.search") });
+  const labels = [];
+  for (const t of all) {
+    const box = el("input", {
+      type: "checkbox",
+      value: t.id,
+      onchange: (e) => {
+        if (e.target.checked) chosen.add(t.id);
+        else chosen.delete(t.id);
+        count.textContent = i18n.t("tickets.selected", { n: chosen.size });
+      },
+    });
+    const text = `${i18n.ticket(t)} (${t.points})${t.long ? ` · ${i18n.t("tickets.long")}` : ""}`;
+    const label = el("label", { dataset: { ticket: t.id, search: `${i18n.ticket(t)} ${map.cities[t.a].name} ${map.cities[t.b].name}`.toLowerCase() } }, box, el("span", null, text));
+    labels.push(label);
+    list.appendChild(label);
+  }
+  filter.addEventListener("input", () => {
+    const q = filter.value.trim().toLowerCase();
+    for (const l of labels) l.classList.toggle("hidden", q !== "" && !l.dataset.search.includes(q));
+  });
+  const p = player(state, color);
+  sheet(
+    `${i18n.t("tickets.pick")} – ${p ? p.name : color}`,
+    filter,
+    list,
+    el(
+      "div",
+      { class: "actions" },
+      count,
+      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => app.act({ type: "keep_tickets", player: color, tickets: [...chosen] }).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
+      el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
+    ),
+  );
+}
+
+// ---- the actions panel -------------------------------------------------------------------
+
+function tunnelPanel(app, tunnel) {
+  const { i18n, map } = app;
+  const r = map.routes[tunnel.route];
+  const box = el("div", { class: "stack", id: "tunnel" }, el("h3", null, i18n.t("tunnel.title", { route: r ? i18n.route(r) : tunnel.route })));
+  box.appendChild(el("p", { class: "muted" }, i18n.cardList(tunnel.played || [])));
+  if (!canAct(app, tunnel.player)) return box;
+  if (!tunnel.revealed) {
+    const picker = cardPicker(i18n, { max: 3 });
+    box.append(el("p", null, i18n.t("tunnel.reveal")), picker.el);
+    box.appendChild(el("button", { type: "button", class: "primary", id: "reveal-go", onclick: () => app.act({ type: "tunnel_reveal", player: tunnel.player, cards: picker.cards }) }, i18n.t("tunnel.reveal_btn")));
+  } else {
+    const extra = tunnel.extra || 0;
+    const c = tunnel.extra_color;
+    const msg = c && c !== "locomotive" ? i18n.t("tunnel.extra", { n: extra, color: i18n.card(c) }) : i18n.t("tunnel.extra_loco", { n: extra });
+    box.appendChild(el("p", { class: "surcharge", role: "status" }, el("strong", null, msg), el("br"), el("span", { class: "muted" }, i18n.cardList(tunnel.revealed))));
+    const picker = cardPicker(i18n, { initial: Array(extra).fill(c || "locomotive") });
+    box.appendChild(picker.el);
+    box.appendChild(
+      el(
+        "div",
+        { class: "row" },
+        el("button", { type: "button", class: "primary", id: "tunnel-pay", onclick: () => app.act({ type: "tunnel_pay", player: tunnel.player, ...(picker.cards.length ? { cards: picker.cards } : {}) }) }, i18n.t("tunnel.pay")),
+        el("button", { type: "button", id: "tunnel-withdraw", onclick: () => app.act({ type: "tunnel_withdraw", player: tunnel.player }) }, i18n.t("tunnel.withdraw")),
+      ),
+    );
+  }
+  return box;
+}
+
+function routeChooser(app, actor) {
+  // The same claim as a map tap, for screen readers and small screens: pick a free route.
+  const { i18n, map } = app;
+  const taken = app.board.owners;
+  const s = el("select", { id: "route-select", "aria-label": i18n.t("act.claim") }, el("option", { value: "" }, `${i18n.t("act.claim")}…`));
+  const free = Object.values(map.routes).filter((r) => !taken[r.id]);
+  free.sort((a, b) => i18n.route(a).localeCompare(i18n.route(b), i18n.lang));
+  for (const r of free) s.appendChild(el("option", { value: r.id }, `${i18n.route(r)} (${r.length}, ${i18n.card(r.color)}${r.tunnel ? `, ${i18n.t("route.tunnel")}` : ""})`));
+  s.addEventListener("change", () => s.value && openRoute(app, s.value));
+  const c = el("select", { id: "city-select", "aria-label": i18n.t("act.station") }, el("option", { value: "" }, `${i18n.t("act.station")}…`));
+  const cities = Object.keys(map.cities).filter((id) => !app.board.stationOwners[id]);
+  cities.sort((a, b) => i18n.city(a).localeCompare(i18n.city(b), i18n.lang));
+  for (const id of cities) c.appendChild(el("option", { value: id }, i18n.city(id)));
+  c.addEventListener("change", () => c.value && openCity(app, c.value));
+  return [s, c];
+}
+
+export function renderActions(container, app) {
+  const { i18n, state } = app;
+  container.textContent = "";
+  if (!state || !state.game_id || state.phase === "none") {
+    container.appendChild(el("p", { class: "muted" }, i18n.t("phase.none")));
+    return;
+  }
+  const host = app.role === "host";
+  if (state.phase === "setup" || (state.phase === "playing" && state.players.some((p) => !p.ready))) {
+    for (const p of state.players) {
+      if (p.ready || !canAct(app, p.color)) continue;
+      container.appendChild(el("div", { class: "row" }, playerLabel(p, i18n), el("span", { class: "grow" }), el("button", { type: "button", class: "primary", dataset: { keep: p.color }, onclick: () => openTickets(app, p.color) }, i18n.t("act.keep"))));
+    }
+  }
+  if (state.tunnel) container.appendChild(tunnelPanel(app, state.tunnel));
+  else if (state.phase === "playing" || state.phase === "setup") {
+    const actor = host ? state.current : app.color;
+    if (actor && canAct(app, actor) && (host || state.current === app.color || state.phase === "playing")) {
+      const mine = state.current === actor;
+      const [routes, cities] = routeChooser(app, actor);
+      container.append(routes, cities);
+      const row = el("div", { class: "row" });
+      row.appendChild(el("button", { type: "button", id: "drew", disabled: !mine || state.acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew")));
+      row.appendChild(el("button", { type: "button", id: "more-tickets", disabled: !mine || state.acted, onclick: () => openTickets(app, actor) }, i18n.t("act.keep")));
+      row.appendChild(el("button", { type: "button", class: state.acted ? "primary" : "", id: "end-turn", disabled: !mine, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
+      container.appendChild(row);
+    }
+  }
+  if (host) {
+    const row = el("div", { class: "row", style: "margin-top:.6rem" });
+    row.appendChild(el("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => app.act({ type: "undo" }) }, i18n.t("act.undo")));
+    if (state.phase !== "finished") {
+      row.appendChild(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "danger",
+            id: "finish",
+            onclick: () =>
+              sheet(i18n.t("act.finish"), el("p", null, i18n.t("act.finish_sure")), el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "finish-go", onclick: () => app.act({ type: "finish" }).then(closeSheet) }, i18n.t("act.confirm")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")))),
+          },
+          i18n.t("act.finish"),
+        ),
+      );
+    }
+    container.appendChild(row);
+  }
+}
+
+// ---- pending taps and camera questions -----------------------------------------------------
+
+export function renderPending(container, app) {
+  const { i18n, state, pending } = app;
+  container.textContent = "";
+  if (!pending || !state || !state.players) return;
+  const items = [];
+  const name = (c) => player(state, c)?.name || c;
+  if (pending.payment && pending.payment.cards && pending.payment.cards.length) {
+    items.push(el("p", null, i18n.t("pending.payment", { name: name(pending.payment.player), cards: i18n.cardList(pending.payment.cards) })));
+  }
+  if (pending.tickets && pending.tickets.count) items.push(el("p", null, i18n.t("pending.tickets", { name: name(pending.tickets.player), n: pending.tickets.count })));
+  if (items.length && app.role === "host") items.push(el("button", { type: "button", onclick: () => post("/api/pending/clear", {}).catch((e) => toast(e.message, "error")) }, i18n.t("pending.clear")));
+  for (const c of pending.confirmations || []) {
+    if (!canAct(app, c.color)) continue;
+    const r = c.route && app.map.routes[c.route];
+    const what = r ? i18n.route(r) : c.city ? i18n.city(c.city) : c.kind;
+    const answer = (accept) => post(`/api/confirmations/${encodeURIComponent(c.id)}`, { accept }).then((s) => app.setState(s)).catch((e) => toast(i18n.t("err.generic", { error: e.message }), "error"));
+    items.push(
+      el(
+        "div",
+        { class: "row" },
+        el("span", { class: "grow" }, `${name(c.color)}: ${what} — ${c.reason}`),
+        el("button", { type: "button", class: "primary", onclick: () => answer(true) }, i18n.t("act.accept")),
+        el("button", { type: "button", onclick: () => answer(false) }, i18n.t("act.reject")),
+      ),
+    );
+  }
+  if (items.length) container.appendChild(el("section", { class: "panel" }, el("h2", null, i18n.t("section.pending")), ...items));
+}
+
+// ---- host: new game, pairing, moves ----------------------------------------------------------
+
+export function renderNewGame(container, app, mode = "table") {
+  const { i18n, map } = app;
+  container.textContent = "";
+  const names = ["", "", "", "", ""];
+  const rows = el("div");
+  let count = 3;
+  const rowEls = [];
+  const redraw = () => {
+    rows.textContent = "";
+    rowEls.length = 0;
+    for (let i = 0; i < count; i++) {
+      const name = el("input", { type: "text", value: names[i], maxlength: "24", "aria-label": `${i18n.t("new.name")} ${i + 1}`, placeholder: `${i18n.t("new.name")} ${i + 1}`, oninput: (e) => (names[i] = e.target.value), dataset: { i: String(i) } });
+      const color = el("select", { "aria-label": `${i18n.t("new.color")} ${i + 1}` });
+      for (const c of COLORS) color.appendChild(el("option", { value: c }, i18n.color(c)));
+      color.value = COLORS[i];
+      const rm = el("button", { type: "button", "aria-label": `${i18n.t("new.remove")} ${i + 1}`, disabled: count <= 2, onclick: () => (names.splice(i, 1), names.push(""), (count -= 1), redraw()) }, "×");
+      rowEls.push({ name, color });
+      rows.appendChild(el("div", { class: "player-row" }, name, color, rm));
+    }
+    add.disabled = count >= 5;
+  };
+  const add = el("button", { type: "button", onclick: () => ((count += 1), redraw()) }, i18n.t("new.add"));
+  const variant = el("select", { id: "variant", "aria-label": i18n.t("new.variant") });
+  for (const v of map.variants) variant.appendChild(el("option", { value: v.id }, i18n.t(`variant.${v.id}`)));
+  const pay = el("select", { id: "payment", "aria-label": i18n.t("new.payment") });
+  for (const m of ["lenient", "strict", "off"]) pay.appendChild(el("option", { value: m }, i18n.t(`pay.${m}`)));
+  const modeSel = el("select", { id: "mode", "aria-label": i18n.t("new.mode") });
+  for (const m of ["table", "photo"]) modeSel.appendChild(el("option", { value: m }, i18n.t(`mode.${m}`)));
+  modeSel.value = mode;
+  const start = () => {
+    const players = rowEls.map((r, i) => ({ name: r.name.value.trim() || `${i18n.t("col.player")} ${i + 1}`, color: r.color.value }));
+    app.act({ type: "new_game", variant: variant.value, payment_mode: pay.value, mode: modeSel.value, players }).then((s) => s && toast(i18n.t("notice.saved")));
+  };
+  container.append(
+    el("fieldset", null, el("legend", null, i18n.t("new.players")), rows, add),
+    el("label", null, i18n.t("new.variant"), variant),
+    el("label", null, i18n.t("new.payment"), pay),
+    el("label", null, i18n.t("new.mode"), modeSel),
+    el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "start-game", onclick: start }, i18n.t("act.start"))),
+  );
+  redraw();
+}
+
+export function renderPairing(container, app) {
+  const { i18n, state } = app;
+  container.textContent = "";
+  if (!state || !state.players || !state.players.length) return;
+  for (const p of state.players) {
+    const open = async () => {
+      try {
+        const res = await post(`/api/players/${p.color}/pair`, {});
+        const qr = el("div", { class: "qr" });
+        qr.innerHTML = res.qr_svg; // SVG made by the server (segno), not user input
+        sheet(i18n.t("pair.scan", { name: p.name, color: i18n.color(p.color) }), qr, el("p", { class: "url" }, el("a", { href: res.url, "data-pair-url": p.color }, res.url)), el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))));
+      } catch (e) {
+        toast(i18n.t("err.generic", { error: e.message }), "error");
+      }
+    };
+    container.appendChild(el("div", { class: "row", style: "margin-bottom:.3rem" }, playerLabel(p, i18n), el("span", { class: "muted grow" }, i18n.t(p.paired ? "pair.paired" : "pair.not")), el("button", { type: "button", dataset: { pair: p.color }, onclick: open }, i18n.t("act.pair"))));
+  }
+}
+
+export function describeAction(a, app) {
+  const { i18n, map, state } = app;
+  const who = a.player ? player(state, a.player)?.name || a.player : "";
+  const r = a.route && map.routes[a.route];
+  switch (a.type) {
+    case "claim":
+      return `${who}: ${r ? i18n.route(r) : a.route}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
+    case "build_station":
+      return `${who}: ${i18n.t("col.stations")} ${i18n.city(a.city)}`;
+    case "keep_tickets":
+      return `${who}: ${i18n.t("act.keep")} (${Array.isArray(a.tickets) ? a.tickets.length : a.tickets ?? "?"})`;
+    case "drew_cards":
+      return `${who}: ${i18n.t("act.drew")}`;
+    case "end_turn":
+      return `${who}: ${i18n.t("act.end")}`;
+    case "tunnel_reveal":
+      return `${who}: ${i18n.t("route.tunnel")} ${i18n.cardList(a.cards)}`;
+    case "tunnel_pay":
+      return `${who}: ${i18n.t("tunnel.pay")}`;
+    case "tunnel_withdraw":
+      return `${who}: ${i18n.t("tunnel.withdraw")}`;
+    case "new_game":
+      return i18n.t("section.newgame");
+    case "finish":
+      return i18n.t("act.finish");
+    default:
+      return `${who} ${a.type}`;
+  }
+}
+
+export async function renderLog(container, app) {
+  const { i18n, state } = app;
+  if (!state || !state.game_id) {
+    container.textContent = i18n.t("log.empty");
+    return;
+  }
+  let events;
+  try {
+    events = (await getJSON(`/api/games/${encodeURIComponent(state.game_id)}/events`)).events || [];
+  } catch {
+    return;
+  }
+  app.events = events;
+  container.textContent = "";
+  const list = el("ol", { class: "log", reversed: true });
+  const shown = events.slice(-25).reverse();
+  for (const ev of shown) {
+    const a = ev.action || {};
+    const li = el("li", { class: ev.undone ? "undone" : "", value: String(ev.seq) }, describeAction(a, app), " ");
+    if (a.type !== "new_game" && a.type !== "undo" && a.type !== "redo") {
+      if (ev.undone) li.appendChild(el("button", { type: "button", onclick: () => app.act({ type: "redo", seq: ev.seq }) }, i18n.t("act.redo")));
+      else li.appendChild(el("button", { type: "button", onclick: () => app.act({ type: "undo", seq: ev.seq }) }, i18n.t("act.undo_this")));
+    }
+    list.appendChild(li);
+  }
+  container.appendChild(shown.length ? list : el("p", { class: "muted" }, i18n.t("log.empty")));
+  for (const b of list.querySelectorAll("button")) {
+    b.style.minHeight = "32px";
+    b.style.padding = ".1rem .5rem";
+  }
+}
+
+export { PLAYER_COLORS };

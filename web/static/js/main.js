@@ -1,0 +1,226 @@
+// The dashboard: one module per page kind, chosen by <body data-page>. State arrives once from
+// /api/state, then live over /api/events; every render is a pure function of the latest state.
+
+import { act, getJSON, subscribe } from "./api.js";
+import { describeAction, openCity, openRoute, renderActions, renderLog, renderNewGame, renderPairing, renderPending } from "./actions.js";
+import { drawChart, mergeState, seriesFromEvents } from "./chart.js";
+import { drawFinal } from "./final.js";
+import { chooseLang, I18n } from "./i18n.js";
+import { BoardMap, unpackMap } from "./map.js";
+import { drawTickets, loadTickets } from "./tickets.js";
+import { el, playerLabel, toast } from "./ui.js";
+
+const $ = (id) => document.getElementById(id);
+
+function banner(app) {
+  const box = $("banner");
+  if (!box) return;
+  const { state, i18n } = app;
+  box.textContent = "";
+  box.classList.toggle("final", !!(state && state.final_round && state.phase === "playing"));
+  if (!state || !state.game_id || state.phase === "none") {
+    box.appendChild(el("span", null, i18n.t("phase.none")));
+    return;
+  }
+  const cur = state.players.find((p) => p.color === state.current);
+  const text = el("div", { class: "grow" });
+  if (state.phase === "playing" && cur) {
+    if (state.final_round) text.appendChild(el("span", { class: "final-flag", id: "final-round" }, `${i18n.t("final.round")}${state.turns_left ? ` · ${i18n.t("final.turns_left", { n: state.turns_left })}` : ""}`));
+    const mine = app.role === "player" && cur.color === app.color;
+    text.appendChild(el("span", { class: "who", id: "whose-turn", dataset: { color: cur.color } }, mine ? i18n.t("turn.you") : i18n.t("turn.of", { name: cur.name, color: i18n.color(cur.color) })));
+    text.appendChild(el("div", { class: "muted" }, `${i18n.t("turn.number", { n: state.turn + 1 })}${state.acted ? ` · ${i18n.t("turn.acted")}` : ""}`));
+    box.appendChild(el("span", { class: `swatch ${cur.color}`, "aria-hidden": "true" }));
+  } else {
+    text.appendChild(el("span", { class: "who", id: "phase" }, i18n.t(`phase.${state.phase}`)));
+  }
+  if (state.last && state.last.type) text.appendChild(el("div", { class: "muted", id: "last-move" }, describeAction({ ...state.last, tickets: undefined }, app)));
+  box.appendChild(text);
+}
+
+function scoreboard(app) {
+  const box = $("scores");
+  if (!box) return;
+  const { state, i18n } = app;
+  box.textContent = "";
+  if (!state || !state.players || !state.players.length) {
+    box.appendChild(el("p", { class: "muted" }, i18n.t("phase.none")));
+    return;
+  }
+  const head = el("tr", null, ...["col.player", "col.score", "col.trains", "col.stations", "col.tickets"].map((k) => el("th", { scope: "col" }, i18n.t(k))));
+  const body = el("tbody");
+  for (const p of state.players) {
+    const current = p.color === state.current && state.phase === "playing";
+    body.appendChild(
+      el(
+        "tr",
+        { class: current ? "current" : "", "aria-current": current ? "true" : null, dataset: { color: p.color } },
+        el("td", null, playerLabel(p, i18n)),
+        el("td", { class: "score" }, String(p.final ? p.final.total : p.score)),
+        el("td", { class: "trains" }, String(p.trains_left)),
+        el("td", { class: "stations" }, String(p.stations_left)),
+        el("td", { class: "held" }, String(p.tickets_held)),
+      ),
+    );
+  }
+  box.appendChild(el("table", null, el("thead", null, head), body));
+}
+
+function boardFromState(app) {
+  const { state } = app;
+  if (!app.board || app.page === "photo") return;
+  const owners = {};
+  const stations = {};
+  const names = {};
+  for (const p of state?.players || []) {
+    names[p.color] = p.name;
+    for (const r of p.routes) owners[r] = p.color;
+    for (const c of p.stations) stations[c] = p.color;
+  }
+  app.board.update(owners, stations, names);
+}
+
+async function refreshChart(app, full) {
+  const box = $("chart");
+  if (!box || !app.state) return;
+  if (full && app.state.game_id) {
+    try {
+      const { events } = await getJSON(`/api/games/${encodeURIComponent(app.state.game_id)}/events`);
+      app.points = seriesFromEvents(events || [], app.state, app.map);
+    } catch {
+      app.points = mergeState([], app.state);
+    }
+  } else {
+    app.points = mergeState(app.points || [], app.state);
+  }
+  drawChart(box, app.points, app.state, app.i18n);
+}
+
+function render(app) {
+  app.i18n.apply();
+  for (const a of document.querySelectorAll("nav.tabs a")) {
+    if (a.dataset.nav === app.page) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  $("lang").textContent = app.i18n.t("lang.switch");
+  banner(app);
+  scoreboard(app);
+  boardFromState(app);
+  if ($("actions")) renderActions($("actions"), app);
+  if ($("pending")) renderPending($("pending"), app);
+  const finished = app.state && app.state.phase === "finished";
+  if ($("final-panel") && app.page !== "history") {
+    $("final-panel").classList.toggle("hidden", !finished);
+    if (finished) drawFinal($("final"), app.state, app);
+  }
+  if ($("pairing")) renderPairing($("pairing"), app);
+  if ($("log")) renderLog($("log"), app);
+  if ($("tickets")) app.refreshTickets();
+  if (app.pageRender) app.pageRender(app);
+}
+
+async function main() {
+  const body = document.body;
+  const i18n = new I18n();
+  const [, raw] = await Promise.all([i18n.load(chooseLang()), fetch("/static/map.json").then((r) => r.json())]);
+  const map = unpackMap(raw);
+  for (const c of Object.values(map.cities)) i18n.mapNames[c.id] = c.name;
+  const app = {
+    page: body.dataset.page,
+    role: body.dataset.role,
+    color: body.dataset.color || null,
+    i18n,
+    map,
+    state: null,
+    pending: null,
+    points: [],
+    board: null,
+  };
+  app.show = (lines) => {
+    if (!app.board) return;
+    app.board.highlight(lines);
+    $("map").scrollIntoView({ behavior: "smooth", block: "start" });
+  };
+  app.setState = (s) => {
+    if (!s || typeof s.seq !== "number") return;
+    const gameChanged = !app.state || app.state.game_id !== s.game_id;
+    const changed = !app.state || s.seq !== app.state.seq;
+    if (app.state && s.seq < app.state.seq && !gameChanged) return; // an older state arriving late
+    app.state = s;
+    if (s.pending) app.pending = s.pending;
+    if (changed && app.board) app.board.highlight([]);
+    render(app);
+    refreshChart(app, gameChanged);
+  };
+  app.act = async (action) => {
+    try {
+      const s = await act(action);
+      app.setState(s);
+      if (s.warnings && s.warnings.length) toast(s.warnings.join(" "), "warning", 6000);
+      return s;
+    } catch (e) {
+      toast(e.status === 0 ? i18n.t("err.network") : i18n.t("err.generic", { error: e.message }), "error", 6000);
+      return null;
+    }
+  };
+  let ticketsBusy = null;
+  app.refreshTickets = () => {
+    if (ticketsBusy) return ticketsBusy;
+    ticketsBusy = loadTickets(app).then((data) => {
+      ticketsBusy = null;
+      drawTickets($("tickets"), data, app);
+    });
+    return ticketsBusy;
+  };
+
+  if ($("map")) {
+    app.board = new BoardMap($("map"), map, i18n);
+    app.board.onRoute = (id) => (app.routeTap ? app.routeTap(id) : openRoute(app, id));
+    app.board.onCity = (id) => (app.cityTap ? app.cityTap(id) : openCity(app, id));
+  }
+  if ($("newgame")) renderNewGame($("newgame"), app, app.page === "photo" ? "photo" : "table");
+  if (app.page === "photo") await (await import("./photo.js")).setup(app);
+  if (app.page === "history") await (await import("./history.js")).setup(app);
+
+  $("lang").addEventListener("click", async () => {
+    const next = i18n.other();
+    await i18n.load(next);
+    i18n.remember(next);
+    if (app.board) app.board.relabel();
+    if ($("newgame")) renderNewGame($("newgame"), app, app.page === "photo" ? "photo" : "table");
+    render(app);
+    if ($("chart")) drawChart($("chart"), app.points, app.state, i18n);
+  });
+
+  try {
+    app.setState(await getJSON("/api/state"));
+  } catch {
+    toast(i18n.t("err.network"), "error");
+  }
+  const conn = $("conn");
+  subscribe({
+    onState: (s) => app.setState(s),
+    onPending: (p) => {
+      app.pending = p;
+      if ($("pending")) renderPending($("pending"), app);
+      if ($("actions")) renderActions($("actions"), app);
+    },
+    onNotice: (n) => toast(n.text, n.level || "info", 6000),
+    onOpen: () => {
+      conn.classList.remove("off");
+      conn.dataset.i18n = "conn.live";
+      conn.textContent = i18n.t("conn.live");
+    },
+    onError: () => {
+      conn.classList.add("off");
+      conn.dataset.i18n = "conn.offline";
+      conn.textContent = i18n.t("conn.offline");
+    },
+  });
+  window.companion = app; // for the browser tests and the curious
+  body.dataset.ready = "1";
+}
+
+main().catch((e) => {
+  console.error(e);
+  toast(String(e), "error", 10000);
+});
