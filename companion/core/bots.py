@@ -17,7 +17,7 @@ from .actions import (
     PayTunnel,
     WithdrawTunnel,
 )
-from .board import GameMap
+from .board import GameMap, Route
 from .cards import LOCO
 from .errors import IllegalActionError
 from .game import Game, Phase
@@ -127,14 +127,117 @@ def play_random_game(
     seed: int = 0,
     variant: str = "europe",
     max_actions: int = 5000,
+    bot: RandomBot | TicketBot | None = None,
 ) -> tuple[Game, list[Action]]:
-    """Play a whole seeded game with RandomBots. Returns the game and every action applied."""
+    """Play a whole seeded game with bots (RandomBot unless told). Returns the game and every
+    action applied."""
     colors = ["blue", "red", "green", "yellow", "black"][:n_players]
     game = Game.new(game_map, [(c.title(), c) for c in colors], variant=variant, seed=seed)
-    bot = RandomBot(seed)
+    bot = bot or RandomBot(seed)
     actions: list[Action] = []
     while not game.over and len(actions) < max_actions:
         action = bot.choose(game)
         game.apply(action)
         actions.append(action)
     return game, actions
+
+
+class TicketBot:
+    """Plays for its tickets: claims the free routes on the cheapest path between each ticket's
+    cities, draws the colours those routes need, and keeps the shortest tickets it is offered.
+    Good enough to make a demo game look like a real one."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def _needed_routes(self, game: Game, color: str) -> list[Route]:
+        """Free routes on the cheapest paths for the player's unfinished tickets."""
+        m = game.map
+        p = game.player(color)
+        usable: list[tuple[Route, int]] = []
+        for r in m.routes.values():
+            owner = game.route_owner.get(r.id)
+            if owner == color:
+                usable.append((r, 0))
+            elif owner is None:
+                try:
+                    check_route_free(m, game.route_owner, r, color, game.n_players)
+                except IllegalActionError:
+                    continue
+                usable.append((r, r.length))
+        needed: dict[str, Route] = {}
+        for tid in p.tickets:
+            t = m.tickets[tid]
+            path = _cheapest_path(usable, t.a, t.b)
+            for r in path or []:
+                if game.route_owner.get(r.id) is None:
+                    needed[r.id] = r
+        return sorted(needed.values(), key=lambda r: (-r.length, r.id))
+
+    def choose(self, game: Game) -> Action:
+        moves = legal_moves(game)
+        if not moves:
+            raise IllegalActionError("the game is over", rule="game-over")
+        if game.phase is Phase.SETUP or isinstance(moves[0], KeepTickets):
+            return min(
+                (m for m in moves if isinstance(m, KeepTickets)), key=lambda m: len(m.tickets)
+            )
+        pays = [m for m in moves if isinstance(m, PayTunnel)]
+        if pays:
+            return pays[0]
+        if any(isinstance(m, WithdrawTunnel) for m in moves):
+            return next(m for m in moves if isinstance(m, WithdrawTunnel))
+        p = game.current_player
+        claims = {m.route: m for m in moves if isinstance(m, ClaimRoute)}
+        needed = self._needed_routes(game, p.color) if not game.cards_drawn else []
+        for r in needed:
+            if r.id in claims:
+                return claims[r.id]
+        if not game.cards_drawn:
+            if not needed and claims and (p.trains < 20 or not game.ticket_deck):
+                best = max(
+                    claims.values(), key=lambda c: (game.map.routes[c.route].length, c.route)
+                )
+                return best
+            if not needed and game.ticket_deck and p.trains >= 20 and len(p.tickets) < 6:
+                return DrawTickets(p.color)
+        wanted = {r.color for r in needed if r.color is not None}
+        for m in moves:
+            if isinstance(m, DrawFaceUp) and m.card in wanted:
+                return m
+        draws = [m for m in moves if isinstance(m, DrawDeck)]
+        if draws:
+            return draws[0]
+        if claims and not game.cards_drawn:
+            return max(claims.values(), key=lambda c: (game.map.routes[c.route].length, c.route))
+        return self.rng.choice(moves)
+
+
+def _cheapest_path(usable: list[tuple[Route, int]], start: str, goal: str) -> list[Route] | None:
+    """Dijkstra over routes with the given costs (own routes cost 0)."""
+    import heapq
+
+    adj: dict[str, list[tuple[str, Route, int]]] = {}
+    for r, cost in usable:
+        adj.setdefault(r.a, []).append((r.b, r, cost))
+        adj.setdefault(r.b, []).append((r.a, r, cost))
+    best: dict[str, int] = {start: 0}
+    prev: dict[str, tuple[str, Route]] = {}
+    heap: list[tuple[int, str]] = [(0, start)]
+    while heap:
+        d, city = heapq.heappop(heap)
+        if city == goal:
+            out: list[Route] = []
+            while city != start:
+                city, route = prev[city]
+                out.append(route)
+            return out
+        if d > best.get(city, 1 << 30):
+            continue
+        for nxt, route, cost in adj.get(city, ()):
+            nd = d + cost
+            if nd < best.get(nxt, 1 << 30):
+                best[nxt] = nd
+                prev[nxt] = (city, route)
+                heapq.heappush(heap, (nd, nxt))
+    return None

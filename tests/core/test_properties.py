@@ -30,7 +30,7 @@ from companion.core.actions import (
     parse_action,
 )
 from companion.core.board import GameMap
-from companion.core.bots import RandomBot
+from companion.core.bots import RandomBot, TicketBot
 from companion.core.cards import full_deck
 from companion.core.game import Game, Phase
 from companion.core.tracker import TableTracker
@@ -104,12 +104,16 @@ class TableMirror:
 
 
 def play(
-    seed: int, n: int, variant: str, max_actions: int = 4000
+    seed: int,
+    n: int,
+    variant: str,
+    max_actions: int = 4000,
+    bot: RandomBot | TicketBot | None = None,
 ) -> tuple[Game, list[Action], TableMirror]:
     colors = ["blue", "red", "green", "yellow", "black"][:n]
     g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
     mirror = TableMirror(g)
-    bot = RandomBot(seed)
+    bot = bot or RandomBot(seed)
     actions: list[Action] = []
     check_invariants(g)
     while not g.over and len(actions) < max_actions:
@@ -168,3 +172,15 @@ def test_many_seeds_finish(emap: GameMap) -> None:
         g, _, _ = play(seed, 2 + seed % 4, VARIANTS[seed % 4])
         finished += g.over
     assert finished == 30
+
+
+def test_ticket_bots_play_real_looking_games() -> None:
+    completed = held = 0
+    for seed in range(6):
+        g, _, mirror = play(seed, 2 + seed % 4, VARIANTS[seed % 4], bot=TicketBot(seed))
+        assert g.over
+        final = g.final_score()
+        assert mirror.t.final_score().to_json() == final.to_json()
+        completed += sum(p.tickets_completed for p in final.players)
+        held += sum(len(p.tickets) for p in final.players)
+    assert completed >= 0.75 * held  # they play for their tickets, and mostly make them
