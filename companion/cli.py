@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.score",
     "companion.commands.rules",
     "companion.commands.demo",
+    "companion.commands.serve",
     "companion.vision.cli",
     "companion.reader.cli",
 )

@@ -256,6 +256,8 @@ def check_action_shape(data: Any, game_map: GameMap) -> dict[str, Any]:
     if kind == "new_game":
         return parse_new_game(data, game_map)
     if kind in TABLE_TYPES:
+        if kind == "keep_tickets" and data.get("tickets") is None:
+            data = {**data, "tickets": []}  # the tickets tapped on the reader, if any
         try:
             return action_from_json(data).to_json()
         except NotationError as exc:
@@ -1266,6 +1268,10 @@ class Service:
         trial.last = _last(event)
         trial.skipped = fold.skipped
         self.fold = trial
+        if trial.tracker.current != fold.tracker.current or trial.tracker.over:
+            # A new turn: the reader follows the player whose turn it is; stray taps go.
+            self.pending.reader_player = None
+            self.pending.clear_payment()
         if used_cards:
             self.pending.clear_payment()
         if used_tickets:

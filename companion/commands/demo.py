@@ -37,7 +37,7 @@ from companion.core.actions import (
     WithdrawTunnel,
 )
 from companion.core.bots import RandomBot
-from companion.core.game import Game
+from companion.core.game import Game, Phase
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +68,7 @@ class Move:
     text: str = ""
 
 
-def table_script(
-    seed: int = 2026, n_players: int = 4, variant: str = "europe"
-) -> Iterator[Move]:
+def table_script(seed: int = 2026, n_players: int = 4, variant: str = "europe") -> Iterator[Move]:
     """The moves of a seeded bot game as a real table would show them."""
     from companion.data import europe_map
 
@@ -100,6 +98,7 @@ def table_script(
     drew = 0
     while not game.over:
         current = game.current_player.color
+        was_setup = game.phase is Phase.SETUP
         action = bot.choose(game)
         game.apply(action)
         color = action.player
@@ -149,19 +148,13 @@ def table_script(
             )
         elif isinstance(action, Pass | EndTurn):
             pass
-        turn_over = game.over or (game.current_player.color != current and game.tunnel is None)
-        if turn_over and game.phase.name != "SETUP" and not isinstance(action, KeepTickets) or (
-            turn_over and isinstance(action, KeepTickets) and game.turn > 0
-        ):
+        turn_over = not was_setup and (game.over or game.current_player.color != current)
+        if turn_over:
             if drew:
                 yield Move("act", {"type": "drew_cards", "player": current, "count": min(drew, 2)})
                 drew = 0
             yield Move(
                 "observe", {"kind": "button", "name": "end_turn"}, turn_end=True, text="end turn"
-            )
-        elif isinstance(action, KeepTickets) and game.turn == 0:
-            yield Move("act", {"type": "end_turn", "player": color}, text="") if False else Move(
-                "observe", {"kind": "reader_player", "player": color}, turn_end=True
             )
     yield Move("act", {"type": "finish"}, turn_end=True, text="final scores")
 

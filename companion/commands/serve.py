@@ -1,0 +1,261 @@
+"""`companion serve`: the dashboard, the API and the game loop in one process.
+
+    companion serve [--state-dir DIR] [--host H] [--port 8080] [--demo]
+
+The first start writes ``DIR/host-token`` (mode 0600) and prints the host link with a QR code.
+The API is described in companion/webapp/API.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+TOKEN_FILE = "host-token"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="serve the dashboard and the API (the table's referee)")
+    p.add_argument("--state-dir", help="where the event log and the host token live")
+    p.add_argument("--host", help="address to listen on (default 0.0.0.0)")
+    p.add_argument("--port", type=int, help="port (default 8080; 0 picks a free one)")
+    p.add_argument("--config", help="configuration file (TOML)")
+    p.add_argument("--demo", action="store_true", help="play a scripted demo game")
+    p.add_argument(
+        "--demo-delay", type=float, default=2.0, help="seconds between demo moves (default 2)"
+    )
+    p.add_argument("--demo-seed", type=int, default=2026, help="seed of the demo game")
+    p.add_argument("--demo-players", type=int, default=4, choices=range(2, 6))
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name the server answers for (repeatable)",
+    )
+    p.add_argument("--public-url", help="base URL put into pairing links and QR codes")
+    p.add_argument("--threads", type=int, default=24, help="web worker threads (default 24)")
+    p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    p.set_defaults(func=run)
+
+
+def read_or_create_token(state_dir: Path) -> tuple[str, bool]:
+    """The host token (created with mode 0600 on first use). Returns (token, created)."""
+    path = state_dir / TOKEN_FILE
+    state_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        fd = -1
+    if fd < 0:
+        token = path.read_text(encoding="utf-8").strip()
+        if len(token) < 16:
+            raise ValueError(f"{path} does not hold a host token; delete it to make a new one")
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+            log.warning("%s was readable by others; it is now mode 0600", path)
+        return token, False
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(token + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return token, True
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN (no packet is sent), or 127.0.0.1."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))
+        addr = str(s.getsockname()[0])
+    except OSError:
+        addr = "127.0.0.1"
+    finally:
+        s.close()
+    return addr
+
+
+def _url_host(listen: str) -> str:
+    if listen in ("0.0.0.0", "::", ""):
+        return lan_address()
+    return f"[{listen}]" if ":" in listen else listen
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.cli import CommandError
+    from companion.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    state_dir = Path(args.state_dir) if args.state_dir else cfg.server.state_dir
+    host = args.host or cfg.server.host
+    port = cfg.server.port if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        raise CommandError("--port must be between 0 and 65535")
+    if args.threads < 4:
+        raise CommandError("--threads must be at least 4")
+    if args.demo_delay < 0:
+        raise CommandError("--demo-delay must not be negative")
+    return serve(
+        state_dir,
+        host,
+        port,
+        demo=args.demo,
+        demo_delay=args.demo_delay,
+        demo_seed=args.demo_seed,
+        demo_players=args.demo_players,
+        allowed_hosts=args.allowed_host,
+        public_url=args.public_url,
+        threads=args.threads,
+        show_qr=not args.no_qr,
+    )
+
+
+def serve(
+    state_dir: Path,
+    host: str,
+    port: int,
+    *,
+    demo: bool = False,
+    demo_delay: float = 2.0,
+    demo_seed: int = 2026,
+    demo_players: int = 4,
+    allowed_hosts: list[str] | None = None,
+    public_url: str | None = None,
+    threads: int = 24,
+    show_qr: bool = True,
+    ready: threading.Event | None = None,
+) -> int:
+    from waitress.server import create_server
+
+    from companion.cli import CommandError
+    from companion.service import Service
+    from companion.store import EventStore, StoreError
+    from companion.webapp import create_app
+
+    try:
+        token, created = read_or_create_token(state_dir)
+        store = EventStore(state_dir)
+    except (OSError, ValueError, StoreError) as exc:
+        raise CommandError(f"cannot use the state directory {state_dir}: {exc}") from None
+    service = Service(store).start()
+    try:
+        server = create_server(
+            _placeholder_app,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="companion",
+            channel_timeout=120,
+            clear_untrusted_proxy_headers=True,
+        )
+    except OSError as exc:
+        service.stop()
+        store.close()
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    real_port = int(server.effective_port)
+    base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{real_port}"
+    app = create_app(
+        service,
+        {
+            "HOST_TOKEN": token,
+            "ALLOWED_HOSTS": list(allowed_hosts or []),
+            "PUBLIC_URL": base,
+            "SSE_MAX": max(4, threads - 4),
+        },
+    )
+    server.application = app
+    login = f"{base}/host/login?token={token}"
+    print(f"companion: serving on {base}/ (state in {state_dir})", flush=True)
+    print(f"companion: host link{' (new token)' if created else ''}: {login}", flush=True)
+    if show_qr:
+        _print_qr(login)
+    watchdog_stop = threading.Event()
+    _start_watchdog(service, watchdog_stop)
+    demo_thread = None
+    if demo:
+        from companion.commands.demo import DemoDriver
+
+        driver = DemoDriver(service, seed=demo_seed, players=demo_players, delay=demo_delay)
+        demo_thread = threading.Thread(target=driver.run, name="companion-demo", daemon=True)
+        demo_thread.start()
+        print(f"companion: demo game running, watch it on {base}/", flush=True)
+    _notify("READY=1", f"STATUS=serving on {base}")
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, stop)
+    if ready is not None:
+        ready.set()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        _notify("STOPPING=1")
+        watchdog_stop.set()
+        server.close()
+        service.stop()
+        store.close()
+    return 0
+
+
+def _placeholder_app(environ: Any, start_response: Any) -> list[bytes]:
+    start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+    return [b"starting\n"]
+
+
+def _print_qr(text: str) -> None:
+    try:
+        import segno
+
+        segno.make(text, error="l").terminal(out=sys.stdout, compact=True)
+    except (ImportError, OSError, UnicodeError) as exc:
+        log.info("no QR code in the terminal: %s", exc)
+    sys.stdout.flush()
+
+
+def _notify(*states: str) -> None:
+    try:
+        from companion import sdnotify
+    except ImportError:
+        return
+    sdnotify.notify(*states)
+
+
+def _start_watchdog(service: Any, stop: threading.Event) -> None:
+    """Pet systemd's watchdog only while the game loop answers."""
+    try:
+        from companion.sdnotify import Watchdog
+    except ImportError:
+        return
+    wd = Watchdog.from_env()
+    if not wd.enabled or wd.interval is None:
+        return
+    interval = wd.interval
+
+    def loop() -> None:
+        while not stop.wait(interval / 2):
+            try:
+                service.post(lambda: None).result(timeout=interval)
+            except Exception:
+                log.warning("the game loop did not answer; not petting the watchdog")
+                continue
+            wd.pet()
+
+    threading.Thread(target=loop, name="companion-watchdog", daemon=True).start()
