@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from companion.vision.classify import (
     FitModel,
@@ -55,6 +56,7 @@ class ReadContext:
     route_slices: dict[str, slice]
     printed_colors: list[str]
     wb_grid: FloatArray
+    city_mask: npt.NDArray[np.bool_]  # (n_cities, n*n): city samples off every train space
 
 
 def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
@@ -114,7 +116,29 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         route_slices=slices,
         printed_colors=printed,
         wb_grid=np.stack([u, v], axis=-1),
+        city_mask=off_the_tracks(geometry, grids.cities, float(cfg["stations"]["track_width"])),
     )
+
+
+def off_the_tracks(
+    geometry: BoardGeometry, city_points: FloatArray, width_scale: float
+) -> npt.NDArray[np.bool_]:
+    """(n_cities, n*n): which city samples lie outside every train space's box (its width
+    scaled by ``width_scale``): a station is judged on the ground around its city, never on
+    the trains that end there."""
+    a = geometry.aspect
+    pts = city_points.reshape(-1, 2)
+    inside = np.zeros(len(pts), dtype=bool)
+    for b in geometry.space_boxes():
+        th = np.radians(b.angle)
+        du = pts[:, 0] * a - b.u * a
+        dv = pts[:, 1] - b.v
+        along = du * np.cos(th) + dv * np.sin(th)
+        across = -du * np.sin(th) + dv * np.cos(th)
+        inside |= (np.abs(along) < b.length * a / 2) & (np.abs(across) < b.width * width_scale / 2)
+    mask = ~inside.reshape(city_points.shape[0], -1)
+    mask[mask.sum(axis=1) == 0] = True  # never leave a city without samples
+    return np.asarray(mask)
 
 
 def lane_pairs(geometry: BoardGeometry) -> list[tuple[str, str]]:
@@ -184,7 +208,7 @@ def take_samples(
 def read_samples(samples: Samples, ctx: ReadContext) -> tuple[BoardReading, SpaceResult]:
     feats = space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
     res = classify_spaces(feats, ctx.info, ctx.model, ctx.windows)
-    stations, station_conf = classify_stations(samples.cities, res.model, ctx.cfg)
+    stations, station_conf = classify_stations(samples.cities, res.model, ctx.cfg, ctx.city_mask)
     g = ctx.geometry
     spaces: dict[str, list[str | None]] = {
         rid: list(res.space_labels[sl]) for rid, sl in ctx.route_slices.items()

@@ -122,13 +122,13 @@ def test_cli_calibrate_manual_and_automatic(drawing, ctx, drawn_owners, tmp_path
 
 @pytest.mark.photos
 def test_accuracy_on_the_shared_photos(ctx, photos_dir, small_photos) -> None:
-    """Regression guard at the accuracy reached so far (the goal is 99.5 %, not met yet)."""
+    """The goal: at least 99.5 % of routes and of stations right on the shared photos."""
     total = Accuracy()
     for photo in labelled_photos(photos_dir, ctx):
         reading = read_board(small_photos[photo.name], context=ctx)
         acc, _ = score_reading(reading, photo, ctx)
         total.add(acc)
     assert total.routes_total == 301 and total.stations_total == 141
-    assert total.routes_right / total.routes_total >= 0.95
-    assert total.stations_right / total.stations_total >= 0.97
-    assert total.spaces_right / total.spaces_total >= 0.93
+    assert total.routes_right / total.routes_total >= 0.995, total.row()
+    assert total.stations_right / total.stations_total >= 0.995, total.row()
+    assert total.spaces_right / total.spaces_total >= 0.99, total.row()
