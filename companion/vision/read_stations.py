@@ -2,8 +2,9 @@
 
 A city spot is printed as an orange-brown dot on pale paper. A station is a small plastic piece of
 a player colour, often set beside the dot rather than on it: the ground around the city (twice the
-spot's size) is looked at, leaving out the train spaces that end there (trains are not stations). The colours of the five plastics are taken from the picture itself (the means the
-space classifier adapted on this picture's trains), so stations are judged in the same light.
+spot's size) is looked at, leaving out the train spaces that end there (trains are not stations).
+The colours of the five plastics are taken from the picture itself (the means the space
+classifier adapted on this picture's trains), so stations are judged in the same light.
 """
 
 from __future__ import annotations
