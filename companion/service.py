@@ -918,6 +918,9 @@ def reconcile(fold: GameFold | None, pending: Pending, obs: Mapping[str, Any]) -
         action["cards"] = list(pending.cards)
     if color not in {p.color for p in t.players}:
         return Decision("veto", f"the camera saw {color}, who does not play in this game")
+    cur = t.current_player.color
+    if color != cur and not t.acted and t.phase != "setup":
+        return Decision("confirm", f"it is {cur}'s turn and {cur} has not played yet", action)
     try:
         trial = t.copy()
         trial.apply(action_from_json(action))
