@@ -92,13 +92,14 @@ export class BoardMap {
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "board", role: "img", preserveAspectRatio: "xMidYMid meet" });
     this.svg = root;
     svg("rect", { x: 0, y: 0, width: W, height: H, class: "sea", rx: 18 }, root);
+    const hits = svg("g", { class: "hits" }, root);
     const routes = svg("g", { class: "routes" }, root);
     this.routeEls = {};
     for (const r of Object.values(this.map.routes)) {
       const g = svg("g", { class: `route c-${r.color}${r.tunnel ? " tunnel" : ""}`, "data-route": r.id }, routes);
       for (const [i, s] of r.spaces.entries()) {
         const t = `translate(${s.x} ${s.y}) rotate(${s.angle})`;
-        svg("rect", { class: "hit", x: -sw / 2 - 3, y: -sh * 1.1, width: sw + 6, height: sh * 2.2, transform: t }, g);
+        svg("rect", { class: "hit", x: -sw / 2 - 3, y: -sh * 1.1, width: sw + 6, height: sh * 2.2, transform: t, "data-route": r.id }, hits);
         svg("rect", { class: "space", x: -sw / 2 + 1.5, y: -sh / 2, width: sw - 3, height: sh, rx: 4, transform: t, fill: CARD_COLORS[r.color] }, g);
         if (i < r.locomotives) svg("circle", { class: "loco", cx: s.x, cy: s.y, r: 5 }, g);
       }
