@@ -56,12 +56,23 @@ def load_vision_config() -> dict[str, Any]:
     return data
 
 
-def to_lab(patches: U8Array) -> FloatArray:
-    """BGR uint8 patches (..., 3) -> float Lab (L 0..100, a/b about -128..127)."""
+def to_lab(patches: U8Array, exact: bool = False) -> FloatArray:
+    """BGR uint8 patches (..., 3) -> float Lab (L 0..100, a/b about -128..127).
+
+    By default through OpenCV's 8-bit conversion (fast; steps of 0.4 in L, 1 in a and b);
+    ``exact`` converts in floating point."""
     shape = patches.shape
-    flat = patches.reshape(-1, 1, 3).astype(np.float32) / 255.0
-    lab = cv2.cvtColor(flat, cv2.COLOR_BGR2LAB)
-    return np.asarray(lab, dtype=np.float64).reshape(shape)
+    if exact:
+        lab_f = cv2.cvtColor(
+            patches.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB
+        )
+        return np.asarray(lab_f, dtype=np.float64).reshape(shape)
+    flat = np.ascontiguousarray(patches.reshape(-1, 1, 3), dtype=np.uint8)
+    lab8 = np.asarray(cv2.cvtColor(flat, cv2.COLOR_BGR2LAB), dtype=np.float32).reshape(-1, 3)
+    lab = np.empty(lab8.shape, dtype=np.float64)
+    lab[:, 0] = lab8[:, 0] * (100.0 / 255.0)
+    lab[:, 1:] = lab8[:, 1:] - 128.0
+    return lab.reshape(shape)
 
 
 def white_balance_gains(board_samples: U8Array, target: float, percentile: float) -> FloatArray:
@@ -119,7 +130,7 @@ def fit_model_from_config(cfg: dict[str, Any]) -> FitModel:
 def fit_features(patches: U8Array) -> FloatArray:
     """Board-fit feature vectors (n, len(FIT_FEATURES)) for patches (n, ny, nx, 3)."""
     n, ny, nx, _ = patches.shape
-    lab = to_lab(patches)
+    lab = to_lab(patches, exact=True)
     r0, r1 = round(ny * 0.3), round(ny * 0.7)
     c0, c1 = round(nx * 0.125), round(nx * 0.875)
     core = lab[:, r0:r1, c0:c1]
@@ -238,12 +249,13 @@ def space_features(
     n = lab.shape[0]
     big_l = lab[..., 0]
     # Windows: box sums from an integral image of L, a, b and L^2.
-    chans = np.concatenate([lab, (big_l * big_l)[..., None]], axis=-1)
-    integral = np.zeros((n, layout.ny + 1, layout.nx + 1, 4))
-    integral[:, 1:, 1:] = chans.cumsum(axis=1).cumsum(axis=2)
+    chans = np.concatenate([lab, (big_l * big_l)[..., None]], axis=-1).astype(np.float32)
+    integral = np.zeros((n, layout.ny + 1, layout.nx + 1, 4), dtype=np.float32)
+    np.cumsum(chans, axis=1, out=chans)
+    np.cumsum(chans, axis=2, out=integral[:, 1:, 1:])
     x0, y0, x1, y1 = windows.x0, windows.y0, windows.x0 + windows.wl, windows.y0 + windows.ww
     sums = integral[:, y1, x1] - integral[:, y0, x1] - integral[:, y1, x0] + integral[:, y0, x0]
-    mean = sums / float(windows.wl * windows.ww)
+    mean = sums.astype(np.float64) / float(windows.wl * windows.ww)
     std = np.sqrt(np.maximum(mean[..., 3] - mean[..., 0] ** 2, 0.0))
     win = np.concatenate([mean[..., :3], std[..., None]], axis=-1)
     # Printed core at the nominal place (narrower inside a tunnel's black border).
@@ -368,12 +380,11 @@ def distances(
     """Squared capped distances (n, 6) to each hypothesis and the best window per colour (n, 5)."""
     n = feats.printed.shape[0]
     dist = np.empty((n, len(HYPOTHESES)))
-    best = np.empty((n, len(PLAYER_COLORS)), dtype=np.int64)
-    for k, c in enumerate(PLAYER_COLORS):
-        z = (feats.windows - model.plastic[c]) / model.scale
-        d = np.minimum(z * z, model.clip).sum(axis=2) + penalty
-        best[:, k] = np.argmin(d, axis=1)
-        dist[:, k + 1] = d[np.arange(n), best[:, k]]
+    mus = np.stack([model.plastic[c] for c in PLAYER_COLORS])  # (5, 4)
+    z = (feats.windows[:, None, :, :] - mus[None, :, None, :]) / model.scale  # (n, 5, w, 4)
+    d = np.minimum(z * z, model.clip).sum(axis=3) + penalty[:, None, :]
+    best = np.asarray(np.argmin(d, axis=2), dtype=np.int64)  # (n, 5)
+    dist[:, 1:] = np.take_along_axis(d, best[..., None], axis=2)[..., 0]
     mu = np.stack([model.printed[c] for c in info.printed_colors])
     z = (feats.printed - mu) / model.scale
     dist[:, 0] = np.minimum(z * z, model.clip).sum(axis=1)
