@@ -9,13 +9,15 @@ apart, so a newcomer watches claims appear, tunnels settled, ferries paid and th
 The observations go to the service directly (``Service.observe``), in the same JSON form the
 camera and reader adapters produce; no frames are rendered and no serial port is opened.
 
-``companion demo --terminal`` prints the bot game turn by turn instead (no server).
+``companion demo --terminal`` prints the bot game turn by turn instead (no server); so does
+``companion demo`` when its output is not a terminal (scripts, CI), unless ``--serve`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import tempfile
 import threading
 import time
@@ -53,7 +55,11 @@ def register(sub: Any) -> None:
     p.add_argument("--delay", type=float, default=None, help="seconds between moves")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--state-dir", help="keep the demo's event log here (default: a temp dir)")
-    p.add_argument("--terminal", action="store_true", help="print the game; no dashboard")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--terminal", action="store_true", help="print the game; no dashboard")
+    mode.add_argument(
+        "--serve", action="store_true", help="serve the dashboard even when not at a terminal"
+    )
     p.set_defaults(func=run)
 
 
@@ -208,7 +214,9 @@ class DemoDriver:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.terminal:
+    # At a terminal the demo serves the dashboard; with its output captured or piped (scripts,
+    # CI) it prints the game and ends, unless --serve says otherwise.
+    if args.terminal or not (args.serve or sys.stdout.isatty()):
         return run_terminal(args)
     from companion.cli import CommandError
     from companion.commands.serve import serve
