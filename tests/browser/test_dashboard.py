@@ -127,7 +127,9 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
     assert host.inner_text("#scores tr[data-color=blue] td.trains") == "42"
     # Live ticket progress on Aki's phone: Paris-Wien not connected, the missing routes listed.
     aki.wait_for_selector("#my-tickets li[data-ticket='paris-wien'] .missing")
-    assert aki.get_attribute("#my-tickets li[data-ticket='paris-wien']", "data-completed") == "false"
+    assert (
+        aki.get_attribute("#my-tickets li[data-ticket='paris-wien']", "data-completed") == "false"
+    )
     aki.click("#end-turn")
     host.wait_for_selector("#whose-turn[data-color=red]")
 
@@ -188,9 +190,17 @@ def test_guest_sees_no_tickets_and_cannot_act(server: Server, phone: Any) -> Non
         server,
         "POST",
         "/api/actions",
-        {"type": "new_game", "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}]},
+        {
+            "type": "new_game",
+            "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}],
+        },
     )
-    api(server, "POST", "/api/actions", {"type": "keep_tickets", "player": "blue", "tickets": ["paris-wien", "berlin-roma"]})
+    api(
+        server,
+        "POST",
+        "/api/actions",
+        {"type": "keep_tickets", "player": "blue", "tickets": ["paris-wien", "berlin-roma"]},
+    )
     guest = phone()
     ready(guest, server.url + "/")
     guest.wait_for_selector("#scores tr[data-color=blue]")
@@ -206,7 +216,10 @@ def test_japanese_ui_and_switch(server: Server, phone: Any) -> None:
         server,
         "POST",
         "/api/actions",
-        {"type": "new_game", "players": [{"name": "アキ", "color": "red"}, {"name": "Ben", "color": "green"}]},
+        {
+            "type": "new_game",
+            "players": [{"name": "アキ", "color": "red"}, {"name": "Ben", "color": "green"}],
+        },
     )
     page = phone("ja-JP")
     ready(page, server.url + "/")
@@ -236,10 +249,21 @@ def test_final_round_is_announced(server: Server, phone: Any) -> None:
         server,
         "POST",
         "/api/actions",
-        {"type": "new_game", "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}]},
+        {
+            "type": "new_game",
+            "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}],
+        },
     )
-    for color, tickets in (("blue", ["paris-wien", "berlin-roma"]), ("red", ["kyiv-sochi", "essen-kyiv"])):
-        api(server, "POST", "/api/actions", {"type": "keep_tickets", "player": color, "tickets": tickets})
+    for color, tickets in (
+        ("blue", ["paris-wien", "berlin-roma"]),
+        ("red", ["kyiv-sochi", "essen-kyiv"]),
+    ):
+        api(
+            server,
+            "POST",
+            "/api/actions",
+            {"type": "keep_tickets", "player": color, "tickets": tickets},
+        )
     # Give blue routes worth 42 trains (the board as the host corrected it), then a 1-train claim.
     routes: dict[str, str] = {}
     total = 0
@@ -254,7 +278,9 @@ def test_final_round_is_announced(server: Server, phone: Any) -> None:
         total += r["length"]
     assert total == 42
     api(server, "POST", "/api/actions", {"type": "set_board", "routes": routes, "stations": {}})
-    api(server, "POST", "/api/actions", {"type": "claim", "player": "blue", "route": "dieppe-paris"})
+    api(
+        server, "POST", "/api/actions", {"type": "claim", "player": "blue", "route": "dieppe-paris"}
+    )
     api(server, "POST", "/api/actions", {"type": "end_turn", "player": "blue"})
     page = phone("ja-JP")
     ready(page, server.url + "/")
@@ -277,4 +303,3 @@ def test_no_outside_requests_and_page_loads_fast(server: Server, phone: Any) -> 
     assert page.locator("svg.board g.city").count() == 47
     assert page.locator("svg.board g.route.tunnel").count() > 0
     assert page.locator("svg.board circle.loco").count() > 0
-

@@ -179,12 +179,12 @@ function routeChooser(app, actor) {
   // The same claim as a map tap, for screen readers and small screens: pick a free route.
   const { i18n, map } = app;
   const taken = app.board.owners;
-  const s = el("select", { id: "route-select", "aria-label": i18n.t("act.claim") }, el("option", { value: "" }, `${i18n.t("act.claim")}…`));
+  const s = el("select", { id: "route-select", "aria-label": i18n.t("act.claim") }, el("option", { value: "" }, i18n.t("act.claim_pick")));
   const free = Object.values(map.routes).filter((r) => !taken[r.id]);
   free.sort((a, b) => i18n.route(a).localeCompare(i18n.route(b), i18n.lang));
   for (const r of free) s.appendChild(el("option", { value: r.id }, `${i18n.route(r)} (${r.length}, ${i18n.card(r.color)}${r.tunnel ? `, ${i18n.t("route.tunnel")}` : ""})`));
   s.addEventListener("change", () => s.value && openRoute(app, s.value));
-  const c = el("select", { id: "city-select", "aria-label": i18n.t("act.station") }, el("option", { value: "" }, `${i18n.t("act.station")}…`));
+  const c = el("select", { id: "city-select", "aria-label": i18n.t("act.station") }, el("option", { value: "" }, i18n.t("act.station_pick")));
   const cities = Object.keys(map.cities).filter((id) => !app.board.stationOwners[id]);
   cities.sort((a, b) => i18n.city(a).localeCompare(i18n.city(b), i18n.lang));
   for (const id of cities) c.appendChild(el("option", { value: id }, i18n.city(id)));
@@ -381,21 +381,24 @@ export async function renderLog(container, app) {
   }
   app.events = events;
   container.textContent = "";
-  const list = el("ol", { class: "log", reversed: true });
-  const shown = events.slice(-25).reverse();
-  for (const ev of shown) {
+  const row = (ev) => {
     const a = ev.action || {};
-    const li = el("li", { class: ev.undone ? "undone" : "", value: String(ev.seq) }, describeAction(a, app), " ");
-    if (a.type !== "new_game" && a.type !== "undo" && a.type !== "redo") {
-      if (ev.undone) li.appendChild(el("button", { type: "button", onclick: () => app.act({ type: "redo", seq: ev.seq }) }, i18n.t("act.redo")));
-      else li.appendChild(el("button", { type: "button", onclick: () => app.act({ type: "undo", seq: ev.seq }) }, i18n.t("act.undo_this")));
+    const li = el("li", { class: ev.undone ? "undone" : "", value: String(ev.seq) }, describeAction(a, app), ev.undone ? ` (${i18n.t("log.undone")}) ` : " ");
+    if (a.type !== "new_game" && a.type !== "undo" && a.type !== "redo" && a.type !== "finish") {
+      if (ev.undone) li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "redo", seq: ev.seq }) }, i18n.t("act.redo")));
+      else li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "undo", seq: ev.seq }) }, i18n.t("act.undo_this")));
     }
-    list.appendChild(li);
+    return li;
+  };
+  const shown = events.slice().reverse();
+  if (!shown.length) {
+    container.appendChild(el("p", { class: "muted" }, i18n.t("log.empty")));
+    return;
   }
-  container.appendChild(shown.length ? list : el("p", { class: "muted" }, i18n.t("log.empty")));
-  for (const b of list.querySelectorAll("button")) {
-    b.style.minHeight = "32px";
-    b.style.padding = ".1rem .5rem";
+  container.appendChild(el("ol", { class: "log", reversed: true, start: String(shown[0].seq) }, shown.slice(0, 4).map(row)));
+  if (shown.length > 4) {
+    const more = el("details", null, el("summary", null, i18n.t("log.show", { n: shown.length })), el("ol", { class: "log", reversed: true, start: String(shown[4].seq) }, shown.slice(4, 200).map(row)));
+    container.appendChild(more);
   }
 }
 

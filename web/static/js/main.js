@@ -67,7 +67,7 @@ function scoreboard(app) {
 
 function boardFromState(app) {
   const { state } = app;
-  if (!app.board || app.page === "photo") return;
+  if (!app.board || app.page === "photo" || app.page === "history") return;
   const owners = {};
   const stations = {};
   const names = {};

@@ -58,8 +58,8 @@ export function drawTickets(container, data, app) {
           type: "button",
           onclick: () =>
             app.show([
-              { routes: t.completed ? t.path : own, color: PLAYER_COLORS[app.color], cities: [tk.a, tk.b] },
-              { routes: t.completed ? [] : t.missing || [], color: "#ff8c00", cls: "missing" },
+              { routes: t.completed ? t.path : own, color: t.completed ? "#ff8c00" : PLAYER_COLORS[app.color], cities: [tk.a, tk.b] },
+              { routes: t.completed ? [] : t.missing || [], color: "#d1006f", cls: "missing" },
             ]),
         },
         i18n.t("tickets.show_path"),
