@@ -46,6 +46,15 @@ def register(sub: Any) -> None:
     p.add_argument("--public-url", help="base URL put into pairing links and QR codes")
     p.add_argument("--threads", type=int, default=24, help="web worker threads (default 24)")
     p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    p.add_argument(
+        "--reader", metavar="PORT", help="card reader serial port (e.g. /dev/ttr-reader)"
+    )
+    p.add_argument(
+        "--camera", metavar="SOURCE", help="camera source: picamera2, v4l2:/dev/video0, sim, ..."
+    )
+    p.add_argument(
+        "--no-devices", action="store_true", help="ignore the camera and reader of the config"
+    )
     p.set_defaults(func=run)
 
 
@@ -109,10 +118,20 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--threads must be at least 4")
     if args.demo_delay < 0:
         raise CommandError("--demo-delay must not be negative")
+    reader = args.reader
+    camera = args.camera
+    if cfg.path is not None and not args.no_devices and not args.demo:
+        # A configured installation: the devices of the config file unless named on the line.
+        if reader is None and cfg.reader.enabled:
+            reader = cfg.reader.port
+        if camera is None:
+            camera = cfg.camera.source
     return serve(
         state_dir,
         host,
         port,
+        reader=reader,
+        camera=camera,
         demo=args.demo,
         demo_delay=args.demo_delay,
         demo_seed=args.demo_seed,
@@ -138,6 +157,8 @@ def serve(
     threads: int = 24,
     show_qr: bool = True,
     ready: threading.Event | None = None,
+    reader: str | None = None,
+    camera: str | None = None,
 ) -> int:
     from waitress.server import create_server
 
@@ -185,6 +206,12 @@ def serve(
         _print_qr(login)
     watchdog_stop = threading.Event()
     _start_watchdog(service, watchdog_stop)
+    if reader:
+        start_reader(service, reader, watchdog_stop)
+        print(f"companion: card reader on {reader}", flush=True)
+    if camera:
+        start_camera(service, camera, watchdog_stop)
+        print(f"companion: camera {camera}", flush=True)
     demo_thread = None
     if demo:
         from companion.commands.demo import DemoDriver
@@ -259,3 +286,120 @@ def _start_watchdog(service: Any, stop: threading.Event) -> None:
             wd.pet()
 
     threading.Thread(target=loop, name="companion-watchdog", daemon=True).start()
+
+
+# --- devices: thin adapters from the reader and the camera to observations ---------------------
+
+
+def card_observation(event: Any) -> dict[str, Any] | None:
+    """A reader CardEvent as an observation (None for an unknown card)."""
+    from companion.reader.cards import TicketCard, TrainCard
+
+    card = event.card
+    if isinstance(card, TrainCard):
+        return {"kind": "card_tapped", "card": card.color.value, "uid": event.uid}
+    if isinstance(card, TicketCard):
+        return {"kind": "ticket_tapped", "ticket": card.id, "uid": event.uid}
+    return None
+
+
+def start_reader(service: Any, port: str, stop: threading.Event) -> threading.Thread:
+    """Listen to the card reader in a thread; taps become observations."""
+    from companion.reader.cards import CardCatalog
+    from companion.reader.listener import CardListener
+    from companion.reader.registry import Registry, RegistryError, default_path
+    from companion.reader.transport import ReaderOpenError, ReaderTransport
+    from companion.service import Actor
+
+    catalog = CardCatalog.europe()
+    try:
+        registry: Registry | None = Registry(default_path(), catalog)
+    except RegistryError as exc:
+        log.warning("no card registry (%s): only cards with stickers are known", exc)
+        registry = None
+    transport = ReaderTransport(port)
+    try:
+        transport.open_now()
+    except ReaderOpenError as exc:
+        log.warning("the card reader is not there yet (%s); waiting for it", exc)
+    transport.start()
+    listener = CardListener(transport, catalog, registry)
+
+    def loop() -> None:
+        try:
+            while not stop.is_set():
+                event = listener.next_event(timeout=0.2)
+                if event is None:
+                    continue
+                obs = card_observation(event)
+                if obs is None:
+                    service.notice(f"Unknown card {event.uid}: enroll it first.", "warning")
+                    continue
+                service.observe_nowait(obs, Actor.device("reader"))
+        finally:
+            transport.stop()
+            if registry is not None:
+                registry.close()
+
+    t = threading.Thread(target=loop, name="companion-reader", daemon=True)
+    t.start()
+    return t
+
+
+def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
+    """A live-watcher event as ("observe", observation) or ("notice", text) or ("skip", "")."""
+    from companion.vision import live
+
+    if isinstance(event, live.ClaimSeen):
+        return "observe", {"kind": "claim_seen", "route": event.route, "color": event.color}
+    if isinstance(event, live.StationSeen):
+        return "observe", {"kind": "station_seen", "city": event.city, "color": event.color}
+    if isinstance(event, live.NeedsConfirmation | live.Vetoed):
+        return "notice", f"camera: {event.text()}"
+    if isinstance(event, live.BoardLost):
+        return "notice", f"camera: {event.reason}"
+    return "skip", ""
+
+
+def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
+    """Watch the camera in a thread; claims and stations seen become observations."""
+    from companion.service import Actor
+    from companion.vision.live import FrameReader, LiveWatcher, VisionReader
+    from companion.vision.sources import SimulatedCamera, SourceError, open_source
+
+    try:
+        source = open_source(spec)
+    except SourceError as exc:
+        from companion.cli import CommandError
+
+        raise CommandError(str(exc)) from None
+    reader: FrameReader
+    if isinstance(source, SimulatedCamera):
+        from companion.vision.live_oracle import OracleReader
+
+        source.realtime = True
+        reader = OracleReader(source.renderer.geometry, seed=source.seed)
+    else:
+        reader = VisionReader(None)
+    watcher = LiveWatcher(reader)
+
+    def loop() -> None:
+        try:
+            with source:
+                for frame in source:
+                    if stop.is_set():
+                        return
+                    for event in watcher.process(frame):
+                        what, data = camera_observation(event)
+                        if what == "observe":
+                            assert isinstance(data, dict)
+                            service.observe_nowait(data, Actor.device("camera"))
+                        elif what == "notice":
+                            service.notice(str(data), "warning")
+        except Exception:
+            log.exception("the camera stopped")
+            service.notice("The camera stopped; see the log.", "error")
+
+    t = threading.Thread(target=loop, name="companion-camera", daemon=True)
+    t.start()
+    return t
