@@ -227,8 +227,8 @@ def test_console_script_runs() -> None:
 
 
 def test_demo_plays_a_whole_seeded_game(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "demo", "--seed", "3", "--players", "3")
+    code, out, _ = run(capsys, "demo", "--terminal", "--seed", "3", "--players", "3")
     assert code == 0
     assert "final round" in out and "winner" in out
-    again_code, again, _ = run(capsys, "demo", "--seed", "3", "--players", "3")
+    again_code, again, _ = run(capsys, "demo", "--terminal", "--seed", "3", "--players", "3")
     assert again_code == 0 and again == out
