@@ -59,7 +59,7 @@ def pw_browser() -> Iterator[Any]:
 
 
 class Server:
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, photo_reader: Callable[[bytes], Any] | None = None) -> None:
         from waitress.server import create_server
 
         from companion.service import Service
@@ -67,26 +67,56 @@ class Server:
         from companion.webapp import create_app
 
         self.store = EventStore(state_dir)
-        self.service = Service(self.store).start()
+        self.service = Service(self.store, photo_reader=photo_reader).start()
         self.app = create_app(
             self.service, {"HOST_TOKEN": HOST_TOKEN, "SSE_KEEPALIVE": 1.0, "SSE_LIFETIME": 60.0}
         )
         self.server: Any = create_server(self.app, host="127.0.0.1", port=0, threads=12)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self.app.config["PUBLIC_URL"] = self.url
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.closing = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
+    def _run(self) -> None:
+        try:
+            self.server.run()
+        except (OSError, ValueError):
+            # waitress's loop may trip over its own sockets while close() runs in this thread's
+            # back; anything before closing is a real failure.
+            if not self.closing:
+                raise
+
     def close(self) -> None:
-        self.service.stop()
+        self.closing = True
+        self.service.stop()  # ends the SSE streams
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
         self.server.close()
-        self.store.close()
         self.thread.join(5)
+        self.store.close()
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
     s = Server(tmp_path / "state")
+    yield s
+    s.close()
+
+
+def fake_photo_reader(data: bytes) -> dict[str, Any]:
+    """Stands in for the vision reader: a fixed reading, one route marked unsure."""
+    if not data:
+        raise ValueError("empty photo")
+    return {
+        "routes": {"frankfurt-paris-1": "blue", "berlin-wien": "red", "munchen-wien": None},
+        "stations": {"roma": "red"},
+        "confidence": {"frankfurt-paris-1": 0.97, "berlin-wien": 0.31},
+    }
+
+
+@pytest.fixture
+def photo_server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "state", photo_reader=fake_photo_reader)
     yield s
     s.close()
 

@@ -303,3 +303,47 @@ def test_no_outside_requests_and_page_loads_fast(server: Server, phone: Any) -> 
     assert page.locator("svg.board g.city").count() == 47
     assert page.locator("svg.board g.route.tunnel").count() > 0
     assert page.locator("svg.board circle.loco").count() > 0
+
+
+def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None:
+    server = photo_server
+    host = host_page(phone, server)
+    ready(host, server.url + "/photo")
+    assert host.input_value("#newgame #mode") == "photo"
+    host.fill("#newgame input[data-i='0']", "Aki")
+    host.fill("#newgame input[data-i='1']", "Ben")
+    host.click("#newgame button[aria-label='Remove 3']")
+    host.click("#start-game")
+    host.wait_for_selector("#photo-file")
+    host.set_input_files(
+        "#photo-file", files=[{"name": "board.jpg", "mimeType": "image/jpeg", "buffer": b"jpeg"}]
+    )
+    host.click("#photo .primary")
+    # The reading is drawn on the map; the unsure route is marked for checking.
+    host.wait_for_selector("g.route[data-route='frankfurt-paris-1'][data-owner=blue]")
+    assert host.get_attribute("g.route[data-route='berlin-wien']", "data-owner") == "red"
+    assert "unsure" in (host.get_attribute("g.route[data-route='berlin-wien']", "class") or "")
+    assert host.locator("[data-station=roma]").count() == 1
+    # Fix it on the map: red -> free -> blue; and two more routes for blue by tapping.
+    host.click("button.zoom[aria-label='Zoom in']")
+    for _ in range(2):
+        host.click("g.route[data-route='berlin-wien'] .space >> nth=1")
+    assert host.get_attribute("g.route[data-route='berlin-wien']", "data-owner") == "blue"
+    host.click("g.route[data-route='munchen-wien'] .space >> nth=1")
+    host.click("g.route[data-route='frankfurt-munchen'] .space >> nth=0")
+    host.select_option("select[data-photo-tickets=blue]", ["paris-wien"])
+    host.click("#photo-confirm-go")
+    host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")
+    state = api(server, "GET", "/api/state")
+    blue = next(p for p in state["players"] if p["color"] == "blue")
+    assert sorted(blue["routes"]) == [
+        "berlin-wien",
+        "frankfurt-munchen",
+        "frankfurt-paris-1",
+        "munchen-wien",
+    ]
+    assert blue["final"]["route_points"] == 4 + 4 + 4 + 2
+    assert blue["final"]["tickets"][0]["completed"] is True
+    shown = host.get_attribute(".final-player[data-color=blue] .total", "data-total")
+    assert shown == str(blue["final"]["total"])
+    assert host.js_errors == []
