@@ -1046,15 +1046,25 @@ class Service:
             if not fut.set_running_or_notify_cancel():
                 continue
             try:
-                fut.set_result(fn())
+                fut.set_result(self._run_one(fn))
             except BaseException as exc:
                 if not isinstance(exc, ServiceError):
                     log.exception("the game loop failed on a command")
                 fut.set_exception(exc)
 
+    def _run_one(self, fn: Callable[[], T]) -> T:
+        """Run one command; a refusal by the rules (409) is told to the listeners."""
+        try:
+            return fn()
+        except Conflict as exc:
+            self._tell("refused", exc.to_json())
+            raise
+
     def call(self, fn: Callable[[], T], timeout: float = 15.0) -> T:
         """Run ``fn`` on the loop thread and wait for its result (or its ServiceError)."""
-        if self._thread is None or threading.current_thread() is self._thread:
+        if self._thread is None:
+            return self._run_one(fn)
+        if threading.current_thread() is self._thread:
             return fn()
         fut: Future[T] = Future()
         self._queue.put((fn, fut))
@@ -1068,7 +1078,7 @@ class Service:
         fut: Future[Any] = Future()
         if self._thread is None:
             try:
-                fut.set_result(fn())
+                fut.set_result(self._run_one(fn))
             except BaseException as exc:
                 fut.set_exception(exc)
             return fut
@@ -1110,11 +1120,7 @@ class Service:
                     msg = (None, seq, text)
                 for s in list(self._subs):
                     s.put(msg)
-        for fn in self.listeners:
-            try:
-                fn("pending" if pending_only else "state", snap)
-            except Exception:
-                log.exception("a state listener failed")
+        self._tell("pending" if pending_only else "state", snap)
 
     def notice(self, text: str, level: str = "info", color: str | None = None) -> None:
         data = json.dumps({"level": level, "text": _sentence(text), "color": color})
@@ -1122,9 +1128,18 @@ class Service:
         with self._lock:
             for s in list(self._subs):
                 s.put(("notice", None, data))
-        for fn in self.listeners:
+        self._tell("notice", {"level": level, "text": _sentence(text), "color": color})
+
+    def _tell(self, kind: str, data: dict[str, Any]) -> None:
+        """Call the in-process listeners (e.g. the buttons' LED and buzzer).
+
+        ``kind``: "state", "pending", "notice", "refused" (a 409: ``{"error", "rule"}``) or
+        "vetoed" (a camera sighting that cannot be: ``{"text", "color"}``). Listeners run on
+        the loop thread (or the caller's for a refusal outside it): they must only queue.
+        """
+        for fn in list(self.listeners):
             try:
-                fn("notice", {"level": level, "text": _sentence(text), "color": color})
+                fn(kind, data)
             except Exception:
                 log.exception("a state listener failed")
 
@@ -1358,6 +1373,7 @@ class Service:
         if decision.kind == "ignore":
             return {"result": "ignored", "text": _sentence(decision.reason), "seq": seq}
         if decision.kind == "veto":
+            self._tell("vetoed", {"text": _sentence(decision.reason), "color": obs.get("color")})
             self.notice(decision.reason, "warning", obs.get("color"))
             return {"result": "vetoed", "text": _sentence(decision.reason), "seq": seq}
         if decision.kind == "tap":
@@ -1453,10 +1469,46 @@ class Service:
             self._correct({"type": "undo"}, Actor.device("button"))
             return {"result": "applied", "text": "Undone.", "seq": self.seq}
         if not self.pending.confirmations:
-            return {"result": "ignored", "text": "Nothing to confirm.", "seq": self.seq}
+            if name == "confirm":
+                return self._confirm_taps(fold)
+            return {"result": "ignored", "text": "Nothing to reject.", "seq": self.seq}
         cid = self.pending.confirmations[0].id
         self._confirm(cid, name == "confirm", Actor.device("button"), None)
         return {"result": "applied", "text": "Done.", "seq": self.seq}
+
+    def _confirm_taps(self, fold: GameFold) -> dict[str, Any]:
+        """The confirm button with no camera question: settle what was tapped on the reader.
+
+        A tunnel being built: its three revealed cards (tapped), then its surcharge (tapped
+        cards, or none). Otherwise tapped tickets: keep them.
+        """
+        t = fold.tracker
+        button = Actor.device("button")
+        p = self.pending
+        if fold.finished or fold.mode != "table":
+            return {"result": "ignored", "text": "Nothing to confirm.", "seq": self.seq}
+        if t.tunnel is not None:
+            color = t.current_player.color
+            tapped = list(p.cards) if p.payment_player == color else []
+            if t.tunnel.revealed is None:
+                if not tapped:
+                    return {
+                        "result": "ignored",
+                        "text": "Tap the tunnel's revealed cards first.",
+                        "seq": self.seq,
+                    }
+                self._step({"type": "tunnel_reveal", "player": color, "cards": tapped}, button)
+                p.clear_payment()
+                self._refresh(pending_only=True)
+                return {"result": "applied", "text": "Tunnel cards revealed.", "seq": self.seq}
+            self._step({"type": "tunnel_pay", "player": color}, button)
+            return {"result": "applied", "text": f"{color} paid the tunnel.", "seq": self.seq}
+        if p.tickets_player is not None and p.tickets:
+            color = p.tickets_player
+            self._step({"type": "keep_tickets", "player": color}, button)
+            text = f"{color} kept the tapped tickets."
+            return {"result": "applied", "text": text, "seq": self.seq}
+        return {"result": "ignored", "text": "Nothing to confirm.", "seq": self.seq}
 
     def _drop_stale_confirmations(self) -> None:
         fold = self.fold

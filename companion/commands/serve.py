@@ -55,6 +55,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--no-devices", action="store_true", help="ignore the camera and reader of the config"
     )
+    p.add_argument(
+        "--no-controls",
+        action="store_true",
+        help="ignore the buttons, status LED and buzzer of the config ([controls])",
+    )
     p.set_defaults(func=run)
 
 
@@ -126,12 +131,14 @@ def run(args: argparse.Namespace) -> int:
             reader = cfg.reader.port
         if camera is None:
             camera = cfg.camera.source
+    controls = cfg.controls if cfg.controls.enabled and not args.no_controls else None
     return serve(
         state_dir,
         host,
         port,
         reader=reader,
         camera=camera,
+        controls=controls,
         demo=args.demo,
         demo_delay=args.demo_delay,
         demo_seed=args.demo_seed,
@@ -159,7 +166,10 @@ def serve(
     ready: threading.Event | None = None,
     reader: str | None = None,
     camera: str | None = None,
+    controls: Any = None,
 ) -> int:
+    """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
+    status LED and the buzzer (None: none)."""
     from waitress.server import create_server
 
     from companion.cli import CommandError
@@ -212,6 +222,7 @@ def serve(
     if camera:
         start_camera(service, camera, watchdog_stop)
         print(f"companion: camera {camera}", flush=True)
+    table = start_controls(service, controls) if controls is not None else None
     demo_thread = None
     if demo:
         from companion.commands.demo import DemoDriver
@@ -237,6 +248,8 @@ def serve(
         _notify("STOPPING=1")
         watchdog_stop.set()
         server.close()
+        if table is not None:
+            table.stop()
         service.stop()
         store.close()
     return 0
@@ -403,3 +416,23 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
     t = threading.Thread(target=loop, name="companion-camera", daemon=True)
     t.start()
     return t
+
+
+def start_controls(service: Any, config: Any, pin_factory: Any = None) -> Any:
+    """The buttons, LED and buzzer wired to the service (companion.controls.table), or None
+    with a one-line warning when the pins cannot be opened (the game goes on without them)."""
+    from companion.controls import ControlsError
+    from companion.controls.table import start_table_controls
+
+    try:
+        table = start_table_controls(service, config, pin_factory=pin_factory)
+    except ControlsError as exc:
+        print(f"companion: warning: no buttons, LED or buzzer: {exc}", file=sys.stderr, flush=True)
+        return None
+    pins = config.pins
+    print(
+        f"companion: buttons on GPIO{pins['end_turn']}/{pins['confirm']}/{pins['undo']}, "
+        f"LED and buzzer",
+        flush=True,
+    )
+    return table

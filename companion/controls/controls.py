@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,7 +30,14 @@ from companion.config import ControlsConfig
 logger = logging.getLogger(__name__)
 
 BUTTON_EVENTS: tuple[str, ...] = ("end_turn", "confirm", "undo", "host_menu")
-STATUSES: tuple[str, ...] = ("off", "ready", "waiting_for_tap", "illegal", "final_round")
+STATUSES: tuple[str, ...] = (
+    "off",
+    "ready",
+    "waiting_for_tap",
+    "illegal",
+    "final_round",
+    "host_menu",
+)
 SOUNDS: tuple[str, ...] = ("accepted", "illegal", "attention")
 
 
@@ -50,6 +58,7 @@ LED_PATTERNS: Mapping[str, LedPattern] = {
     "waiting_for_tap": LedPattern((0.0, 0.0, 1.0), on_time=0.5, off_time=0.5),  # slow blue blink
     "illegal": LedPattern((1.0, 0.0, 0.0), on_time=0.15, off_time=0.15),  # fast red blink
     "final_round": LedPattern((1.0, 0.35, 0.0)),  # steady amber
+    "host_menu": LedPattern((1.0, 1.0, 1.0), on_time=1.0, off_time=0.25),  # white, long on
 }
 
 
@@ -173,30 +182,13 @@ class Controls:
         pins = config.pins
         bounce = config.bounce_time or None
         try:
-            self.buttons: dict[str, Any] = {}
-            for name in ("end_turn", "confirm", "undo"):
-                button = Button(
-                    pins[name],
-                    pull_up=True,
-                    bounce_time=bounce,
-                    hold_time=config.hold_time,
-                    pin_factory=pin_factory,
-                )
-                self._devices.append(button)
-                self.buttons[name] = button
-            self.led = RGBLED(
-                pins["led_red"],
-                pins["led_green"],
-                pins["led_blue"],
-                active_high=not config.led_common_anode,
-                pwm=True,
-                pin_factory=pin_factory,
-            )
-            self._devices.append(self.led)
-            self.buzzer = Buzzer(
-                pins["buzzer"], active_high=config.buzzer_active_high, pin_factory=pin_factory
-            )
-            self._devices.append(self.buzzer)
+            with warnings.catch_warnings(record=True) as fallbacks:
+                # gpiozero warns once per pin library it cannot load before it settles (or
+                # gives up): keep that out of the terminal, the error below says it in one line.
+                warnings.simplefilter("always")
+                self._open(config, pin_factory, pins, bounce, Button, RGBLED, Buzzer)
+            for w in fallbacks:
+                logger.debug("gpiozero: %s", w.message)
         except GPIOZeroError as exc:
             self.close()
             raise ControlsError(
@@ -217,6 +209,41 @@ class Controls:
         undo.when_pressed = self._undo.pressed
         undo.when_held = self._undo.held
         undo.when_released = self._undo.released
+
+    def _open(
+        self,
+        config: ControlsConfig,
+        pin_factory: Any,
+        pins: Mapping[str, int],
+        bounce: float | None,
+        button_class: Any,
+        led_class: Any,
+        buzzer_class: Any,
+    ) -> None:
+        self.buttons: dict[str, Any] = {}
+        for name in ("end_turn", "confirm", "undo"):
+            button = button_class(
+                pins[name],
+                pull_up=True,
+                bounce_time=bounce,
+                hold_time=config.hold_time,
+                pin_factory=pin_factory,
+            )
+            self._devices.append(button)
+            self.buttons[name] = button
+        self.led = led_class(
+            pins["led_red"],
+            pins["led_green"],
+            pins["led_blue"],
+            active_high=not config.led_common_anode,
+            pwm=True,
+            pin_factory=pin_factory,
+        )
+        self._devices.append(self.led)
+        self.buzzer = buzzer_class(
+            pins["buzzer"], active_high=config.buzzer_active_high, pin_factory=pin_factory
+        )
+        self._devices.append(self.buzzer)
 
     @property
     def status(self) -> str:
