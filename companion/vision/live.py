@@ -71,10 +71,13 @@ class LiveConfig:
     reset_on_motion: bool = False
     min_read_interval: float = 0.0
     min_confidence: float = 0.5
-    evidence_threshold: float = 8.0
+    evidence_pixel: float = 8.0
+    evidence_share: float = 0.5
+    twin_margin: float = 0.1
     relocate_after_frames: int = 4
     relocate_shift: float = 0.004
     adopt_seconds: float = 6.0
+    stuck_seconds: float = 30.0
     locate_interval: float = 1.0
     trains_per_player: int = 45
     stations_per_player: int = 3
@@ -419,10 +422,12 @@ class VisionReader:
     """The project's own reader (companion.vision.locate / read), imported when first used.
 
     ``calibration``: a saved ``companion.vision.calibration.Calibration`` to start from.
+    ``max_side``: frames larger than this are shrunk before reading (speed).
     """
 
-    def __init__(self, calibration: Any = None) -> None:
+    def __init__(self, calibration: Any = None, *, max_side: int = 1280) -> None:
         self.calibration = calibration
+        self.max_side = max_side
 
     def locate(self, frame: Frame) -> np.ndarray:
         from companion.vision.locate import locate_board
@@ -439,9 +444,15 @@ class VisionReader:
         from companion.vision.locate import BoardLocation
         from companion.vision.read import read_board
 
-        h, w = frame.image.shape[:2]
+        image = frame.image
+        h, w = image.shape[:2]
+        f = min(1.0, self.max_side / max(h, w))
+        if f < 1.0:  # a 1080p frame holds more pixels per space than the reader needs
+            image = cv2.resize(image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+            corners = np.asarray(corners, np.float64) * f
+            h, w = image.shape[:2]
         loc = BoardLocation.from_corners(corners, (w, h), method="live")
-        return read_board(frame.image, location=loc)
+        return read_board(image, location=loc)
 
 
 # --------------------------------------------------------------------------------------------
@@ -512,6 +523,7 @@ class LiveWatcher:
                 "relocations",
                 "adoptions",
                 "no_evidence",
+                "twin_spill",
                 "claims",
                 "stations",
                 "vetoes",
@@ -657,11 +669,15 @@ class LiveWatcher:
                 self._prev = gray
                 occluded, area, reason = self._occlusion(small, gray, small_u8)
             if occluded:
-                if t - self._occluded_t0 >= cfg.adopt_seconds and reason == "large change":
+                still = t - self._occluded_t0
+                if (still >= cfg.adopt_seconds and reason != "arm at the edge") or (
+                    still >= cfg.stuck_seconds
+                ):
                     log.warning(
-                        "something has lain still on the board for %.1f s: taking it as "
+                        "something (%s) has lain still on the board for %.1f s: taking it as "
                         "the new normal",
-                        t - self._occluded_t0,
+                        reason,
+                        still,
                     )
                     self._adopt(small, gray, small_u8, first=False)
                     self.stats["adoptions"] += 1
@@ -781,18 +797,20 @@ class LiveWatcher:
         total = float(ww * wh)
         area = float(np.count_nonzero(mask)) / total
         if area > 0.0:
-            n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            m = cfg.edge_margin
-            mx, my = m * ww, m * wh
-            for i in range(1, n):
-                x, y, w, h, a = (int(v) for v in stats[i])
-                if a / total > cfg.edge_blob_area and (
-                    x <= mx or y <= my or x + w >= ww - mx or y + h >= wh - my
-                ):
-                    return True, area, "arm at the edge"
             # pieces only go down on route spaces and city spots: change elsewhere is foreign
             foreign = (mask > 0) & ~self._zone
             nf = int(np.count_nonzero(foreign))
+            if nf:
+                f8 = foreign.astype(np.uint8)
+                n, _, stats, _ = cv2.connectedComponentsWithStats(f8, connectivity=8)
+                m = cfg.edge_margin
+                mx, my = m * ww, m * wh
+                for i in range(1, n):
+                    x, y, w, h, a = (int(v) for v in stats[i])
+                    if a / total > cfg.edge_blob_area and (
+                        x <= mx or y <= my or x + w >= ww - mx or y + h >= wh - my
+                    ):
+                        return True, area, "arm at the edge"
             if nf / total > cfg.foreign_area:
                 return True, area, "something over the board"
             if nf / total > cfg.foreign_skin_area:
@@ -823,12 +841,22 @@ class LiveWatcher:
         return out
 
     def _evidence(self, key: tuple[str, str], flat: np.ndarray, gain: float) -> float:
+        """Share of the route's spaces (or the city's spot) that changed since its state was
+        last reported: pieces put down change most of it, a neighbour's crooked train a bit."""
         idx = self._key_idx.get(key)
         before = self._patches.get(key)
         if idx is None or before is None:
-            return float("inf")
-        now = flat[idx]
-        return float(np.abs(now - before * gain).max(axis=1).mean())
+            return 1.0
+        diff = np.abs(flat[idx] - before * gain).max(axis=1)
+        return float(np.count_nonzero(diff > self.config.evidence_pixel)) / max(1, diff.size)
+
+    def _refresh(self, key: tuple[str, str], flat: np.ndarray) -> None:
+        """Take the present look of ``key`` as its reference, forgetting any half-read change
+        (one turn puts down one route or one station, never a route and its neighbours)."""
+        idx = self._key_idx.get(key)
+        if idx is not None:
+            self._patches[key] = flat[idx].copy()
+            self._pending.pop(key, None)
 
     def _consider(
         self, reading: BoardReading, small: np.ndarray, frame: Frame, events: list[Event]
@@ -850,8 +878,19 @@ class LiveWatcher:
                 waiting = self._awaiting.get(key)
                 if waiting is not None and waiting.new == value:
                     continue
-                if self._evidence(key, flat, gain) < cfg.evidence_threshold:
+                if self._evidence(key, flat, gain) < cfg.evidence_share:
                     self.stats["no_evidence"] += 1
+                    self._pending.pop(key, None)
+                    continue
+                twin = self.geometry.routes[key_id].twin if kind == "route" else None
+                if (
+                    twin
+                    and self._evidence(("route", twin), flat, gain)
+                    > self._evidence(key, flat, gain) + cfg.twin_margin
+                ):
+                    # the change is stronger on the other route of the double: its trains
+                    # spill over here, and the reader may be confusing the two
+                    self.stats["twin_spill"] += 1
                     self._pending.pop(key, None)
                     continue
                 conf = float(reading.confidence.get(key_id, 1.0))
@@ -890,6 +929,13 @@ class LiveWatcher:
         idx = self._key_idx.get(key)
         if flat is not None and idx is not None:
             self._patches[key] = flat[idx].copy()
+            info = self.geometry.routes.get(change.key) if change.kind == "route" else None
+            if info is not None:
+                # new trains spill onto the other route of a double and the cities at the ends
+                if info.twin:
+                    self._refresh(("route", info.twin), flat)
+                self._refresh(("station", info.a), flat)
+                self._refresh(("station", info.b), flat)
         self._vetoed.pop(key, None)
         if change.new is None:
             events.append(PieceRemoved(change, index, t))

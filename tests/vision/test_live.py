@@ -6,6 +6,7 @@ and mostly wrong under hands and shadows)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,6 +67,13 @@ def _run(
     return events, watcher, frames
 
 
+def _frames_to_claim(cfg: LiveConfig) -> int:
+    """Frames from a board that stops moving to a claim: the steady period, then the confirming
+    reads, spaced by the minimum read interval."""
+    spacing = max(1, math.ceil(cfg.min_read_interval * FPS - 1e-9))
+    return cfg.steady_frames + 1 + spacing * (cfg.confirm_reads - 1)
+
+
 def _claims(events: list[tuple[Frame, Event]]) -> list[ClaimSeen]:
     return [e for _, e in events if isinstance(e, ClaimSeen)]
 
@@ -84,7 +92,7 @@ def test_no_claim_while_a_hand_is_over_the_board(renderer: BoardRenderer) -> Non
     assert claims[0].t >= 6.0
     # ... and soon after: the steady period, then the confirming reads
     cfg = watcher.config
-    assert claims[0].t <= 6.0 + (cfg.steady_frames + cfg.confirm_reads + 2) / FPS
+    assert claims[0].t <= 6.0 + _frames_to_claim(cfg) / FPS + 2 / FPS
     # the reader was never asked to read a board with the hand over it
     reader = watcher.reader
     assert isinstance(reader, OracleReader)
@@ -129,7 +137,7 @@ def test_a_claim_after_the_steady_period_and_exactly_one_report_per_change(
     assert watcher.state.routes == dict(claims)
     first = min(c.t for c in _claims(events))
     cfg = watcher.config
-    assert 2.0 < first <= 2.0 + (cfg.steady_frames + cfg.confirm_reads) / FPS + 0.01
+    assert 2.0 < first <= 2.0 + _frames_to_claim(cfg) / FPS + 0.01
 
 
 def test_a_route_changing_owner_is_vetoed_once(renderer: BoardRenderer) -> None:

@@ -1,0 +1,217 @@
+"""Live mode benchmark: false claims, claim latency and speed on rendered games with hands.
+
+    .venv/bin/python benchmarks/bench_vision_live.py [--seeds 11 12] [--size 960x540] [--fps 5]
+                                                      [--no-real-reader] [--quick]
+
+Everything runs on one core (cv2.setNumThreads(1)). Games come from the simulated camera (the
+project's own renderer: hands and arms reaching over the board, shadows, a bumped table):
+
+1. accuracy, per game and reader: false claims (a claim or station that is not on the board, or
+   in the wrong colour) per 1,000 frames, claims found, and frames from "steady board" (the first
+   frame after a claim with no hand over the board and nothing moving) to the reported claim;
+   readers: the oracle (the simulator's truth with misreads, mostly wrong under hands) and the
+   project's pixel reader (companion.vision.read), both registered from the simulator's truth;
+2. speed at 1920x1080: render time per frame, and the live pipeline per frame (the watcher alone,
+   and the watcher with the pixel reader, whose reads happen only on steady, clear frames).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision.live import (
+    ClaimSeen,
+    Event,
+    LiveWatcher,
+    StationSeen,
+    VisionReader,
+)
+from companion.vision.live_oracle import OracleReader
+from companion.vision.render import BoardRenderer
+from companion.vision.sources import Frame, SimulatedCamera, simulated_game
+
+
+class TruthPlacedVisionReader(VisionReader):
+    """The project's pixel reader, with the board registered from the simulator's truth."""
+
+    def locate(self, frame: Frame) -> np.ndarray:
+        assert frame.truth is not None
+        return np.asarray(frame.truth.corners, np.float64)
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, h = text.lower().split("x")
+    return int(w), int(h)
+
+
+def run_game(
+    renderer: BoardRenderer,
+    seed: int,
+    size: tuple[int, int],
+    fps: float,
+    reader_kind: str,
+    max_turns: int | None,
+) -> dict[str, Any]:
+    script = simulated_game(seed, renderer=renderer, max_turns=max_turns)
+    cam = SimulatedCamera(script, seed=seed, fps=fps, size=size, renderer=renderer)
+    reader: Any = (
+        OracleReader(renderer.geometry, seed=seed)
+        if reader_kind == "oracle"
+        else TruthPlacedVisionReader()
+    )
+    watcher = LiveWatcher(reader, geometry=renderer.geometry)
+    events: list[tuple[Frame, Event]] = []
+    clear_frames: list[int] = []  # frames with no hand over the board and nothing moving
+    hand_frames = 0
+    t_watch = 0.0
+    with cam:
+        for f in cam:
+            assert f.truth is not None
+            if f.truth.covered or f.truth.covered_cities:
+                hand_frames += 1
+            if not f.truth.moving and not f.truth.covered and f.truth.occlusion < 0.002:
+                clear_frames.append(f.index)
+            a = time.perf_counter()
+            got = watcher.process(f)
+            t_watch += time.perf_counter() - a
+            events.extend((f, e) for e in got)
+    truth = {e.route: (e.color, e.t) for e in script.events if e.kind == "claim"}
+    truth_st = {e.city: (e.color, e.t) for e in script.events if e.kind == "station"}
+    false = 0
+    found = 0
+    latencies: list[int] = []
+    clear = np.array(clear_frames)
+    for f, e in events:
+        if isinstance(e, ClaimSeen):
+            want = truth.get(e.route)
+            ok = want is not None and want[0] == e.color
+        elif isinstance(e, StationSeen):
+            want = truth_st.get(e.city)
+            ok = want is not None and want[0] == e.color
+        else:
+            continue
+        if not ok or want is None:
+            false += 1
+            continue
+        found += 1
+        placed = int(np.ceil(want[1] * fps))
+        later = clear[clear >= placed]
+        if later.size:
+            latencies.append(int(f.index - later[0]))
+    n = cam.frame_count
+    return {
+        "seed": seed,
+        "reader": reader_kind,
+        "frames": n,
+        "hand_frames": hand_frames,
+        "claims_true": len(truth) + len(truth_st),
+        "found": found,
+        "false": false,
+        "false_per_1000": 1000.0 * false / max(1, n),
+        "latency": latencies,
+        "watch_ms": 1000.0 * t_watch / max(1, n),
+        "stats": watcher.stats,
+    }
+
+
+def speed(renderer: BoardRenderer, seed: int, frames: int) -> dict[str, float]:
+    """Render, watcher-only and watcher+pixel-reader times per 1920x1080 frame."""
+    script = simulated_game(seed, renderer=renderer, max_turns=12)
+    cam = SimulatedCamera(script, seed=seed, fps=5, size=(1920, 1080), renderer=renderer)
+    rendered: list[Frame] = []
+    t_render: list[float] = []
+    for i in range(frames):
+        a = time.perf_counter()
+        rendered.append(cam.frame_at(i))
+        t_render.append(time.perf_counter() - a)
+    out: dict[str, float] = {
+        "render_ms_mean": 1000 * statistics.mean(t_render[1:]),
+        "render_ms_p95": 1000 * float(np.percentile(t_render[1:], 95)),
+    }
+    for kind in ("oracle", "vision"):
+        reader: Any = (
+            OracleReader(renderer.geometry, seed=seed)
+            if kind == "oracle"
+            else TruthPlacedVisionReader()
+        )
+        watcher = LiveWatcher(reader, geometry=renderer.geometry)
+        times: list[float] = []
+        read_times: list[float] = []
+        for f in rendered:
+            reads = watcher.stats["reads"]
+            a = time.perf_counter()
+            watcher.process(f)
+            dt = time.perf_counter() - a
+            times.append(dt)
+            if watcher.stats["reads"] > reads:
+                read_times.append(dt)
+        out[f"{kind}_ms_mean"] = 1000 * statistics.mean(times[1:])
+        out[f"{kind}_ms_p95"] = 1000 * float(np.percentile(times[1:], 95))
+        if read_times:
+            out[f"{kind}_read_frame_ms"] = 1000 * statistics.mean(read_times)
+        no_read = [t for t in times[1:] if t not in read_times]
+        if no_read:
+            out[f"{kind}_noread_frame_ms"] = 1000 * statistics.mean(no_read)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[11, 12])
+    ap.add_argument("--size", default="960x540")
+    ap.add_argument("--fps", type=float, default=5.0)
+    ap.add_argument("--no-real-reader", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
+    ap.add_argument("--speed-frames", type=int, default=80)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    renderer = BoardRenderer()
+    size = _size(args.size)
+    readers = ["oracle"] if args.no_real_reader else ["oracle", "vision"]
+    print(f"accuracy: simulated games at {size[0]}x{size[1]}, {args.fps:g} fps, one core")
+    header = (
+        f"{'reader':8} {'seed':>4} {'frames':>6} {'hands':>6} {'true':>5} {'found':>5} "
+        f"{'false':>5} {'false/1k':>8} {'lat.med':>7} {'lat.p95':>7} {'lat.max':>7} "
+        f"{'watch ms':>8}"
+    )
+    print(header)
+    totals: dict[str, list[float]] = {r: [0, 0, 0, 0] for r in readers}
+    for reader in readers:
+        for seed in args.seeds:
+            r = run_game(renderer, seed, size, args.fps, reader, 20 if args.quick else None)
+            lat = r["latency"] or [0]
+            print(
+                f"{reader:8} {seed:>4} {r['frames']:>6} {r['hand_frames']:>6} "
+                f"{r['claims_true']:>5} {r['found']:>5} {r['false']:>5} "
+                f"{r['false_per_1000']:>8.2f} {statistics.median(lat):>7.1f} "
+                f"{np.percentile(lat, 95):>7.1f} {max(lat):>7d} {r['watch_ms']:>8.1f}"
+            )
+            t = totals[reader]
+            t[0] += r["frames"]
+            t[1] += r["false"]
+            t[2] += r["found"]
+            t[3] += r["claims_true"]
+    for reader, (frames, false, found, true) in totals.items():
+        print(
+            f"  {reader}: {int(false)} false claims in {int(frames)} frames "
+            f"({1000 * false / max(1, frames):.2f} per 1,000); found {int(found)} of {int(true)}"
+        )
+    print(f"\nspeed at 1920x1080, one core, {args.speed_frames} frames of a game with hands:")
+    sp = speed(renderer, args.seeds[0], args.speed_frames)
+    for k, v in sp.items():
+        print(f"  {k:26} {v:7.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
