@@ -19,7 +19,7 @@ import numpy as np
 
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.locate import BoardLocation, board_fit, locate_board
-from companion.vision.read import ReadContext, make_context
+from companion.vision.read import ReadContext, default_context
 from companion.vision.sample import U8Array
 
 FORMAT = "companion-vision-calibration/1"
@@ -148,7 +148,7 @@ def check_registration(
     frame: U8Array, cal: Calibration, *, context: ReadContext | None = None
 ) -> RegistrationCheck:
     """Is the board still where ``cal`` says in ``frame``?"""
-    ctx = context if context is not None else make_context()
+    ctx = context if context is not None else default_context()
     loc = cal.location((frame.shape[1], frame.shape[0]))
     explained, _ = board_fit(frame, loc.homography, ctx)
     thr = float(ctx.cfg["calibration"]["still_there_min_explained"])
@@ -162,7 +162,7 @@ def reregister(
 
     A manual calibration is replaced by an automatic one only if the board moved.
     """
-    ctx = context if context is not None else make_context()
+    ctx = context if context is not None else default_context()
     check = check_registration(frame, cal, context=ctx)
     if check.ok:
         return cal

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -56,6 +56,24 @@ def load_vision_config() -> dict[str, Any]:
     return data
 
 
+LAB_L = 100.0 / 255.0  # OpenCV's 8-bit Lab: L is stored as L * 255 / 100, a and b offset by 128
+
+
+def lab8(patches: U8Array) -> U8Array:
+    """BGR uint8 pixels (..., 3) -> OpenCV 8-bit Lab, same shape (one conversion call)."""
+    flat = np.ascontiguousarray(patches, dtype=np.uint8).reshape(1, -1, 3)
+    out = cv2.cvtColor(flat, cv2.COLOR_BGR2LAB)
+    return np.asarray(out, dtype=np.uint8).reshape(patches.shape)
+
+
+def lab8_to_float(lab: U8Array) -> FloatArray:
+    """8-bit Lab (..., 3) -> float Lab (L 0..100, a/b about -128..127)."""
+    out = lab.astype(np.float64)
+    out[..., 0] *= LAB_L
+    out[..., 1:] -= 128.0
+    return out
+
+
 def to_lab(patches: U8Array, exact: bool = False) -> FloatArray:
     """BGR uint8 patches (..., 3) -> float Lab (L 0..100, a/b about -128..127).
 
@@ -63,16 +81,10 @@ def to_lab(patches: U8Array, exact: bool = False) -> FloatArray:
     ``exact`` converts in floating point."""
     shape = patches.shape
     if exact:
-        lab_f = cv2.cvtColor(
-            patches.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB
-        )
+        flat = np.ascontiguousarray(patches, dtype=np.uint8).reshape(1, -1, 3)
+        lab_f = cv2.cvtColor(flat.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
         return np.asarray(lab_f, dtype=np.float64).reshape(shape)
-    flat = np.ascontiguousarray(patches.reshape(-1, 1, 3), dtype=np.uint8)
-    lab8 = np.asarray(cv2.cvtColor(flat, cv2.COLOR_BGR2LAB), dtype=np.float32).reshape(-1, 3)
-    lab = np.empty(lab8.shape, dtype=np.float64)
-    lab[:, 0] = lab8[:, 0] * (100.0 / 255.0)
-    lab[:, 1:] = lab8[:, 1:] - 128.0
-    return lab.reshape(shape)
+    return lab8_to_float(lab8(patches))
 
 
 def white_balance_gains(board_samples: U8Array, target: float, percentile: float) -> FloatArray:
@@ -83,9 +95,16 @@ def white_balance_gains(board_samples: U8Array, target: float, percentile: float
     return np.asarray(target / np.maximum(white, 1.0), dtype=np.float64)
 
 
+def gain_table(gains: FloatArray) -> U8Array:
+    """(1, 256, 3) lookup table of ``apply_gains`` (value times gain, clipped, truncated)."""
+    v = np.arange(256, dtype=np.float32)[:, None] * gains.astype(np.float32)[None, :]
+    return np.asarray(np.clip(v, 0, 255), dtype=np.uint8).reshape(1, 256, 3)
+
+
 def apply_gains(patches: U8Array, gains: FloatArray) -> U8Array:
-    out = np.clip(patches.astype(np.float32) * gains.astype(np.float32), 0, 255)
-    return out.astype(np.uint8)
+    flat = np.ascontiguousarray(patches, dtype=np.uint8).reshape(1, -1, 3)
+    out = cv2.LUT(flat, gain_table(gains))
+    return np.asarray(out, dtype=np.uint8).reshape(patches.shape)
 
 
 # --------------------------------------------------------------------------------------------
@@ -214,6 +233,9 @@ class WindowSet:
     ww: int
     along: FloatArray  # offset along, in box lengths
     across: FloatArray  # offset across, in box widths
+    xs: npt.NDArray[np.int64]  # the distinct first columns (one per offset along)
+    ys: npt.NDArray[np.int64]  # the distinct first rows (one per offset across)
+    # window k = (along index k // len(ys), across index k % len(ys)): x0 = xs[k // len(ys)]
 
 
 def make_windows(layout: PatchLayout, cfg: dict[str, Any]) -> WindowSet:
@@ -227,11 +249,13 @@ def make_windows(layout: PatchLayout, cfg: dict[str, Any]) -> WindowSet:
     grid_a, grid_c = np.meshgrid(along, across, indexing="ij")
     aa: FloatArray = np.asarray(grid_a.ravel(), dtype=np.float64)
     cc: FloatArray = np.asarray(grid_c.ravel(), dtype=np.float64)
-    x0 = np.round(layout.nx / 2 + aa * step_x - wl / 2).astype(np.int64)
-    y0 = np.round(layout.ny / 2 + cc * step_y - ww / 2).astype(np.int64)
-    x0 = np.clip(x0, 0, layout.nx - wl)
-    y0 = np.clip(y0, 0, layout.ny - ww)
-    return WindowSet(x0=x0, y0=y0, wl=wl, ww=ww, along=aa, across=cc)
+    xs = np.clip(np.round(layout.nx / 2 + along * step_x - wl / 2), 0, layout.nx - wl)
+    ys = np.clip(np.round(layout.ny / 2 + across * step_y - ww / 2), 0, layout.ny - ww)
+    xi = np.asarray(xs, dtype=np.int64)
+    yi = np.asarray(ys, dtype=np.int64)
+    x0 = np.asarray(np.repeat(xi, len(yi)), dtype=np.int64)
+    y0 = np.asarray(np.tile(yi, len(xi)), dtype=np.int64)
+    return WindowSet(x0=x0, y0=y0, wl=wl, ww=ww, along=aa, across=cc, xs=xi, ys=yi)
 
 
 @dataclass
@@ -244,34 +268,84 @@ class SpaceFeatures:
 def space_features(
     patches: U8Array, layout: PatchLayout, windows: WindowSet, tunnel: BoolArray
 ) -> SpaceFeatures:
-    """Features of every space patch (n, ny, nx, 3) (x along the track, y across)."""
-    lab = to_lab(patches)
-    n = lab.shape[0]
-    big_l = lab[..., 0]
-    # Windows: box sums from an integral image of L, a, b and L^2.
-    chans = np.concatenate([lab, (big_l * big_l)[..., None]], axis=-1).astype(np.float32)
-    integral = np.zeros((n, layout.ny + 1, layout.nx + 1, 4), dtype=np.float32)
-    np.cumsum(chans, axis=1, out=chans)
-    np.cumsum(chans, axis=2, out=integral[:, 1:, 1:])
-    x0, y0, x1, y1 = windows.x0, windows.y0, windows.x0 + windows.wl, windows.y0 + windows.ww
-    sums = integral[:, y1, x1] - integral[:, y0, x1] - integral[:, y1, x0] + integral[:, y0, x0]
-    mean = sums.astype(np.float64) / float(windows.wl * windows.ww)
-    std = np.sqrt(np.maximum(mean[..., 3] - mean[..., 0] ** 2, 0.0))
-    win = np.concatenate([mean[..., :3], std[..., None]], axis=-1)
-    # Printed core at the nominal place (narrower inside a tunnel's black border).
+    """Features of every space patch (n, ny, nx, 3) BGR (x along the track, y across)."""
+    return space_features_lab8(lab8(patches), layout, windows, tunnel)
+
+
+def _window_sums(integral: npt.NDArray[Any], top: Any, windows: WindowSet) -> FloatArray:
+    """Sums (n, n_windows, ...) over every window of every patch from the integral image of
+    the patches stacked one above the other (patch i starts at row ``top[i]``): along first
+    (one difference per distinct column pair), then across (one per distinct row pair)."""
+    xs, ys = windows.xs, windows.ys
+    horiz = integral[:, xs + windows.wl] - integral[:, xs]  # (rows + 1, A, ...)
+    r0 = top + ys[None, :]  # (n, C)
+    both = horiz[r0 + windows.ww] - horiz[r0]  # (n, C, A, ...)
+    both = np.swapaxes(both, 1, 2)  # (n, A, C, ...): window k = a * C + c
+    n = both.shape[0]
+    return np.asarray(both.reshape(n, len(xs) * len(ys), *both.shape[3:]), dtype=np.float64)
+
+
+def _rect_sums(integral: npt.NDArray[Any], top: Any, y0: int, y1: int, x0: int, x1: int) -> Any:
+    """Sums over the same rectangle [y0, y1) x [x0, x1) of every stacked patch."""
+    r0, r1 = top + y0, top + y1
+    out = integral[r1, x1] - integral[r0, x1] - integral[r1, x0] + integral[r0, x0]
+    return np.asarray(out, dtype=np.float64)
+
+
+def space_features_lab8(
+    lab: U8Array, layout: PatchLayout, windows: WindowSet, tunnel: BoolArray
+) -> SpaceFeatures:
+    """Features of every space patch given as OpenCV 8-bit Lab (n, ny, nx, 3).
+
+    Window and core sums come from integral images of the patches stacked one above the other
+    (exact integer sums; a window never crosses its patch's border)."""
+    n, ny, nx, _ = lab.shape
+    stack = np.ascontiguousarray(lab).reshape(n * ny, nx, 3)
+    s_int = cv2.integral(stack, sdepth=cv2.CV_32S)  # (n*ny+1, nx+1, 3)
+    big_l8 = np.ascontiguousarray(stack[..., 0])
+    # Squares of 8-bit codes are exact in float32, their sums exact in float64.
+    sq_int = cv2.integral(np.square(big_l8, dtype=np.float32), sdepth=cv2.CV_64F)
+    top = np.arange(n) * ny
     lo = layout
 
-    def core_stats(ya: float, yb: float, xa: float, xb: float) -> FloatArray:
-        core = lab[:, lo.y(ya) : lo.y(yb), lo.x(xa) : lo.x(xb)].reshape(n, -1, 3)
-        return np.concatenate([np.median(core, axis=1), core[..., 0].std(axis=1)[:, None]], 1)
+    def to_float(mean8: FloatArray, sq: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Mean float Lab (..., 3) and L standard deviation from 8-bit sums / area."""
+        std = np.sqrt(np.maximum(sq - mean8[..., 0] ** 2, 0.0)) * LAB_L
+        mean8[..., 0] *= LAB_L
+        mean8[..., 1:] -= 128.0
+        return mean8, std
 
-    printed = core_stats(-0.3, 0.3, -0.35, 0.35)
+    # Windows: train-sized rectangles slid along and across.
+    area = float(windows.wl * windows.ww)
+    wmean, wstd = to_float(
+        _window_sums(s_int, top[:, None], windows) / area,
+        _window_sums(sq_int, top[:, None], windows) / area,
+    )
+    win = np.concatenate([wmean, wstd[..., None]], axis=-1)
+
+    # Printed core at the nominal place (narrower inside a tunnel's black border): medians of
+    # L, a, b (monotone in the 8-bit codes) and the L standard deviation.
+    def core_stats(ya: float, yb: float, xa: float, xb: float, sel: Any) -> FloatArray:
+        r0, r1, c0, c1 = lo.y(ya), lo.y(yb), lo.x(xa), lo.x(xb)
+        m = (r1 - r0) * (c1 - c0)
+        # Channel-major rows of the core's codes: the medians by partial sorting along rows.
+        core = np.ascontiguousarray(np.moveaxis(lab[sel, r0:r1, c0:c1].reshape(-1, m, 3), 2, 0))
+        kth = [(m - 1) // 2, m // 2]
+        part = np.partition(core, kth, axis=2)
+        med8 = (part[..., kth[0]].astype(np.float64) + part[..., kth[1]]) / 2.0  # (3, k)
+        sq = _rect_sums(sq_int, top[sel], r0, r1, c0, c1) / m
+        mean_l = _rect_sums(s_int[..., 0], top[sel], r0, r1, c0, c1) / m
+        std = np.sqrt(np.maximum(sq - mean_l**2, 0.0)) * LAB_L
+        return np.stack([med8[0] * LAB_L, med8[1] - 128.0, med8[2] - 128.0, std], axis=1)
+
+    printed = core_stats(-0.3, 0.3, -0.35, 0.35, slice(None))
     if tunnel.any():
-        printed[tunnel] = core_stats(-0.2, 0.2, -0.3, 0.3)[tunnel]
-    # Colour-free cues.
+        printed[tunnel] = core_stats(-0.2, 0.2, -0.3, 0.3, tunnel)
+    # Colour-free cues (on float L).
+    big_l = big_l8.reshape(n, ny, nx).astype(np.float32) * np.float32(LAB_L)
     xa, xb = lo.x(-0.35), lo.x(0.35)
-    rows = big_l[:, :, xa:xb].mean(axis=2)  # across profile
-    cols = big_l[:, lo.y(-0.2) : lo.y(0.2), :].mean(axis=1)  # along profile
+    rows = big_l[:, :, xa:xb].mean(axis=2, dtype=np.float64)  # across profile
+    cols = big_l[:, lo.y(-0.2) : lo.y(0.2), :].mean(axis=1, dtype=np.float64)  # along profile
 
     def outline(prof: FloatArray, at: float, inward: int, to: Any) -> FloatArray:
         e = to(at)
@@ -283,12 +357,12 @@ def space_features(
     end_outline = np.minimum(outline(cols, -0.5, 1, lo.x), outline(cols, 0.5, -1, lo.x))
     c = lo.y(0.0)
     half = lo.y(0.5) - c
-    top = rows[:, c - half : c]
-    bottom = rows[:, c + half - 1 : c - 1 : -1] if c > 0 else rows[:, c + half - 1 :: -1]
-    asymmetry = np.abs(top - bottom[:, : top.shape[1]]).mean(axis=1)
-    inner = big_l[:, :, xa:xb]
+    upper = rows[:, c - half : c]
+    lower = rows[:, c + half - 1 : c - 1 : -1] if c > 0 else rows[:, c + half - 1 :: -1]
+    asymmetry = np.abs(upper - lower[:, : upper.shape[1]]).mean(axis=1)
+    inner = big_l[:, lo.y(-0.4) - 1 : lo.y(0.4) + 1, xa:xb]
     d2 = inner[:, :-2] + inner[:, 2:] - 2 * inner[:, 1:-1]
-    dark_lines = np.maximum(d2[:, lo.y(-0.4) - 1 : lo.y(0.4) - 1], 0).mean(axis=(1, 2))
+    dark_lines = np.maximum(d2, 0).mean(axis=(1, 2), dtype=np.float64)
     cues = np.stack([end_outline, asymmetry, dark_lines], axis=1)
     return SpaceFeatures(windows=win, printed=printed, cues=cues)
 
@@ -363,6 +437,42 @@ class SpaceLayoutInfo:
     route_slices: dict[str, slice]
     lane_pairs: list[tuple[str, str]]
 
+    @cached_property
+    def route_ids(self) -> list[str]:
+        return list(self.route_slices)
+
+    @cached_property
+    def route_starts(self) -> npt.NDArray[np.int64]:
+        """First space of every route (routes are contiguous runs of spaces, in order)."""
+        starts = np.array([sl.start for sl in self.route_slices.values()], dtype=np.int64)
+        stops = np.array([sl.stop for sl in self.route_slices.values()], dtype=np.int64)
+        if len(starts) and (starts[0] != 0 or np.any(starts[1:] != stops[:-1])):
+            raise ValueError("route slices must be contiguous and in order")
+        return starts
+
+    @cached_property
+    def space_route(self) -> npt.NDArray[np.int64]:
+        """Route number (position in ``route_ids``) of every space."""
+        out = np.empty(len(self.printed_colors), dtype=np.int64)
+        for k, sl in enumerate(self.route_slices.values()):
+            out[sl] = k
+        return out
+
+    @cached_property
+    def pair_index(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Route numbers of the two lanes of every double route."""
+        pos = {rid: k for k, rid in enumerate(self.route_slices)}
+        a = np.array([pos[x] for x, _ in self.lane_pairs], dtype=np.int64)
+        b = np.array([pos[y] for _, y in self.lane_pairs], dtype=np.int64)
+        return a, b
+
+    @cached_property
+    def printed_index(self) -> tuple[list[str], npt.NDArray[np.int64]]:
+        """The distinct printed colours and each space's index among them."""
+        names = sorted(set(self.printed_colors))
+        pos = {c: i for i, c in enumerate(names)}
+        return names, np.array([pos[c] for c in self.printed_colors], dtype=np.int64)
+
 
 def window_penalty(model: SpaceModel, windows: WindowSet, lane_side: FloatArray) -> FloatArray:
     """(n, n_windows) added distance of each window for each space (inf where not allowed)."""
@@ -380,14 +490,23 @@ def distances(
     """Squared capped distances (n, 6) to each hypothesis and the best window per colour (n, 5)."""
     n = feats.printed.shape[0]
     dist = np.empty((n, len(HYPOTHESES)))
-    mus = np.stack([model.plastic[c] for c in PLAYER_COLORS])  # (5, 4)
-    z = (feats.windows[:, None, :, :] - mus[None, :, None, :]) / model.scale  # (n, 5, w, 4)
-    d = np.minimum(z * z, model.clip).sum(axis=3) + penalty[:, None, :]
+    inv = 1.0 / model.scale
+    mus = np.stack([model.plastic[c] for c in PLAYER_COLORS]) * inv  # (5, 4)
+    # Feature-major float32 (4, n, 1, w): one pass per feature over (n, 5, w).
+    wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
+    clip = np.float32(model.clip)
+    d = penalty.astype(np.float32)[:, None, :] + np.zeros((1, len(PLAYER_COLORS), 1), np.float32)
+    z = np.empty_like(d)
+    for k in range(wz.shape[0]):
+        np.subtract(wz[k][:, None, :], mus[:, k].astype(np.float32)[None, :, None], out=z)
+        np.square(z, out=z)
+        np.minimum(z, clip, out=z)
+        d += z
     best = np.asarray(np.argmin(d, axis=2), dtype=np.int64)  # (n, 5)
     dist[:, 1:] = np.take_along_axis(d, best[..., None], axis=2)[..., 0]
     mu = np.stack([model.printed[c] for c in info.printed_colors])
-    z = (feats.printed - mu) / model.scale
-    dist[:, 0] = np.minimum(z * z, model.clip).sum(axis=1)
+    z64 = (feats.printed - mu) / model.scale
+    dist[:, 0] = np.minimum(z64 * z64, model.clip).sum(axis=1)
     return dist, best
 
 
@@ -408,40 +527,57 @@ def log_softmax(s: FloatArray) -> FloatArray:
     return np.asarray(s - m - np.log(np.exp(s - m).sum(axis=1, keepdims=True)), dtype=np.float64)
 
 
+def route_log_prob_matrix(space_lp: FloatArray, info: SpaceLayoutInfo, temperature: float) -> Any:
+    """(n_routes, 6): every route's log-probability of each hypothesis (spaces voting
+    together), routes in the order of ``info.route_ids``."""
+    return np.add.reduceat(space_lp, info.route_starts, axis=0) / temperature
+
+
 def route_log_probs(
     space_lp: FloatArray, info: SpaceLayoutInfo, temperature: float
 ) -> dict[str, FloatArray]:
     """Every route's log-probability (6,) of each hypothesis, its spaces voting together."""
-    return {rid: space_lp[sl].sum(axis=0) / temperature for rid, sl in info.route_slices.items()}
+    m = route_log_prob_matrix(space_lp, info, temperature)
+    return {rid: m[k] for k, rid in enumerate(info.route_ids)}
+
+
+def decide_route_matrix(
+    route_lp: FloatArray, info: SpaceLayoutInfo
+) -> tuple[npt.NDArray[np.int64], FloatArray]:
+    """Hypothesis index and 0..1 confidence per route (rows of ``route_lp``); the lanes of a
+    double route jointly (never one player on both)."""
+    p = np.exp(route_lp - route_lp.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    choice = np.asarray(np.argmax(p, axis=1), dtype=np.int64)
+    conf = p[np.arange(len(choice)), choice]
+    ia, ib = info.pair_index
+    if len(ia):
+        k = len(HYPOTHESES)
+        same = np.eye(k, dtype=bool)
+        same[0, 0] = False  # both lanes free is fine; one player on both lanes is not
+        joint = route_lp[ia][:, :, None] + route_lp[ib][:, None, :]
+        joint[:, same] = -np.inf
+        pj = np.exp(joint - joint.max(axis=(1, 2), keepdims=True))
+        pj /= pj.sum(axis=(1, 2), keepdims=True)
+        flat = np.argmax(pj.reshape(len(ia), -1), axis=1)
+        i, j = flat // k, flat % k
+        rows = np.arange(len(ia))
+        choice[ia], choice[ib] = i, j
+        conf[ia] = pj[rows, i, :].sum(axis=1)
+        conf[ib] = pj[rows, :, j].sum(axis=1)
+    return choice, np.asarray(conf, dtype=np.float64)
 
 
 def decide_routes(
     route_lp: dict[str, FloatArray], info: SpaceLayoutInfo
 ) -> tuple[dict[str, int], dict[str, float]]:
     """Hypothesis index and 0..1 confidence per route; the lanes of a double route jointly."""
-    choice: dict[str, int] = {}
-    conf: dict[str, float] = {}
-    paired = {r for pair in info.lane_pairs for r in pair}
-    for rid, lp in route_lp.items():
-        if rid in paired:
-            continue
-        p = np.exp(lp - lp.max())
-        p /= p.sum()
-        choice[rid] = int(np.argmax(p))
-        conf[rid] = float(p[choice[rid]])
-    k = len(HYPOTHESES)
-    same = np.eye(k, dtype=bool)
-    same[0, 0] = False  # both lanes free is fine; one player on both lanes is not
-    for a, b in info.lane_pairs:
-        joint = route_lp[a][:, None] + route_lp[b][None, :]
-        joint = np.where(same, -np.inf, joint)
-        p = np.exp(joint - joint.max())
-        p /= p.sum()
-        i, j = np.unravel_index(int(np.argmax(p)), p.shape)
-        choice[a], choice[b] = int(i), int(j)
-        conf[a] = float(p[i, :].sum())
-        conf[b] = float(p[:, j].sum())
-    return choice, conf
+    m = np.stack([route_lp[rid] for rid in info.route_ids])
+    choice, conf = decide_route_matrix(m, info)
+    return (
+        {rid: int(choice[k]) for k, rid in enumerate(info.route_ids)},
+        {rid: float(conf[k]) for k, rid in enumerate(info.route_ids)},
+    )
 
 
 @dataclass
@@ -458,34 +594,47 @@ def _adapt(
     info: SpaceLayoutInfo,
     prior: SpaceModel,
     current: SpaceModel,
-    choice: dict[str, int],
-    conf: dict[str, float],
+    choice: npt.NDArray[np.int64],
+    conf: FloatArray,
     best: npt.NDArray[np.int64],
 ) -> SpaceModel:
-    """Re-estimate the class means from the routes read with confidence, shrunk to the prior."""
+    """Re-estimate the class means from the routes read with confidence, shrunk to the prior.
+
+    ``choice`` and ``conf`` per route (in ``info.route_ids`` order)."""
     k = prior.em_prior_weight
-    plastic_rows: dict[str, list[FloatArray]] = {c: [] for c in PLAYER_COLORS}
-    printed_rows: dict[str, list[FloatArray]] = {}
-    for rid, sl in info.route_slices.items():
-        if conf[rid] < prior.em_confidence:
-            continue
-        j = choice[rid]
-        for i in range(sl.start, sl.stop):
-            if j == 0:
-                printed_rows.setdefault(info.printed_colors[i], []).append(feats.printed[i])
-            else:
-                plastic_rows[PLAYER_COLORS[j - 1]].append(feats.windows[i, best[i, j - 1]])
-
-    def shrink(mu: FloatArray, rows: list[FloatArray]) -> FloatArray:
-        if not rows:
-            return mu
-        return np.asarray((np.sum(rows, axis=0) + k * mu) / (len(rows) + k), dtype=np.float64)
-
-    return replace(
-        current,
-        plastic={c: shrink(prior.plastic[c], plastic_rows[c]) for c in PLAYER_COLORS},
-        printed={c: shrink(mu, printed_rows.get(c, [])) for c, mu in prior.printed.items()},
-    )
+    sure = conf[info.space_route] >= prior.em_confidence  # per space
+    j = choice[info.space_route]  # per space: hypothesis of its route
+    n = len(j)
+    # Plastic: the best window of the chosen colour.
+    pl = sure & (j > 0)
+    idx = np.flatnonzero(pl)
+    rows = feats.windows[idx, best[idx, j[idx] - 1]]  # (m, 4)
+    colour = j[idx] - 1
+    n_col = len(PLAYER_COLORS)
+    sums = np.zeros((n_col, rows.shape[1] if rows.ndim == 2 else 4))
+    np.add.at(sums, colour, rows)
+    counts = np.bincount(colour, minlength=n_col).astype(np.float64)
+    plastic = {
+        c: np.asarray((sums[i] + k * prior.plastic[c]) / (counts[i] + k), dtype=np.float64)
+        if counts[i] > 0
+        else prior.plastic[c]
+        for i, c in enumerate(PLAYER_COLORS)
+    }
+    # Printed: the cores of sure free routes, per printed colour.
+    names, pidx = info.printed_index
+    fr = np.flatnonzero(sure & (j == 0)) if n else np.zeros(0, dtype=np.int64)
+    psums = np.zeros((len(names), feats.printed.shape[1]))
+    np.add.at(psums, pidx[fr], feats.printed[fr])
+    pcounts = np.bincount(pidx[fr], minlength=len(names)).astype(np.float64)
+    pos = {c: i for i, c in enumerate(names)}
+    printed: dict[str, FloatArray] = {}
+    for c, mu in prior.printed.items():
+        i = pos.get(c, -1)
+        if i < 0 or pcounts[i] == 0:
+            printed[c] = mu
+        else:
+            printed[c] = np.asarray((psums[i] + k * mu) / (pcounts[i] + k), dtype=np.float64)
+    return replace(current, plastic=plastic, printed=printed)
 
 
 def classify_spaces(
@@ -494,30 +643,36 @@ def classify_spaces(
     model: SpaceModel,
     windows: WindowSet,
     adapt: bool = True,
+    *,
+    start: SpaceModel | None = None,
+    rounds: int | None = None,
 ) -> SpaceResult:
-    """Score every space, adapt the class means to this picture, decide every route."""
+    """Score every space, adapt the class means to this picture, decide every route.
+
+    ``start``: class means to begin from (a previous frame's adapted model; default the prior)
+    and ``rounds`` of adaptation (default ``model.em_rounds``; 0 when ``adapt`` is false)."""
     penalty = window_penalty(model, windows, info.lane_side)
     cues = clip_cues(feats.cues, model)
-    current = model
-    rounds = model.em_rounds if adapt else 0
+    current = start if start is not None else model
+    left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     while True:
         dist, best = distances(feats, info, current, penalty)
         scores = hypothesis_scores(dist, cues, model.coef)
         lp = log_softmax(scores)
-        choice, conf = decide_routes(route_log_probs(lp, info, model.route_temperature), info)
-        if rounds == 0:
+        choice, conf = decide_route_matrix(
+            route_log_prob_matrix(lp, info, model.route_temperature), info
+        )
+        if left == 0:
             break
-        rounds -= 1
+        left -= 1
         current = _adapt(feats, info, model, current, choice, conf, best)
-    owner = {rid: HYPOTHESES[j] for rid, j in choice.items()}
-    labels: list[str | None] = [None] * scores.shape[0]
-    for rid, sl in info.route_slices.items():
-        for i in range(sl.start, sl.stop):
-            labels[i] = owner[rid]
+    owners = [HYPOTHESES[int(c)] for c in choice]
+    owner = dict(zip(info.route_ids, owners, strict=True))
+    labels: list[str | None] = [owners[int(r)] for r in info.space_route]
     return SpaceResult(
         scores=scores,
         route_owner=owner,
-        route_confidence=conf,
+        route_confidence={rid: float(c) for rid, c in zip(info.route_ids, conf, strict=True)},
         space_labels=labels,
         model=current,
     )

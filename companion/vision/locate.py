@@ -19,7 +19,7 @@ import numpy as np
 
 from companion.vision.classify import fit_distances, fit_features
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
-from companion.vision.read import ReadContext, make_context, take_samples
+from companion.vision.read import ReadContext, default_context, take_samples
 from companion.vision.sample import U8Array
 from companion.vision.types import NoBoardError
 
@@ -72,7 +72,7 @@ def board_fit(image: U8Array, h: FloatArray, ctx: ReadContext) -> tuple[float, f
     distance; lower is better). Cheap enough to be called many times on a small image.
     """
     cfg = ctx.cfg["locate"]
-    samples = take_samples(image, h, ctx, ctx.fit_grids)
+    samples = take_samples(image, h, ctx, ctx.fit_grids, lab=False)
     feats = fit_features(samples.spaces)
     dist = fit_distances(feats, ctx.printed_colors, ctx.fit_model)
     best = dist.min(axis=1)
@@ -162,7 +162,7 @@ def locate_board(image_bgr: U8Array, *, context: ReadContext | None = None) -> B
     """Locate the Europe board in ``image_bgr`` or raise ``NoBoardError``."""
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise NoBoardError("the picture is not a colour image")
-    ctx = context if context is not None else make_context()
+    ctx = context if context is not None else default_context()
     cfg = ctx.cfg["locate"]
     work, f = _work_image(image_bgr, int(cfg["work_size"]))
     hw, ww = work.shape[:2]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -16,24 +17,28 @@ from companion.vision.classify import (
     SpaceModel,
     SpaceResult,
     WindowSet,
-    apply_gains,
     classify_spaces,
     fit_model_from_config,
+    gain_table,
+    lab8,
     load_vision_config,
     make_windows,
     model_from_config,
-    space_features,
+    space_features_lab8,
     white_balance_gains,
 )
-from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry, project
-from companion.vision.read_stations import classify_stations
+from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
+from companion.vision.read_stations import classify_stations_lab8
 from companion.vision.sample import (
+    RawSamples,
     SampleGrids,
+    SampleMaps,
     U8Array,
     make_grids,
-    prefilter,
-    sample_cities,
-    sample_spaces,
+    make_maps,
+    patch_px,
+    prefilter_factor,
+    sample_all,
 )
 from companion.vision.types import BoardReading
 
@@ -55,7 +60,6 @@ class ReadContext:
     cfg: dict[str, Any]
     route_slices: dict[str, slice]
     printed_colors: list[str]
-    wb_grid: FloatArray
     city_mask: npt.NDArray[np.bool_]  # (n_cities, n*n): city samples off every train space
 
 
@@ -102,7 +106,6 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         route_slices=slices,
         lane_pairs=lane_pairs(geometry),
     )
-    u, v = np.meshgrid(np.linspace(0.04, 0.96, 48), np.linspace(0.05, 0.95, 32))
     return ReadContext(
         geometry=geometry,
         grids=grids,
@@ -115,7 +118,6 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         cfg=cfg,
         route_slices=slices,
         printed_colors=printed,
-        wb_grid=np.stack([u, v], axis=-1),
         city_mask=off_the_tracks(geometry, grids.cities, float(cfg["stations"]["track_width"])),
     )
 
@@ -171,44 +173,104 @@ def lane_sides(geometry: BoardGeometry) -> FloatArray:
     return np.array(out, dtype=np.float64)
 
 
+@cache
+def default_context() -> ReadContext:
+    """The context of the packaged numbers, built once (it never changes once built)."""
+    return make_context()
+
+
 @dataclass
 class Samples:
-    spaces: U8Array  # white-balanced space patches
-    cities: U8Array  # white-balanced city patches
+    spaces: U8Array  # white-balanced space patches (n, ny, nx, 3) BGR
+    cities: U8Array  # white-balanced city patches (n, k, k, 3) BGR
     gains: FloatArray
+    spaces_lab: U8Array | None = None  # the same as OpenCV 8-bit Lab (when asked for)
+    cities_lab: U8Array | None = None
+    raw: U8Array | None = None  # spaces then cities (n_px, 3) BGR before white balance
 
 
-def take_samples(
-    image: U8Array, h: FloatArray, ctx: ReadContext, grids: SampleGrids | None = None
-) -> Samples:
-    """Sample (and white-balance) all spaces and cities of ``image`` under homography ``h``
-    (with the reading grids, or the given ones)."""
+def sampling_maps(image: U8Array, h: FloatArray, grids: SampleGrids) -> tuple[float, SampleMaps]:
+    """Anti-aliasing factor for ``image`` under ``h`` and the remap maps for the (possibly
+    downscaled) image."""
+    factor = prefilter_factor(patch_px(h, grids))
+    hh = np.diag([factor, factor, 1.0]) @ h if factor < 1.0 else h
+    return factor, make_maps(hh, grids)
+
+
+def sample_raw(
+    image: U8Array,
+    h: FloatArray,
+    ctx: ReadContext,
+    grids: SampleGrids | None = None,
+    maps: tuple[float, SampleMaps] | None = None,
+) -> RawSamples:
+    """Every sample point of ``grids`` (default: the reading grids) in one remap, before white
+    balance; ``maps`` from ``sampling_maps`` (reusable while the board and the image size stay
+    the same)."""
+    import cv2
+
+    grids = grids if grids is not None else ctx.grids
+    factor, m = maps if maps is not None else sampling_maps(image, h, grids)
+    img = image
+    if factor < 1.0:  # anti-alias large photos: a sampled pixel covers about one image pixel
+        img = np.asarray(
+            cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA),
+            dtype=np.uint8,
+        )
+    return sample_all(img, m, grids)
+
+
+def balance_samples(raw: RawSamples, ctx: ReadContext, *, lab: bool = True) -> Samples:
+    """White-balance raw samples on the board's paper (and convert them to 8-bit Lab)."""
     import cv2
 
     s = ctx.cfg["sampling"]
-    grids = grids if grids is not None else ctx.grids
-    # Image pixels per patch pixel along a space, to anti-alias large photos before sampling.
-    boxes = grids.spaces
-    p0 = project(h, boxes[:, :, 0, :])
-    p1 = project(h, boxes[:, :, -1, :])
-    along = float(np.median(np.hypot(*(p1 - p0).reshape(-1, 2).T))) / max(1, boxes.shape[2] - 1)
-    img, hh = prefilter(image, h, along)
-    pts = project(hh, ctx.wb_grid).astype(np.float32)
-    board_px = cv2.remap(img, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR)
-    gains = white_balance_gains(
-        np.asarray(board_px, dtype=np.uint8),
-        float(s["white_target"]),
-        float(s["white_percentile"]),
+    gains = white_balance_gains(raw.wb, float(s["white_target"]), float(s["white_percentile"]))
+    body = np.asarray(cv2.LUT(raw.body.reshape(1, -1, 3), gain_table(gains)), dtype=np.uint8)
+    body = body.reshape(-1, 3)
+    k = raw.n_space_px
+    spaces = body[:k].reshape(*raw.spaces_shape, 3)
+    cities = body[k:].reshape(*raw.cities_shape, 3)
+    if not lab:
+        return Samples(spaces=spaces, cities=cities, gains=gains, raw=raw.body)
+    body_lab = lab8(body)
+    return Samples(
+        spaces=spaces,
+        cities=cities,
+        gains=gains,
+        spaces_lab=body_lab[:k].reshape(*raw.spaces_shape, 3),
+        cities_lab=body_lab[k:].reshape(*raw.cities_shape, 3),
+        raw=raw.body,
     )
-    spaces = apply_gains(sample_spaces(img, hh, grids), gains)
-    cities = apply_gains(sample_cities(img, hh, grids), gains)
-    return Samples(spaces=spaces, cities=cities, gains=gains)
 
 
-def read_samples(samples: Samples, ctx: ReadContext) -> tuple[BoardReading, SpaceResult]:
-    feats = space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
-    res = classify_spaces(feats, ctx.info, ctx.model, ctx.windows)
-    stations, station_conf = classify_stations(samples.cities, res.model, ctx.cfg, ctx.city_mask)
+def take_samples(
+    image: U8Array,
+    h: FloatArray,
+    ctx: ReadContext,
+    grids: SampleGrids | None = None,
+    *,
+    lab: bool = True,
+    maps: tuple[float, SampleMaps] | None = None,
+) -> Samples:
+    """Sample (and white-balance) all spaces and cities of ``image`` under homography ``h``
+    (with the reading grids, or the given ones), in one remap. ``lab`` also converts them to
+    8-bit Lab (one conversion); ``maps`` from ``sampling_maps``."""
+    return balance_samples(sample_raw(image, h, ctx, grids, maps), ctx, lab=lab)
+
+
+def read_samples(
+    samples: Samples,
+    ctx: ReadContext,
+    *,
+    start: SpaceModel | None = None,
+    rounds: int | None = None,
+) -> tuple[BoardReading, SpaceResult]:
+    spaces_lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
+    cities_lab = samples.cities_lab if samples.cities_lab is not None else lab8(samples.cities)
+    feats = space_features_lab8(spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+    res = classify_spaces(feats, ctx.info, ctx.model, ctx.windows, start=start, rounds=rounds)
+    stations, station_conf = classify_stations_lab8(cities_lab, res.model, ctx.cfg, ctx.city_mask)
     g = ctx.geometry
     spaces: dict[str, list[str | None]] = {
         rid: list(res.space_labels[sl]) for rid, sl in ctx.route_slices.items()
@@ -230,17 +292,108 @@ def read_board(
     *,
     location: Any = None,
     context: ReadContext | None = None,
+    cache: Any = None,
 ) -> BoardReading:
     """Read a picture of a Europe board.
 
     ``location`` (a ``locate.BoardLocation``) skips locating: the fast path for live frames from a
     fixed camera. Without it the board is located first (``NoBoardError`` when there is none).
+    ``cache`` (a ``live_cache.ReadCache``, kept by the caller across frames of the same board)
+    makes repeated reads cheaper: sampling maps reused, unchanged frames not read again.
     """
     from companion.vision.locate import locate_board
 
-    ctx = context if context is not None else make_context()
+    ctx = context if context is not None else default_context()
+    if cache is not None and location is not None:
+        result: BoardReading = cache.read(image_bgr, location, ctx)
+        return result
     if location is None:
         location = locate_board(image_bgr, context=ctx)
     samples = take_samples(image_bgr, np.asarray(location.homography, dtype=np.float64), ctx)
     reading, _ = read_samples(samples, ctx)
     return reading
+
+
+def _copy_reading(r: BoardReading) -> BoardReading:
+    return BoardReading(
+        routes=dict(r.routes),
+        stations=dict(r.stations),
+        confidence=dict(r.confidence),
+        spaces={k: list(v) for k, v in r.spaces.items()},
+        board=r.board,
+    )
+
+
+@dataclass
+class ReadCache:
+    """What repeated reads of one board by a fixed camera can reuse (one per camera).
+
+    Pass it to ``read_board(frame, location=..., cache=...)`` for every live frame:
+
+    * the sampling maps (homography projection of ~210 000 points) are kept while the location
+      and the frame size stay the same;
+    * a frame whose space and city patches did not change since the last frame read in full
+      (no patch with more than ``live.change_share`` of its pixels moved by more than
+      ``live.change_level``) gets that reading again without being read;
+    * the class means adapted on the last full read start the next one (``live.em_rounds``
+      rounds of adaptation instead of the photo reader's ``em_rounds``).
+
+    Not thread-safe: one cache per reading thread.
+    """
+
+    key: tuple[bytes, tuple[int, ...], int] | None = None
+    maps: tuple[float, SampleMaps] | None = None
+    reference: U8Array | None = None  # raw patches of the last frame read in full
+    reading: BoardReading | None = None
+    model: SpaceModel | None = None
+    frames: int = 0  # frames seen
+    full_reads: int = 0  # frames read in full (the others reused the last reading)
+
+    def reset(self) -> None:
+        self.key = None
+        self.maps = None
+        self.reference = None
+        self.reading = None
+        self.model = None
+
+    def changed(self, raw: U8Array, ctx: ReadContext) -> bool:
+        """Did any space or city patch change since the reference frame? (share of a patch's
+        channel values that moved by more than ``live.change_level``)"""
+        import cv2
+
+        if self.reference is None or self.reference.shape != raw.shape:
+            return True
+        live = ctx.cfg["live"]
+        diff = cv2.absdiff(raw.reshape(1, -1), self.reference.reshape(1, -1))
+        _, moved = cv2.threshold(diff, int(live["change_level"]), 1, cv2.THRESH_BINARY)
+        moved = moved.reshape(-1)
+        k = int(np.prod(ctx.grids.spaces.shape[:3])) * 3
+        limit = float(live["change_share"])
+        sp = moved[:k].reshape(ctx.grids.spaces.shape[0], -1)
+        ci = moved[k:].reshape(ctx.grids.cities.shape[0], -1)
+        sp_count = sp.sum(axis=1, dtype=np.int32)
+        ci_count = ci.sum(axis=1, dtype=np.int32)
+        return bool(
+            sp_count.max(initial=0) > limit * sp.shape[1]
+            or ci_count.max(initial=0) > limit * ci.shape[1]
+        )
+
+    def read(self, image: U8Array, location: Any, ctx: ReadContext) -> BoardReading:
+        h = np.asarray(location.homography, dtype=np.float64)
+        key = (h.tobytes(), tuple(image.shape), id(ctx))
+        if key != self.key:
+            self.reset()
+            self.key = key
+            self.maps = sampling_maps(image, h, ctx.grids)
+        self.frames += 1
+        raw = sample_raw(image, h, ctx, maps=self.maps)
+        if self.reading is not None and not self.changed(raw.body, ctx):
+            return _copy_reading(self.reading)
+        samples = balance_samples(raw, ctx)
+        rounds = int(ctx.cfg["live"]["em_rounds"]) if self.model is not None else None
+        reading, res = read_samples(samples, ctx, start=self.model, rounds=rounds)
+        self.full_reads += 1
+        self.reference = raw.body.copy()
+        self.reading = reading
+        self.model = res.model
+        return _copy_reading(reading)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.classify import BoolArray, FloatArray, SpaceModel, U8Array, to_lab
+from companion.vision.classify import LAB_L, BoolArray, FloatArray, SpaceModel, U8Array, lab8
 from companion.vision.types import PLAYER_COLORS
 
 
@@ -21,47 +21,75 @@ def station_fractions(
     cities: U8Array, model: SpaceModel, cfg: dict[str, Any], mask: BoolArray | None = None
 ) -> FloatArray:
     """(n_cities, 5): share of each city patch's pixels (those in ``mask``, off the train
-    spaces) that look like each player's plastic."""
+    spaces) that look like each player's plastic (BGR patches (n, k, k, 3))."""
+    return station_fractions_lab8(lab8(cities), model, cfg, mask)
+
+
+def station_fractions_lab8(
+    lab: U8Array, model: SpaceModel, cfg: dict[str, Any], mask: BoolArray | None = None
+) -> FloatArray:
+    """``station_fractions`` of city patches given as OpenCV 8-bit Lab."""
     sc = cfg["stations"]
-    scale = np.array(sc["pixel_scale"], dtype=np.float64)  # L, a, b
-    radius2 = float(sc["pixel_radius"]) ** 2
-    lab = to_lab(cities).reshape(cities.shape[0], -1, 3)
-    d2 = np.empty((lab.shape[0], lab.shape[1], len(PLAYER_COLORS)))
+    n = lab.shape[0]
+    per = int(np.prod(lab.shape[1:-1]))
+    keep = np.ones((n, per), dtype=bool) if mask is None else mask
+    idx = np.flatnonzero(keep)  # only the pixels looked at
+    city = idx // per
+    chans = np.ascontiguousarray(lab.reshape(-1, 3).T)[:, idx].astype(np.float32)  # (3, m)
+    inv = 1.0 / np.array(sc["pixel_scale"], dtype=np.float64)
+    # z = (Lab - mu) / scale, with Lab = code * [LAB_L, 1, 1] - [0, 128, 128]
+    mul = np.array([LAB_L, 1.0, 1.0]) * inv
+    k = len(PLAYER_COLORS)
+    d2 = np.empty((k, chans.shape[1]), dtype=np.float32)
+    z = np.empty(chans.shape[1], dtype=np.float32)
     for i, c in enumerate(PLAYER_COLORS):
         mu = model.plastic[c][:3]
-        z = (lab - mu) / scale
-        d2[..., i] = (z * z).sum(axis=-1)
-    nearest = np.argmin(d2, axis=-1)
-    close = np.min(d2, axis=-1) < radius2
-    keep = np.ones(nearest.shape, dtype=bool) if mask is None else mask
-    count = np.maximum(keep.sum(axis=1), 1)
-    out = np.empty((lab.shape[0], len(PLAYER_COLORS)))
-    for i in range(len(PLAYER_COLORS)):
-        out[:, i] = ((nearest == i) & close & keep).sum(axis=1) / count
-    return out
+        off = (mu + np.array([0.0, 128.0, 128.0])) * inv  # in scaled code units
+        d2[i] = 0.0
+        for ch in range(3):
+            np.multiply(chans[ch], np.float32(mul[ch]), out=z)
+            z -= np.float32(off[ch])
+            np.square(z, out=z)
+            d2[i] += z
+    nearest = np.argmin(d2, axis=0)
+    close = d2.min(axis=0) < np.float32(float(sc["pixel_radius"]) ** 2)
+    code = np.where(close, nearest, k)  # k = near no plastic
+    counts = np.bincount(city * (k + 1) + code, minlength=n * (k + 1)).reshape(n, k + 1)
+    total = np.maximum(keep.sum(axis=1), 1)
+    return np.asarray(counts[:, :k] / total[:, None], dtype=np.float64)
 
 
 def classify_stations(
     cities: U8Array, model: SpaceModel, cfg: dict[str, Any], mask: BoolArray | None = None
 ) -> tuple[list[str | None], list[float]]:
-    """Station colour (or None) and a 0..1 confidence for every city patch."""
+    """Station colour (or None) and a 0..1 confidence for every city patch (BGR)."""
+    return decide_stations(station_fractions(cities, model, cfg, mask), cfg)
+
+
+def classify_stations_lab8(
+    lab: U8Array, model: SpaceModel, cfg: dict[str, Any], mask: BoolArray | None = None
+) -> tuple[list[str | None], list[float]]:
+    """``classify_stations`` of city patches given as OpenCV 8-bit Lab."""
+    return decide_stations(station_fractions_lab8(lab, model, cfg, mask), cfg)
+
+
+def decide_stations(frac: FloatArray, cfg: dict[str, Any]) -> tuple[list[str | None], list[float]]:
+    """Station colour (or None) and confidence from the per-colour shares (n_cities, 5)."""
     sc = cfg["stations"]
-    frac = station_fractions(cities, model, cfg, mask)
     thresholds = np.array([float(sc["min_fraction"][c]) for c in PLAYER_COLORS])
     ratio = frac / thresholds
     black = PLAYER_COLORS.index("black")
-    colours: list[str | None] = []
-    conf: list[float] = []
-    for i in range(frac.shape[0]):
-        r = ratio[i].copy()
-        coloured = np.delete(np.arange(len(PLAYER_COLORS)), black)
-        # A station's own shadow is dark: a coloured piece at its threshold beats "black".
-        best = int(coloured[np.argmax(r[coloured])]) if r[coloured].max() >= 1.0 else black
-        if r[best] < 1.0:
-            best = int(np.argmax(r))
-        value = float(r[best])
-        colours.append(PLAYER_COLORS[best] if value >= 1.0 else None)
-        # Distance from the decision threshold on a log scale -> 0.5..1.
-        margin = abs(np.log(max(value, 1e-3)))
-        conf.append(float(0.5 + 0.5 * (1 - np.exp(-3 * margin))))
-    return colours, conf
+    coloured = np.delete(np.arange(len(PLAYER_COLORS)), black)
+    rc = ratio[:, coloured]
+    # A station's own shadow is dark: a coloured piece at its threshold beats "black".
+    best = np.where(rc.max(axis=1) >= 1.0, coloured[np.argmax(rc, axis=1)], black)
+    rows = np.arange(len(ratio))
+    best = np.where(ratio[rows, best] < 1.0, np.argmax(ratio, axis=1), best)
+    value = ratio[rows, best]
+    colours: list[str | None] = [
+        PLAYER_COLORS[int(b)] if v >= 1.0 else None for b, v in zip(best, value, strict=True)
+    ]
+    # Distance from the decision threshold on a log scale -> 0.5..1.
+    margin = np.abs(np.log(np.maximum(value, 1e-3)))
+    conf = 0.5 + 0.5 * (1 - np.exp(-3 * margin))
+    return colours, [float(c) for c in conf]
