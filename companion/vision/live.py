@@ -848,7 +848,8 @@ class LiveWatcher:
         if idx is None or before is None:
             return 1.0
         diff = np.abs(flat[idx] - before * gain).max(axis=1)
-        return float(np.count_nonzero(diff > self.config.evidence_pixel)) / max(1, diff.size)
+        changed = int(np.count_nonzero(diff > self.config.evidence_pixel))
+        return changed / max(1, int(diff.size))
 
     def _refresh(self, key: tuple[str, str], flat: np.ndarray) -> None:
         """Take the present look of ``key`` as its reference, forgetting any half-read change
