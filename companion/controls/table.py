@@ -132,6 +132,14 @@ class TableControls:
                 logger.exception("turning the LED off failed")
             self.panel.close()
 
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait until everything queued before this call has been handled (False: timed out)."""
+        if self._thread is None:
+            return True
+        done = threading.Event()
+        self._queue.put(("drain", done))
+        return done.wait(timeout)
+
     @property
     def menu_open(self) -> bool:
         return self._menu_until is not None and self._clock() < self._menu_until
@@ -162,18 +170,18 @@ class TableControls:
         return max(0.01, min(deadlines) - now)
 
     def _handle(self, kind: str, data: Any) -> None:
-        if kind == "button":
+        if kind == "drain":
+            data.set()
+        elif kind == "button":
             self._button(data.button)
-        elif kind == "state":
+        elif kind in ("state", "pending"):
+            # Both carry the whole public state; "pending" changed only the taps/questions.
             self._state = dict(data)
             seq = int(data.get("seq") or 0)
             if seq > self._seq:
                 self._sound("accepted")  # a new step (or correction) is in the log
             self._seq = max(self._seq, seq)
             self._count_questions(data.get("pending") or {})
-        elif kind == "pending":
-            self._state = {**self._state, "pending": data}
-            self._count_questions(data)
         elif kind in ("refused", "vetoed"):
             self._illegal()
 
