@@ -1,22 +1,29 @@
-"""CPU budget per camera frame and memory of the service, measured here, scaled to a Pi 4 / Pi 5.
+"""CPU budget per camera frame and memory of the whole service, measured here, scaled to a Pi 4/5.
 
     .venv/bin/python benchmarks/bench_pi_budget.py [--frames N] [--fps F] [--pi4 X] [--pi5 Y]
+                                                   [--window S] [--seed N]
 
 What is measured on this machine (one thread: OpenCV is told to use one core, as a per-core
-budget is what matters on a Pi whose other cores serve the web app):
+budget is what matters on a Pi whose other cores serve the web app). Times are the thread's CPU
+time (``time.thread_time``), so another process on the machine does not inflate them.
 
-1. ``vision``: the vision package's per-frame path for a fixed camera,
-   ``companion.vision.read.read_board(frame, location=..., context=...)`` (the board located once
-   by calibration), on a 1920x1080 frame. ``companion/vision/live.py`` (the live loop, written in
-   parallel) wraps this call; its own API is not guessed at here.
-2. ``reference``: a representative OpenCV pipeline that does not depend on the vision package:
-   RGB frame copy (what picamera2 hands over), warp the 1080p frame onto the board, downscale,
-   frame difference against the previous board image (motion gate), Lab conversion and the mean
-   of 300 small patches (one per train space group).
-3. memory: peak RSS (VmHWM) of a child process running ``companion serve`` when that command
-   exists; until it does, of a child that imports what the service will (flask, waitress, numpy,
-   cv2, gpiozero, companion's config/controls/sdnotify, the vision reader) and runs the vision path
-   on a few frames.
+1. ``live``: the live vision pipeline per frame, ``companion.vision.live.LiveWatcher.process``,
+   on 1920x1080 frames of a rendered game with hands (``companion.vision.sources.SimulatedCamera``
+   at the live frame rate), with the project's pixel reader (``VisionReader``: the frame shrunk to
+   1280 px and ``read_board``) placed on the board from the simulator's truth (a fixed camera is
+   calibrated once). The watcher reads only steady, clear frames: the table gives the mean over
+   all frames, the 90th percentile, and the cost of a frame that reads.
+2. ``watcher``: the same frames through the watcher with the simulator's oracle as reader (the
+   watcher's own cost: warp, motion, occlusion tests).
+3. ``reference``: a representative OpenCV pipeline that does not depend on the vision package:
+   RGB frame copy, warp onto the board, downscale, frame difference, Lab and 300 patch means.
+4. memory: peak RSS (VmHWM) of a running ``companion serve --demo --camera sim:SEED@1920x1080``
+   with the controls enabled (on gpiozero's mock pins), its simulated camera read by the pixel
+   reader (the sim camera's oracle is swapped for the truth-placed ``VisionReader`` in the child
+   process; nothing else is changed), polled over ``--window`` seconds while the demo game plays.
+   The child's CPU use over the window is printed too; it includes rendering the 1080p frames,
+   which a real camera does not cost. The reads it made are counted (0 reads: the pixel reader
+   did not run and the output says why).
 
 Scaling (assumptions, stated in the output; override with --pi4/--pi5):
 
@@ -27,6 +34,8 @@ Scaling (assumptions, stated in the output; override with --pi4/--pi5):
   single-thread runs show about 2.3x; 6.0 / 2.4 = 2.5.
 - Memory: same RSS on aarch64 (both 64-bit CPython), plus 60 MB on the Pi for picamera2/libcamera
   and its frame buffers (4 x 1920x1080 RGB = 25 MB of buffers; the rest libcamera and its IPA).
+  The simulator's renderer, in the measured process, is not there on a Pi: the sum is an upper
+  bound.
 """
 
 from __future__ import annotations
@@ -34,14 +43,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shutil
+import re
 import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +77,78 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+@dataclass
+class Timing:
+    """CPU milliseconds per frame of one pipeline."""
+
+    name: str
+    times: list[float]
+    read_times: list[float] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.times))
+
+    @property
+    def p90(self) -> float:
+        return float(np.percentile(self.times, 90))
+
+    @property
+    def read_mean(self) -> float | None:
+        return float(np.mean(self.read_times)) if self.read_times else None
+
+
+def cpu_ms(fn: Callable[[], Any]) -> float:
+    start = time.thread_time()
+    fn()
+    return (time.thread_time() - start) * 1000
+
+
+# --- 1 and 2: the live pipeline on rendered 1080p frames ---------------------------------------
+
+
+def rendered_frames(seed: int, fps: float, count: int) -> tuple[list[Any], Any]:
+    """``count`` 1920x1080 frames of a simulated game with hands, ``fps`` apart."""
+    from companion.vision.render import BoardRenderer
+    from companion.vision.sources import SimulatedCamera, simulated_game
+
+    renderer = BoardRenderer()
+    script = simulated_game(seed, renderer=renderer, max_turns=12)
+    cam = SimulatedCamera(script, seed=seed, fps=fps, size=FRAME, renderer=renderer)
+    count = min(count, cam.frame_count)
+    return [cam.frame_at(i) for i in range(count)], renderer
+
+
+def truth_placed_reader() -> Any:
+    """The project's pixel reader, placed on the board from the simulator's truth."""
+    from companion.vision.live import VisionReader
+
+    class TruthPlaced(VisionReader):
+        def locate(self, frame: Any) -> np.ndarray:
+            return np.asarray(frame.truth.corners, np.float64)
+
+    return TruthPlaced()
+
+
+def time_live(name: str, frames: list[Any], reader: Any, geometry: Any) -> Timing:
+    from companion.vision.live import LiveWatcher
+
+    first = frames[0]
+    reader.read(first, reader.locate(first))  # one-off set-up (the reader's tables) not timed
+    watcher = LiveWatcher(reader, geometry=geometry)
+    out = Timing(name, [])
+    for f in frames:
+        reads = watcher.stats["reads"]
+        ms = cpu_ms(lambda f=f: watcher.process(f))
+        out.times.append(ms)
+        if watcher.stats["reads"] > reads:
+            out.read_times.append(ms)
+    return out
+
+
+# --- 3: the reference pipeline -----------------------------------------------------------------
+
+
 def synthetic_frame(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A 1080p frame with a textured, coloured board quad in it, and that quad's corners."""
     import cv2
@@ -84,25 +167,16 @@ def synthetic_frame(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return frame, corners
 
 
-def time_per_frame(step: Callable[[int], Any], frames: int) -> tuple[float, float]:
-    """(median, 90th percentile) milliseconds of one call, after two warm-up calls."""
-    step(0)
-    step(1)
-    times = []
-    for i in range(frames):
-        start = time.perf_counter()
-        step(i)
-        times.append((time.perf_counter() - start) * 1000)
-    return float(np.median(times)), float(np.percentile(times, 90))
-
-
-def reference_pipeline(frames: list[np.ndarray], corners: np.ndarray) -> Callable[[int], Any]:
+def time_reference(count: int) -> Timing:
     import cv2
 
+    rng = np.random.default_rng(20240601)
+    pairs = [synthetic_frame(rng) for _ in range(3)]
+    frames = [f for f, _ in pairs]
+    corners = pairs[0][1]
     board_w, board_h = 1200, 800
     dst = np.array([[0, 0], [board_w, 0], [board_w, board_h], [0, board_h]], dtype=np.float32)
     m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-    rng = np.random.default_rng(3)
     centres = np.stack(
         [rng.integers(8, board_w // 2 - 8, 300), rng.integers(8, board_h // 2 - 8, 300)], axis=1
     )
@@ -116,28 +190,60 @@ def reference_pipeline(frames: list[np.ndarray], corners: np.ndarray) -> Callabl
         previous = state.get("previous")
         moved = 0
         if previous is not None:
-            diff = cv2.absdiff(gray, previous)
-            moved = int(np.count_nonzero(diff > 25))
+            moved = int(np.count_nonzero(cv2.absdiff(gray, previous) > 25))
         state["previous"] = gray
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
         patches = np.stack([lab[y - 4 : y + 4, x - 4 : x + 4] for x, y in centres])
-        means = patches.reshape(300, -1, 3).mean(axis=1)
-        return float(means.sum()) + moved
+        return float(patches.reshape(300, -1, 3).mean(axis=1).sum()) + moved
 
-    return step
+    step(0)
+    return Timing("reference OpenCV pipeline", [cpu_ms(lambda i=i: step(i)) for i in range(count)])
 
 
-def vision_pipeline(frames: list[np.ndarray], corners: np.ndarray) -> Callable[[int], Any]:
-    from companion.vision.locate import BoardLocation
-    from companion.vision.read import make_context, read_board
+# --- 4: memory of the whole service ------------------------------------------------------------
 
-    ctx = make_context()
-    location = BoardLocation.from_corners(corners, FRAME, method="calibration")
+SERVE_PROBE = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    state, port, seed, config = sys.argv[1:5]
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+    Device.pin_factory = MockFactory(pin_class=MockPWMPin)  # the controls, on mock pins
+    reads = [0]
+    try:
+        import companion.vision.live_oracle as oracle
+        from companion.vision.live import VisionReader
 
-    def step(i: int) -> Any:
-        return read_board(frames[i % len(frames)], location=location, context=ctx)
+        class TruthPlaced(VisionReader):
+            def __init__(self, *args, **kwargs):
+                super().__init__(None)
 
-    return step
+            def locate(self, frame):
+                return np.asarray(frame.truth.corners, np.float64)
+
+            def read(self, frame, corners):
+                try:
+                    out = super().read(frame, corners)
+                except Exception as exc:
+                    print(f"bench: read failed: {type(exc).__name__}: {exc}", flush=True)
+                    raise
+                reads[0] += 1
+                print(f"bench: reads {reads[0]}", flush=True)
+                return out
+
+        oracle.OracleReader = TruthPlaced  # serve builds this for a sim camera
+        print("bench: pixel reader in place", flush=True)
+    except Exception as exc:
+        print(f"bench: oracle reader kept ({type(exc).__name__}: {exc})", flush=True)
+    from companion.cli import main
+    sys.exit(main([
+        "serve", "--config", config, "--demo", "--demo-delay", "1",
+        "--camera", f"sim:{seed}@1920x1080", "--state-dir", state,
+        "--host", "127.0.0.1", "--port", port, "--no-qr",
+    ]))
+    """
+)
 
 
 def free_port() -> int:
@@ -156,158 +262,213 @@ def vm_kb(pid: int, key: str) -> int | None:
     return None
 
 
-def serve_exists() -> bool:
-    exe = shutil.which("companion", path=str(Path(sys.executable).parent))
-    if exe is None:
-        return False
-    probe = subprocess.run([exe, "serve", "--help"], capture_output=True, check=False)
-    return probe.returncode == 0
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure_serve_rss() -> tuple[float, str]:
-    """Peak RSS (MB) of `companion serve` after it answered /api/state (or 10 s)."""
+@dataclass
+class ServeRun:
+    peak_mb: float
+    rss_mb: float
+    cpu_percent: float
+    reads: int
+    notes: list[str]
+
+
+def measure_serve(seed: int, window: float) -> ServeRun:
     import urllib.request
 
-    exe = shutil.which("companion", path=str(Path(sys.executable).parent))
-    assert exe is not None
     port = free_port()
-    with tempfile.TemporaryDirectory() as state:
-        env = dict(os.environ, COMPANION_CONFIG=str(REPO / "systemd/companion.toml.example"))
-        cmd = [exe, "serve", "--state-dir", state, "--host", "127.0.0.1", "--port", str(port)]
-        child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "companion.toml"
+        config.write_text("[controls]\nenabled = true\n", encoding="utf-8")
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                SERVE_PROBE,
+                str(Path(tmp) / "state"),
+                str(port),
+                str(seed),
+                str(config),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=REPO,
+        )
+        assert child.stdout is not None
+        out = child.stdout
+        reader = threading.Thread(target=lambda: lines.extend(out), daemon=True)
+        reader.start()
         try:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and child.poll() is None:
                 try:
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=1):
                         break
                 except OSError:
                     time.sleep(0.2)
-            time.sleep(2)  # let it settle into its loop
+            cpu0, t0 = cpu_seconds(child.pid), time.monotonic()
+            rss = 0
+            while time.monotonic() - t0 < window and child.poll() is None:
+                time.sleep(0.25)
+                rss = vm_kb(child.pid, "VmRSS") or rss
+            cpu = (cpu_seconds(child.pid) - cpu0) / (time.monotonic() - t0) * 100
             peak = vm_kb(child.pid, "VmHWM") or 0
         finally:
             child.terminate()
-            child.wait(timeout=10)
-    return peak / 1024, "companion serve (running, answering /api/state)"
-
-
-IMPORT_PROBE = textwrap.dedent(
-    """
-    import sys, numpy as np
-    import cv2, flask, waitress, gpiozero, segno, serial
-    import companion.config, companion.controls, companion.sdnotify
-    sys.path.insert(0, sys.argv[1])
-    from bench_pi_budget import synthetic_frame, vision_pipeline
-    frame, corners = synthetic_frame(np.random.default_rng(1))
-    try:
-        step = vision_pipeline([frame], corners)
-        for i in range(3):
-            step(i)
-        note = "with the vision reader run on 3 frames"
-    except Exception as exc:
-        note = "vision reader unavailable: " + type(exc).__name__
-    print(note)
-    """
-)
-
-
-def measure_import_rss() -> tuple[float, str]:
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            IMPORT_PROBE + "\nimport time; time.sleep(1.5)\n",
-            str(REPO / "benchmarks"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+            try:
+                child.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait(timeout=10)
+            reader.join(timeout=5)
+    reads = max(
+        (int(m.group(1)) for m in map(re.compile(r"bench: reads (\d+)").search, lines) if m),
+        default=0,
     )
-    peak = 0
-    while child.poll() is None:
-        peak = max(peak, vm_kb(child.pid, "VmHWM") or 0)
-        time.sleep(0.05)
-    out, err = child.communicate()
-    if child.returncode != 0:
-        raise RuntimeError(f"the import probe failed: {err.strip().splitlines()[-1:]}")
-    what = "python + flask + waitress + numpy + cv2 + gpiozero + companion, " + out.strip()
-    return peak / 1024, what
+    notes = [
+        ln.strip()
+        for ln in lines
+        if ln.startswith(
+            (
+                "bench: pixel",
+                "bench: oracle",
+                "bench: read failed",
+                "companion: buttons",
+                "companion: warning",
+                "companion: camera",
+            )
+        )
+    ]
+    notes = list(dict.fromkeys(notes))  # once each
+    return ServeRun(peak / 1024, rss / 1024, cpu, reads, notes)
+
+
+# --- the report --------------------------------------------------------------------------------
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--frames", type=int, default=30, help="frames timed per pipeline")
+    parser.add_argument("--frames", type=int, default=60, help="rendered frames timed")
     parser.add_argument(
         "--fps", type=float, default=CameraConfig().fps, help="live frame rate ([camera] fps)"
     )
     parser.add_argument("--pi4", type=float, default=PI4_FACTOR, help="Pi 4 time factor")
     parser.add_argument("--pi5", type=float, default=PI5_FACTOR, help="Pi 5 time factor")
+    parser.add_argument("--seed", type=int, default=11, help="seed of the rendered game")
+    parser.add_argument(
+        "--window", type=float, default=30.0, help="seconds the running service is watched"
+    )
     args = parser.parse_args()
 
     import cv2
 
     cv2.setNumThreads(1)
-    rng = np.random.default_rng(20240601)
-    frames_and_corners = [synthetic_frame(rng) for _ in range(3)]
-    frames = [f for f, _ in frames_and_corners]
-    corners = frames_and_corners[0][1]
-
+    interval = 1000 / args.fps
     print(
         f"machine: {cpu_name()} ({platform.machine()}), Python {platform.python_version()}, "
         f"OpenCV {cv2.__version__}, numpy {np.__version__}, OpenCV threads: 1"
     )
-    print(
-        f"frame: {FRAME[0]}x{FRAME[1]}, live rate {args.fps:g} fps "
-        f"-> {1000 / args.fps:.0f} ms between frames"
-    )
+    print(f"frame: {FRAME[0]}x{FRAME[1]}, live rate {args.fps:g} fps -> {interval:.0f} ms apart")
     print(
         f"assumed factors: Pi 4 = {args.pi4:g}x this core's time, Pi 5 = {args.pi5:g}x "
         "(see the module docstring for where they come from)"
     )
     print()
 
-    pipelines: list[tuple[str, Callable[[int], Any]]] = []
-    live = Path(REPO / "companion/vision/live.py")
+    timings: list[Timing] = []
     try:
-        pipelines.append(("vision read_board (fixed camera)", vision_pipeline(frames, corners)))
-    except Exception as exc:  # the vision package is someone else's and may be mid-change
-        print(f"vision pipeline not measured: {type(exc).__name__}: {exc}")
-    pipelines.append(("reference OpenCV pipeline", reference_pipeline(frames, corners)))
-    if live.exists():
+        frames, renderer = rendered_frames(args.seed, args.fps, args.frames)
         print(
-            "note: companion/vision/live.py exists; its own loop (change tracking, rules veto) "
-            "is not timed here, only the read_board call it makes per frame"
+            f"rendered game: seed {args.seed}, {len(frames)} frames ({len(frames) / args.fps:.0f} "
+            "s of play with hands, shadows, claims)"
         )
+        try:
+            timings.append(
+                time_live(
+                    "live: watcher + pixel reader", frames, truth_placed_reader(), renderer.geometry
+                )
+            )
+        except Exception as exc:  # the vision package is someone else's and may be mid-change
+            print(f"live pipeline with the pixel reader not measured: {type(exc).__name__}: {exc}")
+        from companion.vision.live_oracle import OracleReader
+
+        timings.append(
+            time_live(
+                "live: watcher alone (oracle)",
+                frames,
+                OracleReader(renderer.geometry, seed=args.seed),
+                renderer.geometry,
+            )
+        )
+    except Exception as exc:
+        print(f"live pipeline not measured: {type(exc).__name__}: {exc}")
+    timings.append(time_reference(args.frames))
+    print()
 
     header = (
-        f"{'pipeline':34} {'here ms':>8} {'p90':>6} {'Pi4 ms':>7} {'Pi4 core%':>9} "
-        f"{'Pi5 ms':>7} {'Pi5 core%':>9}"
+        f"{'CPU per frame (one core)':30} {'here ms':>8} {'p90':>6} {'read fr.':>8} "
+        f"{'Pi4 ms':>7} {'Pi4 core%':>9} {'Pi4 read':>8} {'Pi5 ms':>7} {'Pi5 core%':>9} "
+        f"{'Pi5 read':>8}"
     )
     print(header)
     print("-" * len(header))
-    for name, step in pipelines:
-        median, p90 = time_per_frame(step, args.frames)
-        pi4, pi5 = median * args.pi4, median * args.pi5
-        share4 = pi4 * args.fps / 10  # percent of one core
-        share5 = pi5 * args.fps / 10
-        print(
-            f"{name:34} {median:8.1f} {p90:6.1f} {pi4:7.0f} {share4:8.0f}% {pi5:7.0f} "
-            f"{share5:8.0f}%"
-        )
+    for t in timings:
+        read = t.read_mean
+        cells = [
+            f"{t.name:30} {t.mean:8.1f} {t.p90:6.1f} "
+            f"{(f'{read:.1f}' if read is not None else '-'):>8}"
+        ]
+        for factor in (args.pi4, args.pi5):
+            ms = t.mean * factor
+            read_pi = f"{read * factor:.0f}" if read is not None else "-"
+            cells.append(f"{ms:7.0f} {ms * args.fps / 10:8.0f}% {read_pi:>8}")
+        print(" ".join(cells))
+        if read is not None:
+            print(
+                f"{'':30} reads on {len(t.read_times)} of {len(t.times)} frames "
+                "(steady, clear board only)"
+            )
     print()
-    print("core% = share of ONE core at the live rate (100% = the core is busy all the time;")
-    print("the Pi has 4 cores, the web server and rules use another).")
+    print("ms = mean CPU per frame over all frames; p90 over all frames; read fr. = mean of the")
+    print("frames on which the board was read. core% = share of ONE core at the live rate")
+    print(f"(mean ms x {args.fps:g} fps).")
+    live = next((t for t in timings if t.name.startswith("live: watcher +")), None)
+    if live is not None and live.read_mean is not None:
+        for pi, factor in (("Pi 4", args.pi4), ("Pi 5", args.pi5)):
+            ms = live.read_mean * factor
+            verdict = (
+                "fits in"
+                if ms <= interval
+                else "is longer than: the frames that come meanwhile wait, claims come later"
+            )
+            print(
+                f"{pi}: a frame that reads takes ~{ms:.0f} ms, which {verdict} the "
+                f"{interval:.0f} ms between frames"
+            )
     print()
 
-    if serve_exists():
-        rss, what = measure_serve_rss()
-    else:
-        rss, what = measure_import_rss()
-        what += " (`companion serve` does not exist yet)"
-    print(f"memory: peak RSS {rss:.0f} MB here: {what}")
+    run = measure_serve(args.seed, args.window)
     print(
-        f"        Pi 4 / Pi 5 estimate: {rss + PI_CAMERA_MB:.0f} MB "
-        f"(+{PI_CAMERA_MB:.0f} MB assumed for picamera2/libcamera and its buffers)"
+        f"memory: companion serve --demo --camera sim:{args.seed}@1920x1080 with controls "
+        f"(mock pins), watched {args.window:g} s"
+    )
+    for note in run.notes:
+        print(f"        {note}")
+    print(f"        board reads by the pixel reader in the service: {run.reads}")
+    print(
+        f"        peak RSS {run.peak_mb:.0f} MB (RSS at the end {run.rss_mb:.0f} MB); "
+        f"CPU {run.cpu_percent:.0f}% of one core, rendering the 1080p frames included"
+    )
+    print(
+        f"        Pi 4 / Pi 5 estimate: {run.peak_mb + PI_CAMERA_MB:.0f} MB "
+        f"(+{PI_CAMERA_MB:.0f} MB assumed for picamera2/libcamera and its buffers; the renderer "
+        "measured here is not on a Pi)"
     )
     return 0
 
