@@ -4,8 +4,8 @@
                                                    [--window S] [--seed N]
 
 What is measured on this machine (one thread: OpenCV is told to use one core, as a per-core
-budget is what matters on a Pi whose other cores serve the web app). Times are the thread's CPU
-time (``time.thread_time``), so another process on the machine does not inflate them.
+budget is what matters on a Pi whose other cores serve the web app). Times are this process's CPU
+time (``time.process_time``), so another process on the machine does not inflate them.
 
 1. ``live``: the live vision pipeline per frame, ``companion.vision.live.LiveWatcher.process``,
    on 1920x1080 frames of a rendered game with hands (``companion.vision.sources.SimulatedCamera``
@@ -99,9 +99,9 @@ class Timing:
 
 
 def cpu_ms(fn: Callable[[], Any]) -> float:
-    start = time.thread_time()
+    start = time.process_time()  # every thread of this process (a BLAS pool too)
     fn()
-    return (time.thread_time() - start) * 1000
+    return (time.process_time() - start) * 1000
 
 
 # --- 1 and 2: the live pipeline on rendered 1080p frames ---------------------------------------
