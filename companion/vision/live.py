@@ -428,6 +428,7 @@ class VisionReader:
     def __init__(self, calibration: Any = None, *, max_side: int = 1280) -> None:
         self.calibration = calibration
         self.max_side = max_side
+        self._cache: Any = None  # the reader's ReadCache: sampling maps kept between frames
 
     def locate(self, frame: Frame) -> np.ndarray:
         from companion.vision.locate import locate_board
@@ -452,7 +453,14 @@ class VisionReader:
             corners = np.asarray(corners, np.float64) * f
             h, w = image.shape[:2]
         loc = BoardLocation.from_corners(corners, (w, h), method="live")
-        return read_board(image, location=loc)
+        if self._cache is None:
+            from companion.vision import read as read_mod
+
+            cache_type = getattr(read_mod, "ReadCache", None)
+            self._cache = cache_type() if cache_type is not None else False
+        if self._cache is False:
+            return read_board(image, location=loc)
+        return read_board(image, location=loc, cache=self._cache)
 
 
 # --------------------------------------------------------------------------------------------
