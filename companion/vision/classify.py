@@ -149,34 +149,45 @@ def fit_model_from_config(cfg: dict[str, Any]) -> FitModel:
 def fit_features(patches: U8Array) -> FloatArray:
     """Board-fit feature vectors (n, len(FIT_FEATURES)) for patches (n, ny, nx, 3)."""
     n, ny, nx, _ = patches.shape
-    lab = to_lab(patches, exact=True)
+    flat = np.ascontiguousarray(patches, dtype=np.uint8).reshape(1, -1, 3)
+    lab = np.asarray(
+        cv2.cvtColor(flat.astype(np.float32) / np.float32(255.0), cv2.COLOR_BGR2LAB),
+        dtype=np.float32,
+    ).reshape(n, ny, nx, 3)
+    big_l = np.ascontiguousarray(lab[..., 0])
     r0, r1 = round(ny * 0.3), round(ny * 0.7)
     c0, c1 = round(nx * 0.125), round(nx * 0.875)
-    core = lab[:, r0:r1, c0:c1]
     m = (r1 - r0) * (c1 - c0)
-    big_l = np.sort(core[..., 0].reshape(n, m), axis=1)
-    a = core[..., 1].reshape(n, m)
-    b = core[..., 2].reshape(n, m)
-    chroma = np.sort(np.hypot(a, b), axis=1)
-    a = np.sort(a, axis=1)
-    b = np.sort(b, axis=1)
+    core_l = big_l[:, r0:r1, c0:c1].reshape(n, m)
+    a = np.ascontiguousarray(lab[:, r0:r1, c0:c1, 1]).reshape(n, m)
+    b = np.ascontiguousarray(lab[:, r0:r1, c0:c1, 2]).reshape(n, m)
 
-    def q(arr: FloatArray, frac: float) -> FloatArray:
-        return np.asarray(arr[:, min(m - 1, int(frac * (m - 1) + 0.5))], dtype=np.float64)
+    def k(frac: float) -> int:  # index of the quantile ``frac`` in the sorted values
+        return int(min(m - 1, int(frac * (m - 1) + 0.5)))
 
-    med_l = q(big_l, 0.5)
-    grad_along = np.abs(np.diff(lab[:, 1 : ny - 1, :, 0], axis=2)).mean(axis=(1, 2))
-    grad_across = np.abs(np.diff(lab[:, :, c0:c1, 0], axis=1)).mean(axis=(1, 2))
-    rim = np.concatenate([lab[:, 0, :, 0], lab[:, ny - 1, :, 0]], axis=1).mean(axis=1)
+    k20, k50, k90 = k(0.2), k(0.5), k(0.9)
+    part_l = np.partition(core_l, sorted({k20, k50, k90}), axis=1)
+    chroma = np.partition(np.hypot(a, b), k50, axis=1)[:, k50]
+    med_a = np.partition(a, k50, axis=1)[:, k50]
+    med_b = np.partition(b, k50, axis=1)[:, k50]
+    med_l = part_l[:, k50].astype(np.float64)
+    grad_along = np.abs(np.diff(big_l[:, 1 : ny - 1, :], axis=2)).mean(
+        axis=(1, 2), dtype=np.float64
+    )
+    grad_across = np.abs(np.diff(big_l[:, :, c0:c1], axis=1)).mean(axis=(1, 2), dtype=np.float64)
+    rim = (
+        big_l[:, 0, :].mean(axis=1, dtype=np.float64)
+        + big_l[:, ny - 1, :].mean(axis=1, dtype=np.float64)
+    ) / 2.0
     return np.stack(
         [
             med_l,
-            q(a, 0.5),
-            q(b, 0.5),
-            q(big_l, 0.2),
-            q(big_l, 0.9),
-            big_l.std(axis=1),
-            q(chroma, 0.5),
+            med_a.astype(np.float64),
+            med_b.astype(np.float64),
+            part_l[:, k20].astype(np.float64),
+            part_l[:, k90].astype(np.float64),
+            core_l.std(axis=1, dtype=np.float64),
+            chroma.astype(np.float64),
             grad_along,
             grad_across,
             rim - med_l,

@@ -20,7 +20,7 @@ import numpy as np
 from companion.vision.classify import fit_distances, fit_features
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.read import ReadContext, default_context, take_samples
-from companion.vision.sample import U8Array
+from companion.vision.sample import U8Array, decimate
 from companion.vision.types import NoBoardError
 
 log = logging.getLogger(__name__)
@@ -56,25 +56,32 @@ class BoardLocation:
         return BoardLocation(h, self.quality, image_size, self.method, dict(self.details))
 
 
-def _work_image(image: U8Array, max_side: int) -> tuple[U8Array, float]:
-    h, w = image.shape[:2]
-    f = min(1.0, max_side / max(h, w))
-    if f >= 1.0:
-        return image, 1.0
-    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    return np.asarray(small, dtype=np.uint8), f
+def _work_image(
+    image: U8Array, max_side: int, store: dict[int, U8Array] | None = None
+) -> tuple[U8Array, int]:
+    """The picture decimated by the integer step that brings its longer side closest to
+    ``max_side`` (at most 1.5 times it), and that step."""
+    k = max(1, round(max(image.shape[:2]) / max_side))
+    return decimate(image, k, store), k
 
 
-def board_fit(image: U8Array, h: FloatArray, ctx: ReadContext) -> tuple[float, float]:
+def board_fit(
+    image: U8Array, h: FloatArray, ctx: ReadContext, *, subset: bool = False
+) -> tuple[float, float]:
     """How well the board's facts explain ``image`` under ``h``.
 
     Returns (share of spaces explained by their printed colour or a plastic train, mean capped
-    distance; lower is better). Cheap enough to be called many times on a small image.
+    distance; lower is better). Cheap enough to be called many times on a small image;
+    ``subset`` looks at a spread half of the spaces only (comparing candidates, refining).
     """
     cfg = ctx.cfg["locate"]
-    samples = take_samples(image, h, ctx, ctx.fit_grids, lab=False)
+    grids = ctx.fit_sub_grids if subset else ctx.fit_grids
+    samples = take_samples(image, h, ctx, grids, lab=False)
     feats = fit_features(samples.spaces)
-    dist = fit_distances(feats, ctx.printed_colors, ctx.fit_model)
+    printed = ctx.printed_colors
+    if subset:
+        printed = [printed[int(i)] for i in ctx.fit_subset]
+    dist = fit_distances(feats, printed, ctx.fit_model)
     best = dist.min(axis=1)
     explained = float(np.mean(best < float(cfg["explained_dist"])))
     smooth = float(np.mean(np.minimum(best, float(cfg["smooth_cap"]))))
@@ -133,12 +140,159 @@ def _outline_candidates(work: U8Array, cfg: dict[str, Any]) -> list[FloatArray]:
     return out[: int(cfg["max_outlines"])]
 
 
+Line = tuple[FloatArray, FloatArray]  # a point on the line and its unit direction
+
+
+def _side_edges(
+    image: U8Array, p: FloatArray, q: FloatArray, radius: float, n: int, spread: float, most: int
+) -> list[Line]:
+    """Straight colour edges running along the side p -> q of an outline (image pixels) within
+    ``radius`` pixels of it, strongest first (at most ``most``, each clearly apart).
+
+    The side is looked at through ``n`` profiles across it, each the mean of three parallel
+    ones ``spread`` pixels apart. A straight edge (an offset at each end of the side) is scored
+    by how well the signed colour step adds up along it: a long straight edge keeps one
+    polarity, the pictures printed on the board and the table's grain do not. Each edge is then
+    placed to a fraction of a pixel on every profile near it and a line fitted through them."""
+    import cv2
+
+    r = int(np.ceil(radius))
+    offs = np.arange(-r, r + 1, dtype=np.float64)
+    m = len(offs)
+    t = np.linspace(0.06, 0.94, n)
+    d = q - p
+    length = float(np.hypot(*d))
+    if length < 4 * radius or m < 5:
+        return []
+    u = d / length
+    nrm = np.array([-u[1], u[0]])
+    base = p + t[:, None] * d  # (n, 2)
+    pts = (
+        base[:, None, None, :]
+        + np.array([-spread, 0.0, spread])[None, :, None, None] * u
+        + offs[None, None, :, None] * nrm
+    )  # (n, 3, m, 2)
+    xy = np.ascontiguousarray(pts.reshape(n * 3, m, 2), dtype=np.float32)
+    px = cv2.remap(  # type: ignore[call-overload]
+        image, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    prof = np.asarray(px, dtype=np.float64).reshape(n, 3, m, 3).mean(axis=1)  # (n, m, 3)
+    g = np.zeros((n, m, 3))
+    g[:, 1:-1] = prof[:, 2:] - prof[:, :-2]  # signed colour step at each offset
+    grid = np.arange(1, m - 1)
+    a_idx, b_idx = np.meshgrid(grid, grid, indexing="ij")
+    pos = a_idx[..., None] + (b_idx - a_idx)[..., None] * t[None, None, :]  # (A, B, n)
+    cols = np.clip(np.rint(pos).astype(np.int64), 0, m - 1)
+    rows = np.arange(n)
+    mean_step = g[rows[None, None, :], cols].mean(axis=2)  # (A, B, 3)
+    score = np.sqrt((mean_step**2).sum(axis=-1))
+    mid = (a_idx + b_idx) / 2.0
+    out: list[Line] = []
+    best = float(score.max())
+    live = score.copy()
+    while len(out) < most:
+        ia, ib = np.unravel_index(int(np.argmax(live)), live.shape)
+        top = float(live[ia, ib])
+        if top < 8.0 or top < 0.35 * best:
+            break
+        live[np.abs(mid - mid[ia, ib]) < 3.0] = -1.0  # the next edge lies clearly apart
+        along = a_idx[ia, ib] + (b_idx[ia, ib] - a_idx[ia, ib]) * t  # (n,) float index
+        w = mean_step[ia, ib] / top
+        s = g @ w  # (n, m) step along this edge's own colour change
+        centre = np.clip(np.rint(along).astype(np.int64), 2, m - 3)
+        near = np.stack([s[rows, centre + k] for k in (-1, 0, 1)], axis=1)
+        c0 = centre + np.argmax(near, axis=1) - 1
+        left, peak, right = s[rows, c0 - 1], s[rows, c0], s[rows, c0 + 1]
+        den = left - 2 * peak + right
+        safe = np.where(den < -1e-9, den, -1.0)
+        frac = np.where(den < -1e-9, 0.5 * (left - right) / safe, 0.0)
+        off = offs[c0] + np.clip(frac, -0.5, 0.5)
+        keep = peak > 0.3 * top
+        if keep.sum() < n // 3:
+            continue
+        edge = (base + off[:, None] * nrm)[keep].astype(np.float32)
+        line = np.asarray(cv2.fitLine(edge, cv2.DIST_HUBER, 0, 0.01, 0.01), np.float64)
+        line = line.reshape(-1)
+        out.append((line[2:4].copy(), line[:2].copy()))
+    return out
+
+
+def _corners_from_lines(lines: list[Line]) -> FloatArray | None:
+    """Corner i where side i - 1 (ending at it) meets side i (starting at it)."""
+    out = np.empty((4, 2))
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        mat = np.array([d1, -d2]).T
+        if abs(float(np.linalg.det(mat))) < 1e-3:
+            return None
+        sol = np.linalg.solve(mat, p2 - p1)
+        out[i] = p1 + sol[0] * d1
+    return out
+
+
+def _side_line(corners: FloatArray, i: int) -> Line:
+    p, q = corners[i], corners[(i + 1) % 4]
+    d = q - p
+    return p.copy(), d / max(float(np.hypot(*d)), 1e-9)
+
+
+def _snap(
+    image: U8Array, work: U8Array, k: int, corners: FloatArray, ctx: ReadContext
+) -> tuple[FloatArray, float, float] | None:
+    """The outline's corners (work pixels) snapped to the board's own edges.
+
+    Each side gets a few candidate edges on the work image; the board's facts choose among
+    them (side by side, keeping a change only when the board fits better: the printed border's
+    inner edge runs parallel to the board's). The chosen edges are then placed again on the
+    full picture, a few pixels around. Returns (corners, explained, cost) or None."""
+    cfg = ctx.cfg["locate"]["snap"]
+    diag = float(np.hypot(*work.shape[:2]))
+    n = int(cfg["points"])
+    radius = float(cfg["work_radius"]) * diag
+    options: list[list[Line]] = []
+    for i in range(4):
+        found = _side_edges(work, corners[i], corners[(i + 1) % 4], radius, n, 1.0, 3)
+        options.append([*found, _side_line(corners, i)])  # the outline's own side last
+    choice = [0] * 4
+    lines = [options[i][0] for i in range(4)]
+    c = _corners_from_lines(lines)
+    if c is None or np.abs(c - corners).max() > 2 * radius:
+        return None
+    explained, cost = board_fit(work, corners_homography(c), ctx)
+    for i in range(4):
+        for j in range(1, len(options[i])):
+            trial = list(lines)
+            trial[i] = options[i][j]
+            tc = _corners_from_lines(trial)
+            if tc is None or np.abs(tc - corners).max() > 2 * radius:
+                continue
+            e2, c2 = board_fit(work, corners_homography(tc), ctx)
+            if c2 < cost:
+                lines, c, explained, cost, choice[i] = trial, tc, e2, c2, j
+    if k > 1:  # again on the full picture, around the chosen edges
+        full = c * k + (k - 1) / 2.0
+        fine: list[Line] = []
+        for i in range(4):
+            if choice[i] == len(options[i]) - 1:  # no edge seen on this side: keep it
+                fine.append(_side_line(full, i))
+                continue
+            found = _side_edges(
+                image, full[i], full[(i + 1) % 4], float(cfg["fine_radius"]) * k, n, k / 2.0, 1
+            )
+            fine.append(found[0] if found else _side_line(full, i))
+        fc = _corners_from_lines(fine)
+        if fc is not None and np.abs(fc - full).max() <= 2.0 * float(cfg["fine_radius"]) * k:
+            c = (fc - (k - 1) / 2.0) / k
+            explained, cost = board_fit(work, corners_homography(c), ctx)
+    return c, explained, cost
+
+
 def _refine(
     work: U8Array, corners: FloatArray, ctx: ReadContext, cfg: dict[str, Any]
 ) -> tuple[FloatArray, float]:
     """Nudge the four corners to minimise the board-fit distance (coordinate descent)."""
     best = corners.copy()
-    _, best_cost = board_fit(work, corners_homography(best), ctx)
+    _, best_cost = board_fit(work, corners_homography(best), ctx, subset=True)
     size = float(np.hypot(*(best[2] - best[0])))
     for step_frac in cfg["refine_steps"]:
         step = float(step_frac) * size
@@ -151,49 +305,71 @@ def _refine(
                 for sign in (-1.0, 1.0):
                     trial = best.copy()
                     trial.reshape(-1)[k] += sign * step
-                    _, cost = board_fit(work, corners_homography(trial), ctx)
+                    _, cost = board_fit(work, corners_homography(trial), ctx, subset=True)
                     if cost < best_cost - 1e-6:
                         best, best_cost = trial, cost
                         improved = True
     return best, best_cost
 
 
-def locate_board(image_bgr: U8Array, *, context: ReadContext | None = None) -> BoardLocation:
-    """Locate the Europe board in ``image_bgr`` or raise ``NoBoardError``."""
+def locate_board(
+    image_bgr: U8Array,
+    *,
+    context: ReadContext | None = None,
+    store: dict[int, U8Array] | None = None,
+) -> BoardLocation:
+    """Locate the Europe board in ``image_bgr`` or raise ``NoBoardError``.
+
+    ``store``: decimated copies of the picture to share with the reader (see
+    ``sample.decimate``)."""
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise NoBoardError("the picture is not a colour image")
     ctx = context if context is not None else default_context()
     cfg = ctx.cfg["locate"]
-    work, f = _work_image(image_bgr, int(cfg["work_size"]))
+    work, k = _work_image(image_bgr, int(cfg["work_size"]), store)
     hw, ww = work.shape[:2]
     if min(hw, ww) < int(cfg["min_side"]):
         raise NoBoardError("the picture is too small to hold a readable board")
     frame = np.array([[0, 0], [ww, 0], [ww, hw], [0, hw]], dtype=np.float64)
     scored: list[tuple[float, float, str, FloatArray]] = []
+    accept = float(cfg["accept_full_frame"])
 
-    def try_quad(method: str, quad: FloatArray) -> None:
+    def try_quad(method: str, quad: FloatArray) -> bool:
+        """Score the quad in its four turns (on the spaces subset); True when one is good
+        enough to stop looking."""
         for turn in range(4):
             c = np.roll(quad, -turn, axis=0)
-            explained, cost = board_fit(work, corners_homography(c), ctx)
+            explained, cost = board_fit(work, corners_homography(c), ctx, subset=True)
             scored.append((explained, cost, method, c))
+        return max(s[0] for s in scored) >= accept
 
-    try_quad("full-frame", frame)
     n_candidates = 1
-    if max(s[0] for s in scored) < float(cfg["accept_full_frame"]):
+    if not try_quad("full-frame", frame):
         for q in _outline_candidates(work, cfg):
-            try_quad("outline", q)
             n_candidates += 1
+            if try_quad("outline", q):
+                break
     scored.sort(key=lambda t: (-t[0], t[1]))
     explained, cost, method, corners = scored[0]
     log.debug("best candidate %s explains %.3f (cost %.2f)", method, explained, cost)
     if explained < float(cfg["candidate_min_explained"]):
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
+    explained, cost = board_fit(work, corners_homography(corners), ctx)
+    if method == "outline":  # the board's own edges, when they are clear, are more precise
+        snapped = _snap(image_bgr, work, k, corners, ctx)
+        if snapped is not None:
+            c2, e2, cost2 = snapped
+            log.debug("edges snapped: explains %.3f (cost %.2f) vs %.3f", e2, cost2, explained)
+            if cost2 <= cost:
+                corners, explained, cost = c2, e2, cost2
     if explained < float(cfg["refine_below"]):
         corners, cost = _refine(work, corners, ctx, cfg)
         explained, cost = board_fit(work, corners_homography(corners), ctx)
     if explained < float(cfg["min_explained"]):
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
-    full = corners / f
+    # Back to the picture (a work pixel averages k x k picture pixels): outlines are in pixel
+    # centres, the frame in pixel edges.
+    full = corners * k + ((k - 1) / 2.0 if method == "outline" else 0.0)
     h_img, w_img = image_bgr.shape[:2]
     return BoardLocation(
         corners_homography(full),

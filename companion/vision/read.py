@@ -34,11 +34,14 @@ from companion.vision.sample import (
     SampleGrids,
     SampleMaps,
     U8Array,
+    decimate,
+    decimated_homography,
     make_grids,
     make_maps,
     patch_px,
-    prefilter_factor,
+    prefilter_step,
     sample_all,
+    subset_grids,
 )
 from companion.vision.types import BoardReading
 
@@ -52,6 +55,8 @@ class ReadContext:
     geometry: BoardGeometry
     grids: SampleGrids  # reading: enlarged space patches and city spots
     fit_grids: SampleGrids  # locating: small patches at the spaces' nominal places
+    fit_subset: npt.NDArray[np.int64]  # locating: the spaces looked at to compare candidates
+    fit_sub_grids: SampleGrids  # fit_grids of those spaces only
     model: SpaceModel
     fit_model: FitModel
     layout: PatchLayout
@@ -86,6 +91,7 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         city_n=2,
         city_scale=0.5,
     )
+    fit_subset = spread_subset(geometry, int(f["subset_every"]))
     layout = PatchLayout(
         nx=int(s["space_nx"]),
         ny=int(s["space_ny"]),
@@ -110,6 +116,8 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         geometry=geometry,
         grids=grids,
         fit_grids=fit_grids,
+        fit_subset=fit_subset,
+        fit_sub_grids=subset_grids(fit_grids, fit_subset),
         model=model_from_config(cfg),
         fit_model=fit_model_from_config(cfg),
         layout=layout,
@@ -120,6 +128,20 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         printed_colors=printed,
         city_mask=off_the_tracks(geometry, grids.cities, float(cfg["stations"]["track_width"])),
     )
+
+
+def spread_subset(geometry: BoardGeometry, every: int) -> npt.NDArray[np.int64]:
+    """Every ``every``-th space (in ``space_index`` order, offset per route so that short
+    routes are not always skipped the same way)."""
+    if every <= 1:
+        return np.arange(geometry.n_spaces, dtype=np.int64)
+    out: list[int] = []
+    i = 0
+    for k, rid in enumerate(geometry.route_ids):
+        n = len(geometry.spaces[rid])
+        out.extend(i + j for j in range(n) if (j + k) % every == 0)
+        i += n
+    return np.array(out, dtype=np.int64)
 
 
 def off_the_tracks(
@@ -189,12 +211,11 @@ class Samples:
     raw: U8Array | None = None  # spaces then cities (n_px, 3) BGR before white balance
 
 
-def sampling_maps(image: U8Array, h: FloatArray, grids: SampleGrids) -> tuple[float, SampleMaps]:
-    """Anti-aliasing factor for ``image`` under ``h`` and the remap maps for the (possibly
-    downscaled) image."""
-    factor = prefilter_factor(patch_px(h, grids))
-    hh = np.diag([factor, factor, 1.0]) @ h if factor < 1.0 else h
-    return factor, make_maps(hh, grids)
+def sampling_maps(image: U8Array, h: FloatArray, grids: SampleGrids) -> tuple[int, SampleMaps]:
+    """Anti-aliasing decimation step for ``image`` under ``h`` (1: none) and the remap maps for
+    the decimated image."""
+    k = prefilter_step(patch_px(h, grids))
+    return k, make_maps(decimated_homography(h, k), grids)
 
 
 def sample_raw(
@@ -202,22 +223,15 @@ def sample_raw(
     h: FloatArray,
     ctx: ReadContext,
     grids: SampleGrids | None = None,
-    maps: tuple[float, SampleMaps] | None = None,
+    maps: tuple[int, SampleMaps] | None = None,
+    store: dict[int, U8Array] | None = None,
 ) -> RawSamples:
     """Every sample point of ``grids`` (default: the reading grids) in one remap, before white
     balance; ``maps`` from ``sampling_maps`` (reusable while the board and the image size stay
-    the same)."""
-    import cv2
-
+    the same); ``store`` keeps decimated copies of the picture (see ``sample.decimate``)."""
     grids = grids if grids is not None else ctx.grids
-    factor, m = maps if maps is not None else sampling_maps(image, h, grids)
-    img = image
-    if factor < 1.0:  # anti-alias large photos: a sampled pixel covers about one image pixel
-        img = np.asarray(
-            cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA),
-            dtype=np.uint8,
-        )
-    return sample_all(img, m, grids)
+    k, m = maps if maps is not None else sampling_maps(image, h, grids)
+    return sample_all(decimate(image, k, store), m, grids)
 
 
 def balance_samples(raw: RawSamples, ctx: ReadContext, *, lab: bool = True) -> Samples:
@@ -251,12 +265,13 @@ def take_samples(
     grids: SampleGrids | None = None,
     *,
     lab: bool = True,
-    maps: tuple[float, SampleMaps] | None = None,
+    maps: tuple[int, SampleMaps] | None = None,
+    store: dict[int, U8Array] | None = None,
 ) -> Samples:
     """Sample (and white-balance) all spaces and cities of ``image`` under homography ``h``
     (with the reading grids, or the given ones), in one remap. ``lab`` also converts them to
     8-bit Lab (one conversion); ``maps`` from ``sampling_maps``."""
-    return balance_samples(sample_raw(image, h, ctx, grids, maps), ctx, lab=lab)
+    return balance_samples(sample_raw(image, h, ctx, grids, maps, store), ctx, lab=lab)
 
 
 def read_samples(
@@ -307,9 +322,11 @@ def read_board(
     if cache is not None and location is not None:
         result: BoardReading = cache.read(image_bgr, location, ctx)
         return result
+    store: dict[int, U8Array] = {}  # decimated copies shared by locating and reading
     if location is None:
-        location = locate_board(image_bgr, context=ctx)
-    samples = take_samples(image_bgr, np.asarray(location.homography, dtype=np.float64), ctx)
+        location = locate_board(image_bgr, context=ctx, store=store)
+    h = np.asarray(location.homography, dtype=np.float64)
+    samples = take_samples(image_bgr, h, ctx, store=store)
     reading, _ = read_samples(samples, ctx)
     return reading
 
@@ -342,7 +359,7 @@ class ReadCache:
     """
 
     key: tuple[bytes, tuple[int, ...], int] | None = None
-    maps: tuple[float, SampleMaps] | None = None
+    maps: tuple[int, SampleMaps] | None = None
     reference: U8Array | None = None  # raw patches of the last frame read in full
     reading: BoardReading | None = None
     model: SpaceModel | None = None

@@ -11,6 +11,7 @@ output is cut back into its parts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -46,11 +47,17 @@ class SampleGrids:
             int(np.prod(self.cities.shape[:-1])),
         )
 
+    @cached_property
     def points(self) -> FloatArray:
         """All board points, stacked: white balance, spaces, cities; (n, 2)."""
         return np.concatenate(
             [self.wb.reshape(-1, 2), self.spaces.reshape(-1, 2), self.cities.reshape(-1, 2)]
         )
+
+
+def subset_grids(grids: SampleGrids, spaces: npt.NDArray[np.int64]) -> SampleGrids:
+    """The same grids for some of the spaces only (and no city)."""
+    return SampleGrids(spaces=grids.spaces[spaces], cities=grids.cities[:0], wb=grids.wb)
 
 
 def make_grids(
@@ -80,7 +87,7 @@ class SampleMaps:
 
 
 def make_maps(h: FloatArray, grids: SampleGrids) -> SampleMaps:
-    pts = grids.points()
+    pts = grids.points
     n = pts.shape[0]
     rows = -(-n // MAP_WIDTH)
     xy = np.zeros((rows * MAP_WIDTH, 2), dtype=np.float32)
@@ -126,25 +133,50 @@ def patch_px(h: FloatArray, grids: SampleGrids) -> float:
     return along / float(max(1, boxes.shape[2] - 1))
 
 
+def decimate(image: U8Array, k: int, store: dict[int, U8Array] | None = None) -> U8Array:
+    """``image`` shrunk k times in each direction by averaging k x k blocks (``INTER_AREA`` at
+    an integer ratio: exact and several times faster than at other ratios). ``store`` keeps
+    the results of one picture for the stages that need the same size (locate, then read)."""
+    if k <= 1:
+        return image
+    if store is not None and k in store:
+        return store[k]
+    h, w = image.shape[:2]
+    hk, wk = max(1, h // k), max(1, w // k)
+    # Whole blocks only (a remainder of up to k-1 pixels at the right and bottom is dropped):
+    # OpenCV's fast integer-ratio path needs the exact ratio.
+    src = image[: hk * k, : wk * k] if h >= k and w >= k else image
+    small = cv2.resize(src, (wk, hk), interpolation=cv2.INTER_AREA)
+    out = np.asarray(small, dtype=np.uint8)
+    if store is not None:
+        store[k] = out
+    return out
+
+
+def decimated_homography(h: FloatArray, k: int) -> FloatArray:
+    """``h`` for the image decimated k times (pixel centres stay pixel centres)."""
+    if k <= 1:
+        return h
+    s = np.array([[1.0 / k, 0.0, 0.5 / k - 0.5], [0.0, 1.0 / k, 0.5 / k - 0.5], [0.0, 0.0, 1.0]])
+    return np.asarray(s @ h, dtype=np.float64)
+
+
+def prefilter_step(patch_px: float) -> int:
+    """1 (sample the image as it is) for mildly undersampled pictures such as live frames
+    (a patch pixel under 1/0.6 image pixels); otherwise the integer decimation that brings a
+    patch pixel closest to 1.5 image pixels."""
+    factor = 1.5 / max(patch_px, 1e-6)
+    if factor >= 0.6:
+        return 1
+    return max(2, round(1.0 / factor))
+
+
 def prefilter(image: U8Array, h: FloatArray, patch_px: float) -> tuple[U8Array, FloatArray]:
-    """Downscale ``image`` so a sampled pixel covers about one image pixel (anti-aliasing).
-
-    ``patch_px`` is the image size (pixels) of one patch pixel at full resolution. Returns the
-    image to sample and the homography adjusted to it.
-    """
-    factor = prefilter_factor(patch_px)
-    if factor >= 1.0:
-        return image, h
-    small = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    s = np.diag([factor, factor, 1.0])
-    return np.asarray(small, dtype=np.uint8), s @ h
-
-
-def prefilter_factor(patch_px: float) -> float:
-    """1.0 (sample the image as it is) for mildly undersampled pictures such as live frames;
-    otherwise the downscale that brings a patch pixel to about 1.5 image pixels."""
-    factor = min(1.0, 1.5 / max(patch_px, 1e-6))
-    return 1.0 if factor >= 0.6 else factor
+    """Downscale ``image`` so a sampled pixel covers about one and a half image pixels
+    (anti-aliasing). ``patch_px`` is the image size (pixels) of one patch pixel at full
+    resolution. Returns the image to sample and the homography adjusted to it."""
+    k = prefilter_step(patch_px)
+    return decimate(image, k), decimated_homography(h, k)
 
 
 def _remap(image: U8Array, h: FloatArray, grid: FloatArray) -> U8Array:
