@@ -1,0 +1,1 @@
+"""Speed and memory measurements. Run them all with ``python -m benchmarks`` (or one script)."""
