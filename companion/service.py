@@ -1008,6 +1008,7 @@ class Service:
         self._photo_pool: ThreadPoolExecutor | None = None
         self._photo_jobs: dict[str, PhotoJob] = {}
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        self._closing = False
         self._load()
 
     # --- lifecycle ------------------------------------------------------------------
@@ -1020,20 +1021,27 @@ class Service:
         self._refresh(publish=False)
 
     def start(self) -> Service:
+        self._closing = False
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="companion-loop", daemon=True)
             self._thread.start()
         return self
 
+    def close_streams(self) -> None:
+        """End every server-sent-event stream now and refuse new ones (the server is stopping):
+        the web threads finish their responses while the server can still send them."""
+        with self._lock:
+            self._closing = True
+            subs = list(self._subs)
+        for s in subs:
+            s.put(None)
+
     def stop(self, timeout: float = 5.0) -> None:
+        self.close_streams()
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join(timeout)
             self._thread = None
-        with self._lock:
-            subs = list(self._subs)
-        for s in subs:
-            s.put(None)
         if self._photo_pool is not None:
             self._photo_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -1147,6 +1155,9 @@ class Service:
         """A new subscriber with its backlog queued (no gap, no duplicate)."""
         sub = Subscription(self)
         with self._lock:
+            if self._closing:
+                sub.closed = True  # shutting down: the stream ends at once
+                return sub
             current = (self._snapshot["seq"], self._snapshot_json)
             if last_event_id is None or last_event_id > current[0]:
                 backlog = [current]

@@ -234,9 +234,14 @@ def serve(
     _notify("READY=1", f"STATUS=serving on {base}")
 
     def stop(signum: int, frame: Any) -> None:
+        # End the event streams first: waitress then waits for its threads to finish their
+        # responses while its trigger is still open (closing it under a live stream is a
+        # traceback: "Bad file descriptor" from pull_trigger).
+        service.close_streams()
         raise KeyboardInterrupt
 
     old = signal.signal(signal.SIGTERM, stop)
+    old_int = signal.signal(signal.SIGINT, stop)
     if ready is not None:
         ready.set()
     try:
@@ -245,8 +250,11 @@ def serve(
         pass
     finally:
         signal.signal(signal.SIGTERM, old)
+        signal.signal(signal.SIGINT, old_int)
         _notify("STOPPING=1")
         watchdog_stop.set()
+        service.close_streams()
+        server.task_dispatcher.shutdown(timeout=3)
         server.close()
         if table is not None:
             table.stop()
