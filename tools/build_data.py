@@ -1,4 +1,4 @@
-"""Build companion/data/europe.json from the verified facts in ../shared/reference.
+"""Build companion/data/europe.json (and london.json) from the facts in ../shared/reference.
 
 Run from the repository root: ``python tools/build_data.py [--shared ../shared]``.
 Only facts (ids, names, numbers) are carried over; the output is committed so the
@@ -152,6 +152,130 @@ def build_board(shared: Path) -> dict[str, object]:
     }
 
 
+def build_london(shared: Path) -> dict[str, object]:
+    """Ticket to Ride: London: locations with their districts, routes, tickets and the rules'
+    numbers (those of the rule sheet; see companion/london/README.md)."""
+    london = json.loads((shared / "reference" / "ttr_london.json").read_text(encoding="utf-8"))
+    comp = london["components"]
+    cards = comp["transportation_cards"]
+    colors = ["black", "blue", "green", "orange", "pink", "yellow"]
+    if (
+        cards["colors"] != len(colors)
+        or cards["per_color"] * len(colors) + cards["multicolour_bus_wild"] != cards["total"]
+    ):
+        raise SystemExit("the London card counts do not add up")
+    low, high = (int(x) for x in comp["players"].split("-"))
+    return {
+        "map": "london",
+        "name": london["game"],
+        "generated_from": "shared/reference/ttr_london.json by tools/build_data.py",
+        "players": {"min": low, "max": high},
+        "buses_per_player": comp["buses_per_player"],
+        "transport_cards": {
+            "colors": colors,
+            "per_color": cards["per_color"],
+            "buses": cards["multicolour_bus_wild"],
+        },
+        "route_points": {int(k): v for k, v in london["scoring"]["route_points"].items()},
+        "hand_size": 2,
+        "face_up": 5,
+        "face_up_bus_limit": 3,
+        "tickets_dealt": 2,
+        "tickets_keep_min": 1,
+        "tickets_draw": 2,
+        "tickets_draw_keep_min": 1,
+        "final_round_buses": 2,
+        "doubles_closed_up_to_players": 2,
+        "district_points_note": (
+            "points = district number: medium confidence (see shared/reference/README.md); "
+            "correct the numbers here if the board says otherwise"
+        ),
+        "locations": [
+            {"id": loc["id"], "name": loc["name"], "district": loc["district"]}
+            for loc in london["locations"]
+        ],
+        "districts": [
+            {"district": d["district"], "points": d["points"], "locations": d["locations"]}
+            for d in london["districts"]
+        ],
+        "routes": [
+            {
+                "id": r["id"],
+                "a": r["a"],
+                "b": r["b"],
+                "length": r["length"],
+                "color": r["color"],
+                "twin": r["twin"],
+            }
+            for r in london["routes"]
+        ],
+        "tickets": [
+            {"id": t["id"], "a": t["a"], "b": t["b"], "points": t["points"]}
+            for t in london["tickets"]
+        ],
+    }
+
+
+def build_trans_europa(shared: Path) -> dict[str, object]:
+    """Trans Europa's lattice, cities and components (low-confidence facts; see its "confidence").
+
+    The schema is documented in companion/transeuropa/README.md; ``companion transeuropa
+    check-data`` reports inconsistencies (off-lattice cities, isolated nodes, double links...).
+    """
+    ref = json.loads((shared / "reference" / "trans_europa.json").read_text(encoding="utf-8"))
+    links = []
+    for e in ref["edges"]:
+        link: dict[str, object] = {"a": e["a"], "b": e["b"], "cost": e["cost"]}
+        if e.get("cost_disputed"):
+            link["cost_alt"] = e["cost_alt"]
+            link["disputed"] = True
+        links.append(link)
+    return {
+        "game": "trans_europa",
+        "name": ref["game"],
+        "schema_version": 1,
+        "generated_from": "shared/reference/trans_europa.json by tools/build_data.py",
+        "confidence": ref["confidence"],
+        "coordinate_system": ref["coordinate_system"],
+        "link_costs": ref["edge_costs"],
+        "components": {
+            "players_min": 2,
+            "players_max": 6,
+            "black_tracks": 83,
+            "colored_tracks_per_player": 3,
+            "city_cards": 35,
+            "cards_removed_for_2_3_players": 10,
+        },
+        "score_track": {
+            "start": 13,
+            "red_at_or_below": 0,
+            "note": "not in the rule text: start 13 and the red area from 0 down follow "
+            "TransAmerica; unverified for Trans Europa",
+        },
+        "city_colors": ["red", "orange", "yellow", "green", "blue"],
+        "removed_for_2_3_players": None,
+        "nodes": [{"id": n["id"], "x": n["x"], "y": n["y"]} for n in ref["nodes"]],
+        "links": links,
+        "cities": [
+            {
+                "id": c["id"],
+                "name": c["name"],
+                "color": c["color"],
+                "node": c["node"],
+                "aliases": list(c["aliases"]),
+            }
+            for c in ref["cities"]
+        ],
+        "counts": {
+            "nodes": ref["counts"]["nodes"],
+            "links": ref["counts"]["edges"],
+            "doubles": ref["counts"]["double_edges"],
+        },
+        "sources": [s.get("repo") or s.get("url") for s in ref["sources"]],
+        "discrepancies": ref["discrepancies"],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
@@ -161,6 +285,18 @@ def main() -> None:
     out = ROOT / "companion" / "data" / "europe.json"
     out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(ROOT)}")
+    london_out = ROOT / "companion" / "data" / "london.json"
+    london_out.write_text(
+        json.dumps(build_london(args.shared), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {london_out.relative_to(ROOT)}")
+    te_out = ROOT / "companion" / "data" / "trans_europa.json"
+    te_out.write_text(
+        json.dumps(build_trans_europa(args.shared), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {te_out.relative_to(ROOT)}")
     board_out = ROOT / "companion" / "data" / "europe_board.json"
     if not board_out.exists() or args.force_board:
         board_out.write_text(

@@ -1,0 +1,102 @@
+"""Board-level checks shared by the London simulation and the table tracker."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from companion.core.cards import PLAYER_COLORS
+from companion.core.errors import IllegalActionError, InvalidStateError
+from companion.core.rules import FinalRound
+
+from .board import LondonMap, Route
+
+__all__ = [
+    "FinalRound",
+    "check_buses",
+    "check_draw_keep",
+    "check_first_keep",
+    "check_players",
+    "check_route_free",
+]
+
+
+def check_route_free(
+    game_map: LondonMap,
+    owners: Mapping[str, str],
+    route: Route,
+    player: str,
+    n_players: int,
+) -> None:
+    """Raise unless ``player`` may put buses on ``route`` given who owns what.
+
+    Double routes: one player never takes both; in a 2-player game, once one of the pair is
+    taken the other is closed.
+    """
+    owner = owners.get(route.id)
+    if owner is not None:
+        who = "you" if owner == player else owner
+        raise IllegalActionError(f"{route.id} is already claimed by {who}", rule="route-taken")
+    twin = game_map.twin_of(route)
+    if twin is not None:
+        twin_owner = owners.get(twin.id)
+        if twin_owner == player:
+            raise IllegalActionError(
+                f"{player} already owns {twin.id}: one player may not claim both routes of a "
+                "double route",
+                rule="double-both",
+            )
+        if twin_owner is not None and n_players <= game_map.doubles_closed_up_to_players:
+            raise IllegalActionError(
+                f"{twin.id} is taken and in a {n_players}-player game the other route of a "
+                "double route is closed",
+                rule="double-closed",
+            )
+
+
+def check_buses(route: Route, buses_left: int) -> None:
+    if buses_left < route.length:
+        raise IllegalActionError(
+            f"{route.id} needs {route.length} buses and only {buses_left} are left",
+            rule="not-enough-buses",
+        )
+
+
+def check_players(game_map: LondonMap, players: Sequence[tuple[str, str]]) -> None:
+    """A table of 2-4 players, each with a distinct player colour."""
+    low, high = game_map.min_players, game_map.max_players
+    if not low <= len(players) <= high:
+        raise InvalidStateError(
+            f"Ticket to Ride: London is for {low}-{high} players, got {len(players)}"
+        )
+    colors = [c for _, c in players]
+    for c in colors:
+        if c not in PLAYER_COLORS:
+            raise InvalidStateError(
+                f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
+            )
+    if len(set(colors)) != len(colors):
+        raise InvalidStateError("two players chose the same colour")
+
+
+def check_first_keep(game_map: LondonMap, chosen: Sequence[str], dealt: int) -> None:
+    """The first tickets: keep at least one of the two dealt (both may be kept)."""
+    need = min(game_map.tickets_keep_min, dealt)
+    if len(chosen) < need:
+        raise IllegalActionError(
+            f"keep at least {need} of the first tickets, not {len(chosen)}", rule="keep-minimum"
+        )
+    if len(chosen) > dealt:
+        raise IllegalActionError(
+            f"only {dealt} tickets are dealt at the start", rule="keep-maximum"
+        )
+
+
+def check_draw_keep(game_map: LondonMap, chosen: Sequence[str], drawn: int) -> None:
+    """Tickets drawn in a turn: keep at least one (a lone last ticket must be kept)."""
+    need = min(game_map.tickets_draw_keep_min, drawn)
+    if len(chosen) < need:
+        raise IllegalActionError(f"keep at least {need} of the drawn tickets", rule="keep-minimum")
+    if len(chosen) > drawn:
+        raise IllegalActionError(
+            f"only {drawn} ticket{'s were' if drawn != 1 else ' was'} drawn", rule="keep-maximum"
+        )
