@@ -44,12 +44,14 @@ def run(args: argparse.Namespace) -> int:
     from companion.data import load_map
 
     data = read_json_file(args.state)
+    if _map_of(data) == "london":
+        return run_london(data, as_json=args.json)
     try:
         map_id, players = end_state_from_json(data)
         try:
             game_map = load_map(map_id)
-        except KeyError as exc:
-            raise CommandError(str(exc.args[0])) from None
+        except KeyError:
+            raise CommandError(f"unknown map {map_id!r}: expected europe or london") from None
         result = score_final(game_map, players)
     except RulesError as exc:
         raise CommandError(f"impossible state: {exc}") from None
@@ -58,6 +60,57 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_table(result))
     return 0
+
+
+def _map_of(data: Any) -> str | None:
+    if isinstance(data, dict) and isinstance(data.get("map"), str):
+        return str(data["map"]).strip().lower()
+    return None
+
+
+def run_london(data: Any, *, as_json: bool) -> int:
+    """Score a finished Ticket to Ride: London game (``"map": "london"``)."""
+    from companion.cli import CommandError
+    from companion.london import end_state_from_json as london_state
+    from companion.london import london_map
+    from companion.london import score_final as london_score
+
+    try:
+        result = london_score(london_map(), london_state(data))
+    except RulesError as exc:
+        raise CommandError(f"impossible state: {exc}") from None
+    if as_json:
+        print(json.dumps(result.to_json(), indent=1, ensure_ascii=False))
+    else:
+        print(format_london_table(result))
+    return 0
+
+
+def format_london_table(result: Any) -> str:
+    cols = ["rank", "player", "routes", "tickets", "districts", "total"]
+    rows = []
+    for p in sorted(result.players, key=lambda p: (p.rank, p.color)):
+        done = [str(d.district) for d in p.districts if d.completed]
+        rows.append(
+            [
+                str(p.rank),
+                f"{p.name} ({p.color})" if p.name != p.color else p.color,
+                str(p.route_points),
+                f"{p.ticket_points:+d} ({p.tickets_completed}/{len(p.tickets)})",
+                f"{p.district_points} ({', '.join(done) or 'none'})",
+                str(p.total),
+            ]
+        )
+    return _table(cols, rows, result.winners)
+
+
+def _table(cols: list[str], rows: list[list[str]], winners: list[str]) -> str:
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
+    lines.append(f"winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}")
+    return "\n".join(lines)
 
 
 def format_table(result: FinalScore) -> str:

@@ -205,6 +205,8 @@ class Networks:
         return root
 
     def union(self, a: str, b: str) -> None:
+        self.parent.setdefault(a, a)
+        self.parent.setdefault(b, b)
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[ra] = rb
