@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.serve",
     "companion.vision.cli",
     "companion.reader.cli",
+    "companion.commands.transeuropa",
 )
 
 
