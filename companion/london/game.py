@@ -193,9 +193,14 @@ class Game:
         return self.deck.pop() if self.deck else None
 
     def _check_face_up(self) -> None:
-        """Three or more face-up buses: discard all five and turn up five more."""
+        """Three or more face-up buses: discard all five and turn up five more.
+
+        Repeated until the row holds fewer buses, unless the cards outside the hands cannot
+        make such a row (then the row stays). The cap only guards against an endless loop: a
+        better row is always possible then, and 1000 redeals that all fail do not happen.
+        """
         limit = self.map.face_up_bus_limit
-        for _ in range(20):
+        for _ in range(1000):
             if sum(1 for c in self.face_up if c is BUS) < limit:
                 return
             pool = (
@@ -333,6 +338,7 @@ class Game:
         p.hand.subtract(cards)
         p.hand += Counter()  # drop zero counts
         self.discard.extend(cards)
+        self._check_face_up()  # a row left with 3 buses (too few other cards) may now be fixed
         self.route_owner[route.id] = p.color
         p.routes.append(route.id)
         p.buses -= route.length

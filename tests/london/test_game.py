@@ -21,7 +21,7 @@ from companion.london.cards import BUS, Card, full_deck
 from companion.london.game import Game, Phase, apply
 from companion.london.payment import check_route_payment, is_legal_payment, payment_options
 
-Y, K, B, G, O, P = Card.YELLOW, Card.BLACK, Card.BLUE, Card.GREEN, Card.ORANGE, Card.PINK
+Y, K, B, G, OR, P = Card.YELLOW, Card.BLACK, Card.BLUE, Card.GREEN, Card.ORANGE, Card.PINK
 COLORS4 = ["red", "blue", "green", "yellow"]
 
 
@@ -112,7 +112,7 @@ def test_yellow_three_pays_with_any_mix_of_yellow_and_buses(lmap: LondonMap) -> 
 def test_grey_routes_take_any_one_colour(lmap: LondonMap) -> None:
     route = lmap.routes["baker-street--piccadilly-circus"]
     assert route.is_grey and route.length == 4
-    for color in (K, B, G, O, P, Y):
+    for color in (K, B, G, OR, P, Y):
         assert is_legal_payment(route, [color] * 3 + [BUS])[0]
     assert not is_legal_payment(route, [K, K, B, B])[0]
     hand = Counter({K: 4, B: 2, BUS: 2})
@@ -123,8 +123,8 @@ def test_grey_routes_take_any_one_colour(lmap: LondonMap) -> None:
 def test_claim_scores_by_the_route_table_and_ends_the_turn(lmap: LondonMap) -> None:
     assert dict(lmap.route_points) == {1: 1, 2: 2, 3: 4, 4: 7}
     g = started(lmap)
-    give(g, "red", O, O, O, BUS)
-    g.apply(ClaimRoute("red", "baker-street--british-museum", (O, O, O, BUS)))
+    give(g, "red", OR, OR, OR, BUS)
+    g.apply(ClaimRoute("red", "baker-street--british-museum", (OR, OR, OR, BUS)))
     red = g.player("red")
     assert (
         red.score == 7
@@ -132,7 +132,7 @@ def test_claim_scores_by_the_route_table_and_ends_the_turn(lmap: LondonMap) -> N
         and g.route_owner == {"baker-street--british-museum": "red"}
     )
     assert g.current_player.color == "blue"
-    refused(g, ClaimRoute("blue", "baker-street--british-museum", (O, O, O, O)), "route-taken")
+    refused(g, ClaimRoute("blue", "baker-street--british-museum", (OR, OR, OR, OR)), "route-taken")
     refused(g, ClaimRoute("blue", "big-ben--waterloo", (Y,)), "payment-colour")
     refused(g, ClaimRoute("blue", "big-ben--waterloo", None), "no-cards-given")
     refused(g, ClaimRoute("blue", "big-ben--atlantis", (B,)), "unknown-route")
@@ -150,16 +150,16 @@ def test_not_enough_buses(lmap: LondonMap) -> None:
 
 def test_double_routes_closed_in_two_player_games(lmap: LondonMap) -> None:
     g = started(lmap, 2)
-    give(g, "red", O)
-    g.apply(ClaimRoute("red", "buckingham-palace--hyde-park-1", (O,)))
+    give(g, "red", OR)
+    g.apply(ClaimRoute("red", "buckingham-palace--hyde-park-1", (OR,)))
     give(g, "blue", Y)
     refused(g, ClaimRoute("blue", "buckingham-palace--hyde-park-2", (Y,)), "double-closed")
 
 
 def test_double_routes_open_to_another_player_with_three(lmap: LondonMap) -> None:
     g = started(lmap, 3)
-    give(g, "red", O)
-    g.apply(ClaimRoute("red", "buckingham-palace--hyde-park-1", (O,)))
+    give(g, "red", OR)
+    g.apply(ClaimRoute("red", "buckingham-palace--hyde-park-1", (OR,)))
     give(g, "blue", Y)
     g.apply(ClaimRoute("blue", "buckingham-palace--hyde-park-2", (Y,)))
     g.apply(DrawDeck("green"))
@@ -177,10 +177,10 @@ def test_double_routes_open_to_another_player_with_three(lmap: LondonMap) -> Non
 
 def test_drawing_two_cards_and_the_face_up_refill(lmap: LondonMap) -> None:
     g = started(lmap)
-    g.face_up = [Y, K, B, G, O]
+    g.face_up = [Y, K, B, G, OR]
     g.deck[-1:] = [P]  # the next card turned up is pink
     g.apply(DrawFaceUp("red", K))
-    assert g.face_up == [Y, P, B, G, O] and g.player("red").hand[K] >= 1
+    assert g.face_up == [Y, P, B, G, OR] and g.player("red").hand[K] >= 1
     assert g.current_player.color == "red" and g.cards_drawn == 1
     refused(g, ClaimRoute("red", "big-ben--waterloo", (B,)), "one-action-per-turn")
     refused(g, DrawFaceUp("red", BUS), "not-face-up")
@@ -190,11 +190,11 @@ def test_drawing_two_cards_and_the_face_up_refill(lmap: LondonMap) -> None:
 
 def test_a_face_up_bus_is_the_whole_draw_and_never_the_second(lmap: LondonMap) -> None:
     g = started(lmap)
-    g.face_up = [BUS, K, B, G, O]
+    g.face_up = [BUS, K, B, G, OR]
     g.deck[-1:] = [Y]
     g.apply(DrawFaceUp("red", BUS))
     assert g.current_player.color == "blue"  # the turn ended at once
-    g.face_up = [BUS, K, B, G, O]
+    g.face_up = [BUS, K, B, G, OR]
     g.apply(DrawFaceUp("blue", K))
     refused(g, DrawFaceUp("blue", BUS), "second-bus")
     g.apply(DrawDeck("blue"))  # a bus from the deck as second card is fine
