@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
-import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ import cv2
 import numpy as np
 
 from companion.data import load_json
+from companion.vision.render_art import col, draw_board, draw_pieces, fix, stable_seed
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)
@@ -287,63 +287,11 @@ class Rendered:
 # --------------------------------------------------------------------------------------------
 
 
-def _stable_seed(*parts: object) -> int:
-    return zlib.crc32("|".join(str(p) for p in parts).encode("utf-8"))
-
-
-def _col(c: Sequence[float]) -> Color:
-    return (int(c[0]), int(c[1]), int(c[2]))
-
-
-def _scaled(c: Sequence[float], k: float) -> Color:
-    return (
-        int(min(255, max(0, c[0] * k))),
-        int(min(255, max(0, c[1] * k))),
-        int(min(255, max(0, c[2] * k))),
-    )
-
-
-def _lighter(c: Sequence[float], k: float) -> Color:
-    return (
-        int(c[0] + (255 - c[0]) * k),
-        int(c[1] + (255 - c[1]) * k),
-        int(c[2] + (255 - c[2]) * k),
-    )
-
-
-_SHIFT = 4  # sub-pixel precision of cv2 drawing calls
+_stable_seed = stable_seed
+_col = col
+_fix = fix
+_SHIFT = 4  # sub-pixel precision of cv2 drawing calls (as render_art's)
 _ONE = 1 << _SHIFT
-
-
-def _fix(pts: np.ndarray) -> np.ndarray:
-    return np.round(np.asarray(pts) * _ONE).astype(np.int32).reshape(-1, 1, 2)
-
-
-def _box(cx: float, cy: float, length: float, width: float, angle_deg: float) -> np.ndarray:
-    a = math.radians(angle_deg)
-    ux, uy = math.cos(a), math.sin(a)
-    vx, vy = -uy, ux
-    hl, hw = length / 2, width / 2
-    return np.array(
-        [
-            [cx - ux * hl - vx * hw, cy - uy * hl - vy * hw],
-            [cx + ux * hl - vx * hw, cy + uy * hl - vy * hw],
-            [cx + ux * hl + vx * hw, cy + uy * hl + vy * hw],
-            [cx - ux * hl + vx * hw, cy - uy * hl + vy * hw],
-        ]
-    )
-
-
-def _smooth_field(rng: np.random.Generator, shape: tuple[int, int], cells: int) -> np.ndarray:
-    """Smooth random values in 0..1 over ``shape`` (rows, cols) from a coarse grid of ``cells``."""
-    h, w = shape
-    gw = max(2, cells)
-    gh = max(2, round(cells * h / max(w, 1)))
-    coarse = rng.random((gh, gw)).astype(np.float32)
-    f = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
-    f -= f.min()
-    m = float(f.max())
-    return f / m if m > 0 else f
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,132 +337,10 @@ class BoardRenderer:
         return art
 
     def _draw_art(self, width: int) -> np.ndarray:
-        cfg = self.config["board"]
         W, H = self.board_size(width)
-        rng = np.random.default_rng(_stable_seed("art", self.art_seed))
-        land = np.array(cfg["land"], dtype=np.float32)
-        sea = np.array(cfg["sea"], dtype=np.float32)
-        # sea and land: a smooth field, the lowest share of it is sea, with a soft coast
-        f = _smooth_field(rng, (H, W), 7)
-        thr = float(np.quantile(f[:: max(1, H // 64), :: max(1, W // 64)], cfg["sea_share"]))
-        sea_w = np.clip((thr - f) * 25.0 + 0.5, 0.0, 1.0)[..., None]
-        img = land * (1.0 - sea_w) + sea * sea_w
-        # mottled parchment and a fine grain
-        mottle = (_smooth_field(rng, (H, W), 30) - 0.5) * float(cfg["texture"])
-        grain = rng.normal(0.0, float(cfg["texture"]) * 0.25, size=(H, W)).astype(np.float32)
-        img += (mottle + grain)[..., None]
-        out = np.clip(img, 0, 255).astype(np.uint8)
-
-        # border with a score track of circles
-        bwid = max(3, round(float(cfg["border_width"]) * W))
-        border = _col(cfg["border"])
-        cv2.rectangle(out, (0, 0), (W - 1, bwid), border, -1)
-        cv2.rectangle(out, (0, H - 1 - bwid), (W - 1, H - 1), border, -1)
-        cv2.rectangle(out, (0, 0), (bwid, H - 1), border, -1)
-        cv2.rectangle(out, (W - 1 - bwid, 0), (W - 1, H - 1), border, -1)
-        n = int(cfg["track_count"])
-        perim = 2 * (W + H - 2 * bwid)
-        r = bwid * 0.38
-        for i in range(n):
-            d = perim * (i + 0.5) / n
-            x, y = self._perimeter_point(d, W, H, bwid)
-            c = _fix(np.array([[x, y]]))[0, 0]
-            cv2.circle(
-                out,
-                (int(c[0]), int(c[1])),
-                round(r * _ONE),
-                _col(cfg["track_ring"]),
-                -1,
-                cv2.LINE_AA,
-                _SHIFT,
-            )
-            cv2.circle(
-                out,
-                (int(c[0]), int(c[1])),
-                round(r * 0.75 * _ONE),
-                _col(cfg["track_circle"]),
-                -1,
-                cv2.LINE_AA,
-                _SHIFT,
-            )
-
-        printed = self.config["printed"]
-        outline = _col(cfg["space_outline"])
-        tunnel = _col(cfg["tunnel_outline"])
-        thin = max(1, round(W / 900))
-        # printed spaces are not flat: a mottled print, stronger on grey spaces
-        grain_by_color = {str(k): float(v) for k, v in cfg["space_grain"].items()}
-        grain = np.zeros((H, W), np.uint8)
-        for info in self.geometry.routes.values():
-            color = _col(printed.get(info.color, printed["grey"]))
-            level = round(min(255.0, grain_by_color.get(info.color, grain_by_color["default"]) * 8))
-            for i, s in enumerate(info.spaces):
-                pts = _box(s.x * W, s.y * H, s.w * W, s.h * H, s.angle)
-                cv2.fillPoly(out, [_fix(pts)], color, cv2.LINE_AA, _SHIFT)
-                cv2.fillPoly(grain, [_fix(pts)], level, cv2.LINE_8, _SHIFT)
-                if info.tunnel:
-                    cv2.polylines(out, [_fix(pts)], True, tunnel, thin * 3, cv2.LINE_AA, _SHIFT)
-                else:
-                    cv2.polylines(out, [_fix(pts)], True, outline, thin, cv2.LINE_AA, _SHIFT)
-                if i < info.locomotives:
-                    self._locomotive_mark(out, s, W, H, _col(cfg["locomotive_mark"]))
-        blotch = _smooth_field(rng, (H, W), max(8, W // 25)) - 0.5
-        speck = rng.normal(0.0, 0.5, size=(H, W)).astype(np.float32)
-        amp = grain.astype(np.float32) / 8.0
-        delta = (blotch * 2.0 + speck) * amp
-        out = np.clip(out.astype(np.float32) + delta[..., None], 0, 255).astype(np.uint8)
-        for c in self.geometry.cities.values():
-            cx, cy = c.x * W, c.y * H
-            rad = float(cfg["city_radius"]) * min(c.w * W, c.h * H)
-            ctr = _fix(np.array([[cx, cy]]))[0, 0]
-            centre = (int(ctr[0]), int(ctr[1]))
-            cv2.circle(
-                out, centre, round(rad * _ONE), _col(cfg["city_ring"]), -1, cv2.LINE_AA, _SHIFT
-            )
-            cv2.circle(
-                out,
-                centre,
-                round(rad * 0.72 * _ONE),
-                _col(cfg["city_fill"]),
-                -1,
-                cv2.LINE_AA,
-                _SHIFT,
-            )
-        return out
-
-    @staticmethod
-    def _perimeter_point(d: float, W: int, H: int, b: int) -> tuple[float, float]:
-        m = b / 2
-        top = W - 2 * m
-        side = H - 2 * m
-        if d < top:
-            return m + d, m
-        d -= top
-        if d < side:
-            return W - m, m + d
-        d -= side
-        if d < top:
-            return W - m - d, H - m
-        d -= top
-        return m, H - m - min(d, side)
-
-    @staticmethod
-    def _locomotive_mark(out: np.ndarray, s: Space, W: int, H: int, color: Color) -> None:
-        cx, cy = s.x * W, s.y * H
-        r = 0.28 * s.h * H
-        body = _box(cx, cy, 1.6 * r, 1.0 * r, s.angle)
-        cv2.fillPoly(out, [_fix(body)], color, cv2.LINE_AA, _SHIFT)
-        a = math.radians(s.angle)
-        fx, fy = cx + math.cos(a) * 0.9 * r, cy + math.sin(a) * 0.9 * r
-        f = _fix(np.array([[fx, fy]]))[0, 0]
-        cv2.circle(
-            out,
-            (int(f[0]), int(f[1])),
-            round(0.45 * r * _ONE),
-            (235, 235, 235),
-            -1,
-            cv2.LINE_AA,
-            _SHIFT,
+        routes = [info for info in self.geometry.routes.values() if info.spaces]
+        return draw_board(
+            routes, list(self.geometry.cities.values()), self.config, W, H, self.art_seed
         )
 
     # -- pieces ------------------------------------------------------------------------------
@@ -535,94 +361,24 @@ class BoardRenderer:
         return img
 
     def _draw_pieces(self, img: np.ndarray, scene: Scene) -> None:
-        H, W = img.shape[:2]
-        tcfg = self.config["train"]
-        players = self.config["players"]
-        shadow = np.zeros((H, W), np.uint8)
-        tops: list[tuple[np.ndarray, np.ndarray, Color]] = []
+        trains: list[tuple[str, Space, str]] = []
         for route_id, owner in sorted(scene.routes.items()):
             info = self.geometry.routes.get(route_id)
             if info is None or not info.spaces:
                 log.debug("no geometry for route %s: not drawn", route_id)
                 continue
-            base = players.get(owner)
-            if base is None:
+            if owner not in self.config["players"]:
                 raise ValueError(f"unknown player colour {owner!r} on {route_id}")
-            rng = np.random.default_rng(_stable_seed("train", scene.seed, route_id))
-            for s in info.spaces:
-                L = s.w * W * float(tcfg["length"])
-                Wd = s.h * H * float(tcfg["width"])
-                ang = s.angle + rng.normal(0.0, float(tcfg["jitter_angle"]) / 2)
-                shift = rng.normal(0.0, float(tcfg["jitter_shift"]) / 2, size=2) * s.w * W
-                cx, cy = s.x * W + shift[0], s.y * H + shift[1]
-                foot = _box(cx, cy, L, Wd, ang)
-                lift = float(tcfg["height"]) * Wd
-                top = foot + np.array([-0.35 * lift, -0.8 * lift])
-                cv2.fillPoly(
-                    shadow,
-                    [_fix(foot + np.array([0.6 * lift, 0.9 * lift]))],
-                    255,
-                    cv2.LINE_AA,
-                    _SHIFT,
-                )
-                tops.append((foot, top, _col(base)))
+            trains.extend((route_id, s, owner) for s in info.spaces)
+        stations: list[tuple[str, CityInfo, str]] = []
         for city, owner in sorted(scene.stations.items()):
             c = self.geometry.cities.get(city)
             if c is None:
                 raise ValueError(f"unknown city {city!r}")
-            base = players.get(owner)
-            if base is None:
+            if owner not in self.config["players"]:
                 raise ValueError(f"unknown player colour {owner!r} at {city}")
-            rng = np.random.default_rng(_stable_seed("station", scene.seed, city))
-            size = float(self.config["station"]["size"]) * W
-            off = rng.normal(0.0, 0.12, size=2) * size
-            cx, cy = c.x * W + off[0], c.y * H + off[1] - 0.15 * size
-            house = self._house(cx, cy, size, rng.normal(0.0, 8.0))
-            lift = 0.45 * size
-            top = house + np.array([-0.3 * lift, -0.7 * lift])
-            cv2.fillPoly(
-                shadow, [_fix(house + np.array([0.5 * lift, 0.7 * lift]))], 255, cv2.LINE_AA, _SHIFT
-            )
-            tops.append((house, top, _col(base)))
-        if not tops:
-            return
-        sigma = max(1.0, W / 800)
-        soft = cv2.GaussianBlur(shadow, (0, 0), sigma)
-        k = float(tcfg["shadow"])
-        factor = 1.0 - np.asarray(soft, np.float32) * (k / 255.0)
-        img[:] = np.clip(img * factor[..., None], 0, 255).astype(np.uint8)
-        side_k = float(tcfg["side_shade"])
-        hi = float(tcfg["highlight"])
-        for foot, top, color in tops:
-            hull = cv2.convexHull(np.vstack([foot, top]).astype(np.float32))
-            cv2.fillPoly(
-                img, [_fix(hull.reshape(-1, 2))], _scaled(color, side_k), cv2.LINE_AA, _SHIFT
-            )
-            cv2.fillPoly(img, [_fix(top)], color, cv2.LINE_AA, _SHIFT)
-            # a highlight along the lit edge and a darker rim
-            n = len(top)
-            edge = np.array([top[0], top[1]]) if n == 4 else np.array([top[3], top[4]])
-            inner = edge + (top.mean(axis=0) - edge.mean(axis=0)) * 0.25
-            cv2.polylines(
-                img,
-                [_fix(inner)],
-                False,
-                _lighter(color, hi),
-                max(1, round(W / 1000)),
-                cv2.LINE_AA,
-                _SHIFT,
-            )
-            cv2.polylines(img, [_fix(top)], True, _scaled(color, 0.7), 1, cv2.LINE_AA, _SHIFT)
-
-    @staticmethod
-    def _house(cx: float, cy: float, size: float, angle: float) -> np.ndarray:
-        """A station: a small house (square body, pointed roof), upright."""
-        s = size / 2
-        pts = np.array([[-s, s], [s, s], [s, -0.1 * s], [0.0, -s * 1.0], [-s, -0.1 * s]])
-        a = math.radians(angle)
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        out: np.ndarray = pts @ rot.T + np.array([cx, cy])
-        return out
+            stations.append((city, c, owner))
+        draw_pieces(img, trains, stations, self.config, scene.seed)
 
     # -- frames ------------------------------------------------------------------------------
 
@@ -865,11 +621,11 @@ class BoardRenderer:
         # rounder look: brighter along the middle of the arm, darker at its sides
         thick = cv2.GaussianBlur(body[y0:y1, x0:x1], (0, 0), max(0.5, 0.03 * unit))
         shade = cv2.resize(0.55 + 0.6 * np.clip(thick, 0, 1), size, interpolation=cv2.INTER_LINEAR)
-        for a_small, col in layers:
+        for a_small, colour in layers:
             a = np.clip(up(a_small), 0.0, 1.0)
             if not (a > 0.004).any():
                 continue
-            paint = cv2.merge([np.clip(shade * float(c), 0, 255).astype(np.uint8) for c in col])
+            paint = cv2.merge([np.clip(shade * float(c), 0, 255).astype(np.uint8) for c in colour])
             roi[:] = cv2.blendLinear(roi, paint, 1.0 - a, a)
 
     @staticmethod
