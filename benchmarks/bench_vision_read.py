@@ -3,7 +3,9 @@
 Prints per-space / per-route / per-station accuracy on each labelled photo and overall,
 leave-one-photo-out numbers (the space model re-fitted without the photo it is tested on),
 locating raw photos at an angle (in-memory perspective warps onto a drawn table), refusals, and
-single-threaded speed: ms per 12-megapixel photo and per 1080p live frame with a known location.
+single-threaded speed (wall median / p95 and this process's CPU time, with the machine's load):
+cropped and uncropped 12-megapixel photos (locate + read), 1080p live frames with a known
+location (without and with a ``ReadCache``) and locating a 1080p frame.
 
     .venv/bin/python benchmarks/bench_vision_read.py
 """
@@ -11,6 +13,7 @@ single-threaded speed: ms per 12-megapixel photo and per 1080p live frame with a
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,7 +26,12 @@ sys.path.insert(0, str(ROOT))
 
 from companion.vision.geometry import corners_homography  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.read import make_context, read_board, read_samples  # noqa: E402
+from companion.vision.read import (  # noqa: E402
+    ReadCache,
+    make_context,
+    read_board,
+    read_samples,
+)
 from companion.vision.read_tune import (  # noqa: E402
     Accuracy,
     fit_space_model,
@@ -55,12 +63,33 @@ def warp_onto(img: np.ndarray, corners: np.ndarray, size: tuple[int, int], rng) 
     return out
 
 
-def ms(fn, repeat: int) -> float:
-    fn()
-    t = time.perf_counter()
-    for _ in range(repeat):
+def timed(fn, repeat: int, warm: int = 1) -> tuple[list[float], list[float]]:
+    """Wall and CPU (this process) milliseconds of each of ``repeat`` calls."""
+    for _ in range(warm):
         fn()
-    return (time.perf_counter() - t) / repeat * 1000
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        cpu.append((time.process_time() - c) * 1000)
+        wall.append((time.perf_counter() - t) * 1000)
+    return wall, cpu
+
+
+def stats(label: str, fn, repeat: int, warm: int = 1) -> None:
+    wall, cpu = timed(fn, repeat, warm)
+    print(
+        f"  {label}: wall median {np.median(wall):.1f} ms, p95 {np.percentile(wall, 95):.1f} ms; "
+        f"CPU median {np.median(cpu):.1f} ms  (n={repeat})"
+    )
+
+
+def load() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load unknown"
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 def main() -> int:
@@ -104,7 +133,7 @@ def main() -> int:
 
     print("\n== raw photos at an angle (in-memory warps onto a table, some upside down) ==")
     rng = np.random.default_rng(2024)
-    errs, right, tot, times = [], 0, 0, []
+    errs, right, tot, times, both = [], 0, 0, [], []
     for trial in range(8):
         p = photos[trial % len(photos)]
         size = (4000, 3000)
@@ -121,12 +150,14 @@ def main() -> int:
         times.append((time.perf_counter() - t) * 1000)
         errs.append(float(np.abs(loc.corners - c).max()))
         reading = read_board(frame, location=loc, context=ctx)
+        both.append((time.perf_counter() - t) * 1000)
         acc, _ = score_reading(reading, p, ctx)
         right += acc.routes_right
         tot += acc.routes_total
     print(
         f"  found {len(errs)}/8; worst corner error {max(errs):.0f} px in a 4000x3000 frame; "
-        f"routes {100 * right / max(tot, 1):.2f}% ({right}/{tot}); locate {np.mean(times):.0f} ms"
+        f"routes {100 * right / max(tot, 1):.2f}% ({right}/{tot}); locate median "
+        f"{np.median(times):.0f} ms, locate+read median {np.median(both):.0f} ms (wall)"
     )
 
     print("\n== refusals (must all be refused) ==")
@@ -156,31 +187,64 @@ def main() -> int:
         except NoBoardError:
             print(f"  {name}: refused")
 
-    print("\n== speed, one thread ==")
+    print(f"\n== speed, one thread ({load()}) ==")
     img = images[photos[0].name]
     path = str(photos[0].path)
-    print(f"  decode JPEG {img.shape[1]}x{img.shape[0]}: {ms(lambda: cv2.imread(path), 3):.0f} ms")
-    print(
-        f"  locate+read {img.shape[1]}x{img.shape[0]}: "
-        f"{ms(lambda: read_board(img, context=ctx), 5):.0f} ms"
+    stats(f"decode JPEG {img.shape[1]}x{img.shape[0]}", lambda: cv2.imread(path), 5)
+    stats(
+        f"locate+read cropped photo {img.shape[1]}x{img.shape[0]}",
+        lambda: read_board(img, context=ctx),
+        9,
     )
     f12 = np.sqrt(12e6 / (img.shape[0] * img.shape[1]))
     big = cv2.resize(img, None, fx=f12, fy=f12, interpolation=cv2.INTER_LINEAR)
-    print(
-        f"  locate+read 12 MP ({big.shape[1]}x{big.shape[0]}): "
-        f"{ms(lambda: read_board(big, context=ctx), 5):.0f} ms"
+    stats(
+        f"locate+read cropped 12 MP ({big.shape[1]}x{big.shape[0]})",
+        lambda: read_board(big, context=ctx),
+        9,
     )
+    for trial in range(3):  # uncropped 12 MP photos, board at an angle on a table
+        p = photos[trial % len(photos)]
+        c = np.array([[600, 500], [3500, 400], [3250, 2700], [700, 2450]], np.float64)
+        c += rng.uniform(-200, 200, c.shape)
+        frame12 = warp_onto(images[p.name], np.roll(c, -trial, axis=0), (4000, 3000), rng)
+        stats(
+            f"locate+read uncropped 12 MP at an angle #{trial}",
+            lambda f=frame12: read_board(f, context=ctx),
+            5,
+        )
     c = np.array([[300, 120], [1620, 100], [1650, 980], [270, 1000]], np.float64)
     frame = warp_onto(img, c, (1920, 1080), rng)
     loc = BoardLocation(corners_homography(c), 1.0, (1920, 1080))
-    print(
-        f"  read 1080p frame, known location: "
-        f"{ms(lambda: read_board(frame, location=loc, context=ctx), 20):.1f} ms"
+    # Live frames: the same board with fresh sensor noise in every frame.
+    noisy = [
+        np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8) for _ in range(8)
+    ]
+    k = iter(range(10**9))
+    stats(
+        "read 1080p live frame, known location (no cache)",
+        lambda: read_board(noisy[next(k) % 8], location=loc, context=ctx),
+        50,
     )
-    print(
-        f"  locate 1080p frame (board at an angle): "
-        f"{ms(lambda: locate_board(frame, context=ctx), 5):.0f} ms"
+    cache = ReadCache()
+    stats(
+        "read 1080p live frame, known location, ReadCache, board unchanged",
+        lambda: read_board(noisy[next(k) % 8], location=loc, context=ctx, cache=cache),
+        50,
     )
+    print(f"    (frames read in full: {cache.full_reads} of {cache.frames})")
+    # A hand / a new piece every other frame: every frame must be read in full.
+    covered = frame.copy()
+    cv2.rectangle(covered, (900, 500), (960, 540), (40, 40, 200), -1)
+    alternate = [frame, covered]
+    cache = ReadCache()
+    stats(
+        "read 1080p live frame, known location, ReadCache, board changing every frame",
+        lambda: read_board(alternate[next(k) % 2], location=loc, context=ctx, cache=cache),
+        50,
+    )
+    print(f"    (frames read in full: {cache.full_reads} of {cache.frames})")
+    stats("locate 1080p frame (board at an angle)", lambda: locate_board(frame, context=ctx), 9)
     return 0
 
 

@@ -147,46 +147,38 @@ def fit_model_from_config(cfg: dict[str, Any]) -> FitModel:
 
 
 def fit_features(patches: U8Array) -> FloatArray:
-    """Board-fit feature vectors (n, len(FIT_FEATURES)) for patches (n, ny, nx, 3)."""
+    """Board-fit feature vectors (n, len(FIT_FEATURES)) for patches (n, ny, nx, 3).
+
+    Computed on OpenCV's 8-bit Lab codes (steps of 0.4 in L, 1 in a and b: well under the
+    features' scales); quantiles are taken on the codes (the conversion is monotone)."""
     n, ny, nx, _ = patches.shape
-    flat = np.ascontiguousarray(patches, dtype=np.uint8).reshape(1, -1, 3)
-    lab = np.asarray(
-        cv2.cvtColor(flat.astype(np.float32) / np.float32(255.0), cv2.COLOR_BGR2LAB),
-        dtype=np.float32,
-    ).reshape(n, ny, nx, 3)
-    big_l = np.ascontiguousarray(lab[..., 0])
+    lab = lab8(patches)
     r0, r1 = round(ny * 0.3), round(ny * 0.7)
     c0, c1 = round(nx * 0.125), round(nx * 0.875)
     m = (r1 - r0) * (c1 - c0)
-    core_l = big_l[:, r0:r1, c0:c1].reshape(n, m)
-    a = np.ascontiguousarray(lab[:, r0:r1, c0:c1, 1]).reshape(n, m)
-    b = np.ascontiguousarray(lab[:, r0:r1, c0:c1, 2]).reshape(n, m)
+    core = np.ascontiguousarray(np.moveaxis(lab[:, r0:r1, c0:c1], 3, 0)).reshape(3, n, m)
 
     def k(frac: float) -> int:  # index of the quantile ``frac`` in the sorted values
         return int(min(m - 1, int(frac * (m - 1) + 0.5)))
 
     k20, k50, k90 = k(0.2), k(0.5), k(0.9)
-    part_l = np.partition(core_l, sorted({k20, k50, k90}), axis=1)
-    chroma = np.partition(np.hypot(a, b), k50, axis=1)[:, k50]
-    med_a = np.partition(a, k50, axis=1)[:, k50]
-    med_b = np.partition(b, k50, axis=1)[:, k50]
-    med_l = part_l[:, k50].astype(np.float64)
-    grad_along = np.abs(np.diff(big_l[:, 1 : ny - 1, :], axis=2)).mean(
-        axis=(1, 2), dtype=np.float64
-    )
-    grad_across = np.abs(np.diff(big_l[:, :, c0:c1], axis=1)).mean(axis=(1, 2), dtype=np.float64)
-    rim = (
-        big_l[:, 0, :].mean(axis=1, dtype=np.float64)
-        + big_l[:, ny - 1, :].mean(axis=1, dtype=np.float64)
-    ) / 2.0
+    part_l = np.partition(core[0], sorted({k20, k50, k90}), axis=1)
+    part_ab = np.partition(core[1:], k50, axis=2)[:, :, k50].astype(np.float64) - 128.0
+    ab = core[1:].astype(np.float32) - np.float32(128.0)
+    chroma = np.partition(np.sqrt(ab[0] * ab[0] + ab[1] * ab[1]), k50, axis=1)[:, k50]
+    big_l = lab[..., 0].astype(np.int16)
+    grad_along = np.abs(np.diff(big_l[:, 1 : ny - 1, :], axis=2)).mean(axis=(1, 2)) * LAB_L
+    grad_across = np.abs(np.diff(big_l[:, :, c0:c1], axis=1)).mean(axis=(1, 2)) * LAB_L
+    rim = (big_l[:, 0, :].mean(axis=1) + big_l[:, ny - 1, :].mean(axis=1)) / 2.0 * LAB_L
+    med_l = part_l[:, k50] * LAB_L
     return np.stack(
         [
             med_l,
-            med_a.astype(np.float64),
-            med_b.astype(np.float64),
-            part_l[:, k20].astype(np.float64),
-            part_l[:, k90].astype(np.float64),
-            core_l.std(axis=1, dtype=np.float64),
+            part_ab[0],
+            part_ab[1],
+            part_l[:, k20] * LAB_L,
+            part_l[:, k90] * LAB_L,
+            core[0].std(axis=1) * LAB_L,
             chroma.astype(np.float64),
             grad_along,
             grad_across,

@@ -236,6 +236,23 @@ def _side_line(corners: FloatArray, i: int) -> Line:
     return p.copy(), d / max(float(np.hypot(*d)), 1e-9)
 
 
+def _same_quad(a: FloatArray, b: FloatArray) -> bool:
+    """The same four points in any turn (within a pixel)."""
+    return any(np.abs(np.roll(a, -t, axis=0) - b).max() < 1.0 for t in range(4))
+
+
+def _snap_strongest(work: U8Array, corners: FloatArray, radius: float, n: int) -> FloatArray | None:
+    """Each side of the quad moved to the strongest straight edge within ``radius``."""
+    lines: list[Line] = []
+    for i in range(4):
+        found = _side_edges(work, corners[i], corners[(i + 1) % 4], radius, n, 1.0, 1)
+        lines.append(found[0] if found else _side_line(corners, i))
+    c = _corners_from_lines(lines)
+    if c is None or np.abs(c - corners).max() > 2 * radius:
+        return None
+    return c
+
+
 def _snap(
     image: U8Array, work: U8Array, k: int, corners: FloatArray, ctx: ReadContext
 ) -> tuple[FloatArray, float, float] | None:
@@ -345,10 +362,31 @@ def locate_board(
 
     n_candidates = 1
     if not try_quad("full-frame", frame):
-        for q in _outline_candidates(work, cfg):
+        outlines = _outline_candidates(work, cfg)
+        done = False
+        for q in outlines:
             n_candidates += 1
             if try_quad("outline", q):
+                done = True
                 break
+        if not done and max(s[0] for s in scored) < float(cfg["snap"]["rescue_below"]):
+            # No outline fits well: a strong perspective bends a contour's corners away. Snap
+            # the best few outlines to the straight edges around them, and try them again.
+            rescue = cfg["snap"]
+            radius = float(rescue["rescue_radius"]) * float(np.hypot(hw, ww))
+            tried = sorted((s for s in scored if s[2] == "outline"), key=lambda t: (-t[0], t[1]))
+            seen: list[FloatArray] = []
+            for s in tried:
+                if len(seen) >= int(rescue["rescue_outlines"]):
+                    break
+                if any(_same_quad(s[3], o) for o in seen):
+                    continue
+                seen.append(s[3])
+                rescued = _snap_strongest(work, s[3], radius, int(rescue["points"]))
+                if rescued is not None:
+                    n_candidates += 1
+                    if try_quad("outline", rescued):
+                        break
     scored.sort(key=lambda t: (-t[0], t[1]))
     explained, cost, method, corners = scored[0]
     log.debug("best candidate %s explains %.3f (cost %.2f)", method, explained, cost)
