@@ -223,14 +223,23 @@ def serve(
         start_camera(service, camera, watchdog_stop)
         print(f"companion: camera {camera}", flush=True)
     table = start_controls(service, controls) if controls is not None else None
-    demo_thread = None
+    demo_run = None
     if demo:
-        from companion.commands.demo import DemoDriver
+        from companion.commands.demo import Demo
 
-        driver = DemoDriver(service, seed=demo_seed, players=demo_players, delay=demo_delay)
-        demo_thread = threading.Thread(target=driver.run, name="companion-demo", daemon=True)
-        demo_thread.start()
-        print(f"companion: demo game running, watch it on {base}/", flush=True)
+        demo_run = Demo(
+            service,
+            state_dir,
+            seed=demo_seed,
+            players=demo_players,
+            delay=demo_delay,
+            fast=demo_delay == 0,
+        ).start()
+        print(
+            f"companion: demo game at a simulated table (camera and card reader), "
+            f"watch it on {base}/",
+            flush=True,
+        )
     _notify("READY=1", f"STATUS=serving on {base}")
 
     def stop(signum: int, frame: Any) -> None:
@@ -253,6 +262,8 @@ def serve(
         signal.signal(signal.SIGINT, old_int)
         _notify("STOPPING=1")
         watchdog_stop.set()
+        if demo_run is not None:
+            demo_run.stop()
         service.close_streams()
         server.task_dispatcher.shutdown(timeout=3)
         server.close()
@@ -324,8 +335,11 @@ def card_observation(event: Any) -> dict[str, Any] | None:
     return None
 
 
-def start_reader(service: Any, port: str, stop: threading.Event) -> threading.Thread:
-    """Listen to the card reader in a thread; taps become observations."""
+def start_reader(
+    service: Any, port: str, stop: threading.Event, *, registry_path: Path | None = None
+) -> threading.Thread:
+    """Listen to the card reader in a thread; taps become observations. ``registry_path``: the
+    UID registry to use (default: the enrolment registry of ``companion reader enroll``)."""
     from companion.reader.cards import CardCatalog
     from companion.reader.listener import CardListener
     from companion.reader.registry import Registry, RegistryError, default_path
@@ -334,7 +348,7 @@ def start_reader(service: Any, port: str, stop: threading.Event) -> threading.Th
 
     catalog = CardCatalog.europe()
     try:
-        registry: Registry | None = Registry(default_path(), catalog)
+        registry: Registry | None = Registry(registry_path or default_path(), catalog)
     except RegistryError as exc:
         log.warning("no card registry (%s): only cards with stickers are known", exc)
         registry = None
