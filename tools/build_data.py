@@ -187,8 +187,9 @@ def build_london(shared: Path) -> dict[str, object]:
         "final_round_buses": 2,
         "doubles_closed_up_to_players": 2,
         "district_points_note": (
-            "points = district number: medium confidence (see shared/reference/README.md); "
-            "correct the numbers here if the board says otherwise"
+            "the rule sheet says the number printed on a district is its points; which number "
+            "each district shows is medium confidence (shared/reference/README.md): correct "
+            "districts[].points in the reference and rebuild if the board says otherwise"
         ),
         "locations": [
             {"id": loc["id"], "name": loc["name"], "district": loc["district"]}
