@@ -43,6 +43,7 @@ from companion.vision.sample import decimate
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_FEATURES = ("L", "a", "b", "L_std", "end_outline", "asymmetry", "dark_lines")
+PROFILE_FEATURES = ("outline_L", "rim_L")
 PAPER_FEATURES = ("L_p10", "L_p50", "L_p90", "a_p50", "b_p50", "L_hf_std")
 
 Group = tuple[str, str]  # (printed colour, occupant or "-")
@@ -68,6 +69,19 @@ def space_stats(
     assert samples.spaces_lab is not None
     feats = space_features_lab8(samples.spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel)
     model = ctx.model
+    # across profile (mean L of the box's middle columns): outline rows (+-0.45 box widths)
+    # and pale rim rows (+-0.35)
+    lo = ctx.layout
+    big_l = samples.spaces_lab[..., 0].astype(np.float64) * (100.0 / 255.0)
+    across = big_l[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2)
+    rows = {k: lo.y(k) for k in (-0.45, -0.35, 0.35, 0.45)}
+    profile = np.stack(
+        [
+            (across[:, rows[-0.45]] + across[:, rows[0.45] - 1]) / 2,
+            (across[:, rows[-0.35]] + across[:, rows[0.35] - 1]) / 2,
+        ],
+        axis=1,
+    )
     for i, printed in enumerate(ctx.printed_colors):
         occ = occupants[i] if occupants is not None else None
         if occ is None:
@@ -76,7 +90,7 @@ def space_stats(
             z = (feats.windows[i] - model.plastic[occ]) / model.scale
             j = int(np.argmin((z * z).sum(axis=1)))
             colour = feats.windows[i, j]
-        row = np.concatenate([fit[i], colour, feats.cues[i]])
+        row = np.concatenate([fit[i], colour, feats.cues[i], profile[i]])
         out[(printed, occ or "-")].append(row)
     return out
 
@@ -192,14 +206,22 @@ def calibrate_step(
         return float(np.clip(want / max(got, 0.3), 0.6, 1.6)) ** rate
 
     spaces = cfg["spaces"]
+    outline_i, rim_i = n_fit + 7, n_fit + 8
     for colour, pc in cfg["printed"].items():
         r = _pooled(real, lambda g, c=colour: g == (c, "-"))
         n = _pooled(ren, lambda g, c=colour: g == (c, "-"))
         if r is None or n is None:
             continue
         pc["fill"] = nudge(pc["fill"], r[lab_i], n[lab_i])
+        dl = np.array([r[rim_i] - n[rim_i], 0.0, 0.0])
+        pc["rim"] = _lab_to_bgr(_bgr_to_lab(pc["rim"]) + rate * dl)
         g = spaces["grain"].get(colour, spaces["grain"]["default"])
         spaces["grain"][colour] = round(g * ratio(r[std_i], n[std_i]), 2)
+    r = _pooled(real, lambda g: g[1] == "-")
+    n = _pooled(ren, lambda g: g[1] == "-")
+    if r is not None and n is not None:
+        dl = np.array([r[outline_i] - n[outline_i], 0.0, 0.0])
+        spaces["outline"] = _lab_to_bgr(_bgr_to_lab(spaces["outline"]) + rate * dl)
     train = cfg["train"]
     for colour in list(cfg["players"]):
         r = _pooled(real, lambda g, c=colour: g[1] == c)
@@ -224,9 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no photos at {args.photos}", file=sys.stderr)
         return 2
     ctx = default_context()
-    names = [f"fit:{f}" for f in FIT_FEATURES] + list(READ_FEATURES)
+    names = [f"fit:{f}" for f in FIT_FEATURES] + list(READ_FEATURES) + list(PROFILE_FEATURES)
     scale = np.concatenate(
-        [ctx.fit_model.scale, ctx.model.scale, np.ones(3) * np.array([10.0, 5.0, 2.0])]
+        [ctx.fit_model.scale, ctx.model.scale, np.array([10.0, 5.0, 2.0, 8.0, 8.0])]
     )
     real, real_paper = photo_groups(args.photos, ctx, args.width)
     if args.json:

@@ -315,6 +315,7 @@ class BoardRenderer:
         self._art: dict[int, np.ndarray] = {}
         self._pieces: tuple[tuple[Any, ...], int, np.ndarray] | None = None
         self._tables: dict[tuple[tuple[int, int], int], np.ndarray] = {}
+        self._shadowed: dict[tuple[Any, ...], np.ndarray] = {}
         self._light: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray | None]] = {}
         self._noise: dict[tuple[tuple[int, int], float], tuple[np.ndarray, np.ndarray]] = {}
         self._quad: dict[tuple[Any, ...], tuple[np.ndarray, int, np.ndarray, np.ndarray]] = {}
@@ -405,7 +406,7 @@ class BoardRenderer:
         bh, bw = board.shape[:2]
         src = np.array([[0, 0], [bw, 0], [bw, bh], [0, bh]], dtype=np.float32)
         M = cv2.getPerspectiveTransform(src, corners)
-        frame = self._table(view.size, view.table).copy()
+        frame = self._table_under(view).copy()
         cv2.warpPerspective(
             board,
             M,
@@ -413,6 +414,21 @@ class BoardRenderer:
             dst=frame,
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_TRANSPARENT,
+        )
+        # the board's cardboard edge, dark all round
+        span = float(np.linalg.norm(corners[1] - corners[0]))
+        edge = max(1, round(float(self.config["board"]["edge_width"]) * span))
+        c = corners.astype(np.float64)
+        mid = c.mean(axis=0)
+        out = (c - mid) * (1.0 + (edge / 2) / np.linalg.norm(c - mid, axis=1, keepdims=True))
+        cv2.polylines(  # just outside the printed board
+            frame,
+            [_fix(out + mid)],
+            True,
+            _col(self.config["board"]["edge"]),
+            edge,
+            cv2.LINE_AA,
+            _SHIFT,
         )
         occlusion, covered, covered_cities = 0.0, frozenset[str](), frozenset[str]()
         if scene.hands or scene.shadows:
@@ -430,6 +446,28 @@ class BoardRenderer:
         if view.blur > 0.05:
             frame = cv2.GaussianBlur(frame, (0, 0), view.blur)
         return Rendered(frame, corners, occlusion, covered, covered_cities)
+
+    def _table_under(self, view: View) -> np.ndarray:
+        """The table with the board's soft shadow on it (cached per view)."""
+        key = (view.size, view.table, view.corners)
+        t = self._shadowed.get(key)
+        if t is None:
+            base = self._table(view.size, view.table)
+            fw, fh = view.size
+            corners = np.array(view.corners, dtype=np.float64)
+            span = float(np.linalg.norm(corners[1] - corners[0]))
+            cfg = self.config["board"]
+            off = float(cfg["shadow_offset"]) * span
+            mask = np.zeros((fh, fw), np.uint8)
+            cv2.fillPoly(mask, [_fix(corners + off)], 255, cv2.LINE_AA, _SHIFT)
+            soft = cv2.GaussianBlur(mask, (0, 0), max(1.0, 2 * off))
+            k = 1.0 - np.asarray(soft, np.float32) * (float(cfg["shadow"]) / 255.0)
+            t = np.clip(base * k[..., None], 0, 255).astype(np.uint8)
+            t.setflags(write=False)
+            if len(self._shadowed) > 8:
+                self._shadowed.clear()
+            self._shadowed[key] = t
+        return t
 
     def _table(self, size: tuple[int, int], index: int) -> np.ndarray:
         key = (size, index)
@@ -734,11 +772,17 @@ def random_scene(
     stations: int = 6,
     hands: int = 0,
 ) -> Scene:
-    """A random board: about ``claimed`` of the routes owned, some stations, some hands."""
+    """A random board: about ``claimed`` of the routes owned, some stations, some hands.
+
+    As in the game, the two lanes of a double route never go to the same player."""
     routes: dict[str, str] = {}
     for r in geometry.drawable_routes():
         if rng.random() < claimed:
-            routes[r] = PLAYER_COLORS[int(rng.integers(0, len(PLAYER_COLORS)))]
+            k = int(rng.integers(0, len(PLAYER_COLORS)))
+            twin = geometry.routes[r].twin
+            if twin is not None and routes.get(twin) == PLAYER_COLORS[k]:
+                k = (k + 1) % len(PLAYER_COLORS)
+            routes[r] = PLAYER_COLORS[k]
     cities = list(geometry.cities)
     picked = rng.choice(len(cities), size=min(stations, len(cities)), replace=False)
     st = {cities[int(i)]: PLAYER_COLORS[int(rng.integers(0, 5))] for i in picked}

@@ -75,6 +75,17 @@ class CityLike(Protocol):
     def h(self) -> float: ...
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """A space where it is actually printed (a little off its measured place)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    angle: float
+
+
 # --------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------
@@ -206,8 +217,8 @@ def _country_lines(
         _line(img, np.array(pts), color, width)
 
 
-def _perimeter_point(d: float, W: int, H: int, b: int) -> tuple[float, float]:
-    m = b / 2
+def _perimeter_point(d: float, W: int, H: int, b: int, edge: int) -> tuple[float, float]:
+    m = (b + edge / 2) / 2
     top = W - 2 * m
     side = H - 2 * m
     if d < top:
@@ -351,11 +362,15 @@ def draw_board(
     cv2.rectangle(out, (0, H - 1 - bwid), (W - 1, H - 1), border, -1)
     cv2.rectangle(out, (0, 0), (bwid, H - 1), border, -1)
     cv2.rectangle(out, (W - 1 - bwid, 0), (W - 1, H - 1), border, -1)
+    # a plain frame at the very edge, the track's circles inside it
+    edge = round(float(board["frame"]) * bwid)
+    if edge > 0:
+        cv2.rectangle(out, (0, 0), (W - 1, H - 1), col(board["frame_color"]), edge)
     n = int(board["track_count"])
     perim = 2 * (W + H - 2 * bwid)
-    r = bwid * 0.38
+    r = bwid * 0.34
     for i in range(n):
-        x, y = _perimeter_point(perim * (i + 0.5) / n, W, H, bwid)
+        x, y = _perimeter_point(perim * (i + 0.5) / n, W, H, bwid, edge)
         c = fix(np.array([[x, y]]))[0, 0]
         centre = (int(c[0]), int(c[1]))
         cv2.circle(out, centre, round(r * _ONE), col(board["track_ring"]), -1, cv2.LINE_AA, _SHIFT)
@@ -387,9 +402,16 @@ def draw_board(
         level = round(min(255.0, grain_of.get(info.color, grain_of["default"]) * 8))
         for i, s in enumerate(info.spaces):
             L, Wd = s.w * W, s.h * H
-            cx, cy = s.x * W, s.y * H
+            # printed a little off the measured geometry (print and measuring tolerance)
+            ja, jc, jt = (float(v) for v in sp["jitter"])
+            t = math.radians(s.angle)
+            da, dc = rng.normal(0.0, ja) * L, rng.normal(0.0, jc) * Wd
+            cx = s.x * W + da * math.cos(t) - dc * math.sin(t)
+            cy = s.y * H + da * math.sin(t) + dc * math.cos(t)
+            ang = s.angle + rng.normal(0.0, jt)
+            placed = _Placed(cx / W, cy / H, s.w, s.h, ang)
             ow = float(sp["outline_width"]) * Wd
-            outer = box(cx, cy, L, Wd, s.angle)
+            outer = box(cx, cy, L, Wd, ang)
             _poly(out, outer, outline)
             inner = _inset(outer, ow, ow)
             _poly(out, inner, rim)
@@ -400,12 +422,12 @@ def draw_board(
                 tw = max(1, round(float(sp["tunnel"]["width"]) * Wd))
                 _dashed(out, inner, tunnel, tw, float(sp["tunnel"]["dash"]) * Wd)
             if i < info.locomotives:
-                _locomotive(out, s, W, H, col(sp["locomotive"]))
+                _locomotive(out, placed, W, H, col(sp["locomotive"]))
             elif info.color == "grey":
-                _wagon(out, s, W, H, sp["wagon"], rng)
+                _wagon(out, placed, W, H, sp["wagon"], rng)
             else:
                 kind = str(symbols.get(info.color, "dot"))
-                _symbol(out, kind, cx, cy, float(sp["symbol_size"]) * Wd, s.angle, mark)
+                _symbol(out, kind, cx, cy, float(sp["symbol_size"]) * Wd, ang, mark)
 
     # print and paper grain, stronger on the spaces
     fine = grain(rng, (H, W), paper["grain"], unit)
