@@ -1,15 +1,20 @@
 """Service benchmark: observation -> SSE latency through a real waitress server, and the peak
 memory of `companion serve --demo` over a full demo game.
 
-    .venv/bin/python benchmarks/bench_service.py [--n 200] [--demo-delay 0.02]
+    .venv/bin/python benchmarks/bench_service.py [--n 200] [--demo-delay 0] [--realtime 60]
 
 1. Starts `companion serve` on 127.0.0.1 (a free port, a temporary state dir), subscribes to
    /api/events with a plain HTTP client, and times, from just before the POST to the moment the
    event is read from the stream:
    * a card tap (POST /api/observations card_tapped -> `event: pending`; no disk write),
    * an end-turn button (POST /api/observations button -> a state event; one synced log write).
-2. Starts `companion serve --demo` with two SSE clients attached and reads the process's peak
-   resident memory (VmHWM in /proc/<pid>/status) once the demo game is finished.
+2. Starts `companion serve --demo` (the simulated table: rendered 960x540 camera frames read by
+   the live watcher and the pixel reader, a simulated card reader on a pty) with two SSE clients
+   attached and reads the process's peak resident memory (VmHWM in /proc/<pid>/status) and CPU
+   time once the demo game is finished (--demo-delay 0: the camera runs faster than real time),
+   with how the claims reached the game (actor camera, or the host's fallback).
+3. With --realtime S: the watchable demo (2 s per move, camera at 5 fps in real time) for S
+   seconds: its CPU load and peak RSS.
 """
 
 from __future__ import annotations
@@ -190,6 +195,30 @@ def vm_hwm(pid: int) -> int:
     return int(m.group(1)) if m else 0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (and its reaped children) from /proc/<pid>/stat."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(v) for v in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def claim_paths(port: str, game_id: str) -> str:
+    from companion.data import europe_map
+
+    m = europe_map()
+    events = get_json(port, f"/api/games/{game_id}/events")["events"]
+    seen: dict[str, int] = {}
+    for e in events:
+        a = e["action"]
+        if a["type"] == "build_station" or (
+            a["type"] == "claim" and not m.routes[a["route"]].tunnel
+        ):
+            seen[e["actor"]] = seen.get(e["actor"], 0) + 1
+    return ", ".join(f"{n} by {who}" for who, n in sorted(seen.items()))
+
+
 def demo_memory(delay: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proc, port, _ = start_server(Path(tmp), "--demo", "--demo-delay", str(delay))
@@ -210,11 +239,40 @@ def demo_memory(delay: float) -> None:
             else:
                 raise SystemExit("the demo did not finish within 15 minutes")
             peak = max(peak, vm_hwm(proc.pid))
+            cpu = cpu_seconds(proc.pid)
             events = sum(q.qsize() for q in qs) // 2
             print(
                 f"serve --demo (demo delay {delay}s): full game in {time.monotonic() - t0:.1f} s, "
-                f"last seq {st['seq']}, ~{events} SSE messages per client, "
+                f"CPU {cpu:.1f} s, last seq {st['seq']}, ~{events} SSE messages per client, "
                 f"peak RSS (VmHWM) {peak / 1024:.1f} MB (target <= 200 MB)"
+            )
+            print(f"  claims and stations: {claim_paths(port, st['game_id'])}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def demo_realtime(window: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, port, _ = start_server(Path(tmp), "--demo")
+        try:
+            q: queue.Queue[tuple[float, str]] = queue.Queue()
+            sse_listener(port, q)
+            time.sleep(3.0)  # imports and the first frames
+            c0, t0 = cpu_seconds(proc.pid), time.monotonic()
+            peak = 0
+            while time.monotonic() - t0 < window:
+                peak = max(peak, vm_hwm(proc.pid))
+                time.sleep(0.5)
+            cpu = cpu_seconds(proc.pid) - c0
+            took = time.monotonic() - t0
+            st = get_json(port, "/api/state")
+            claimed = sum(len(p["routes"]) + len(p["stations"]) for p in st["players"])
+            print(
+                f"serve --demo (watchable, 2 s per move) over {took:.0f} s: "
+                f"CPU {100 * cpu / took:.0f} % of one core, "
+                f"peak RSS {max(peak, vm_hwm(proc.pid)) / 1024:.1f} MB, "
+                f"turn {st['turn']}, {claimed} claims and stations on the board"
             )
         finally:
             proc.terminate()
@@ -226,7 +284,12 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--n", type=int, default=200, help="latency samples of each kind")
-    ap.add_argument("--demo-delay", type=float, default=0.02, help="seconds between demo turns")
+    ap.add_argument(
+        "--demo-delay", type=float, default=0.0, help="seconds between demo turns (0: fast)"
+    )
+    ap.add_argument(
+        "--realtime", type=float, default=0.0, help="also watch the real-time demo for S seconds"
+    )
     args = ap.parse_args()
     print(
         f"machine: {platform.machine()} {platform.processor() or ''} "
@@ -234,6 +297,8 @@ def main() -> int:
     )
     latency(args.n)
     demo_memory(args.demo_delay)
+    if args.realtime > 0:
+        demo_realtime(args.realtime)
     return 0
 
 
