@@ -15,9 +15,9 @@ terminals that is 16 subsets over ~210 nodes: exact, and a few milliseconds.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import add
 
 from .lattice import Lattice
 
@@ -60,52 +60,47 @@ def steiner_tree(
     k = len(others)
     full = (1 << k) - 1
     best: list[list[int]] = [[]] * (full + 1)
-    split: list[list[int]] = [[]] * (full + 1)  # submask merged at v (0: none)
     via: list[list[int]] = [[]] * (full + 1)  # edge index reaching v (-1: none)
     back: list[list[int]] = [[]] * (full + 1)  # node the edge came from
 
     for mask in range(1, full + 1):
-        dist = [INF] * n
-        sp = [0] * n
         ve = [-1] * n
         vb = [-1] * n
         if mask & (mask - 1) == 0:
+            dist = [INF] * n
             dist[others[mask.bit_length() - 1]] = 0
         else:
-            low = mask & -mask
-            rest = mask ^ low
-            # every split {A, mask^A} once: A holds the lowest terminal
-            sub = rest
-            while True:
-                a = sub | low
-                if a != mask:
-                    da, db = best[a], best[mask ^ a]
-                    for v in range(n):
-                        s = da[v] + db[v]
-                        if s < dist[v]:
-                            dist[v] = s
-                            sp[v] = a
-                if sub == 0:
-                    break
-                sub = (sub - 1) & rest
-        heap = [(d, v) for v, d in enumerate(dist) if d < INF]
-        heapq.heapify(heap)
+            dist = [INF] * n
+            for a in _splits(mask):
+                dist = list(map(min, dist, map(add, best[a], best[mask ^ a])))
+        # Dijkstra with a bucket queue: every edge costs a small whole number
+        buckets: list[list[int]] = []
+        for v, d in enumerate(dist):
+            if d < INF:
+                while len(buckets) <= d:
+                    buckets.append([])
+                buckets[d].append(v)
         target = root if mask == full else -1
-        while heap:
-            d, v = heapq.heappop(heap)
-            if d > dist[v]:
-                continue
-            if v == target:
-                break
-            for w, c, i in adj[v]:
-                nd = d + c
-                if nd < dist[w]:
-                    dist[w] = nd
-                    sp[w] = 0
-                    ve[w] = i
-                    vb[w] = v
-                    heapq.heappush(heap, (nd, w))
-        best[mask], split[mask], via[mask], back[mask] = dist, sp, ve, vb
+        d = 0
+        reached = False
+        while d < len(buckets) and not reached:
+            for v in buckets[d]:  # costs are >= 1: only later buckets grow meanwhile
+                if dist[v] != d:
+                    continue
+                if v == target:
+                    reached = True
+                    break
+                for w, c, e in adj[v]:
+                    nd = d + c
+                    if nd < dist[w]:
+                        dist[w] = nd
+                        ve[w] = e
+                        vb[w] = v
+                        while len(buckets) <= nd:
+                            buckets.append([])
+                        buckets[nd].append(w)
+            d += 1
+        best[mask], via[mask], back[mask] = dist, ve, vb
 
     cost = best[full][root]
     if cost >= INF:
@@ -118,11 +113,27 @@ def steiner_tree(
         if e >= 0:
             used.add(e)
             stack.append((mask, back[mask][v]))
-        elif split[mask][v]:
-            a = split[mask][v]
+        elif mask & (mask - 1):
+            # the value came from merging two trees at v: find which two
+            value = best[mask][v]
+            a = next(a for a in _splits(mask) if best[a][v] + best[mask ^ a][v] == value)
             stack.append((a, v))
             stack.append((mask ^ a, v))
     return cost, sorted(used)
+
+
+def _splits(mask: int) -> Iterator[int]:
+    """Every proper part A of ``mask`` holding its lowest bit (so each split {A, mask^A} once)."""
+    low = mask & -mask
+    rest = mask ^ low
+    sub = rest
+    while True:
+        a = sub | low
+        if a != mask:
+            yield a
+        if sub == 0:
+            return
+        sub = (sub - 1) & rest
 
 
 class _UnionFind:
