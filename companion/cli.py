@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.vision.cli",
     "companion.reader.cli",
     "companion.commands.transeuropa",
+    "companion.commands.trambahn",
 )
 
 
