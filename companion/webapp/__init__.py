@@ -6,6 +6,7 @@ No module-level state: the service and the configuration live on the app
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from collections.abc import Mapping
@@ -31,9 +32,40 @@ CSP = (
 )
 
 
+WEB_SHARE = Path("share") / "companion" / "web"
+
+
+def web_dirs() -> list[Path]:
+    """Where the dashboard's files may be, in order: ``web/`` beside the package (a source
+    checkout or an editable install), then ``share/companion/web`` under the installation's
+    data prefix (a wheel installs them there: see pyproject.toml), for a normal or a user
+    install."""
+    import site
+    import sys
+    import sysconfig
+
+    out = [Path(companion.__file__).resolve().parents[1] / "web"]
+    bases = [sysconfig.get_path("data"), sys.prefix, sys.base_prefix]
+    with contextlib.suppress(KeyError, ValueError):
+        bases.append(sysconfig.get_path("data", sysconfig.get_preferred_scheme("user")))
+    bases.append(site.getuserbase())
+    for base in bases:
+        if base:
+            p = Path(base) / WEB_SHARE
+            if p not in out:
+                out.append(p)
+    return out
+
+
 def web_dir() -> Path:
-    """The dashboard's files: ``web/`` beside the package."""
-    return Path(companion.__file__).resolve().parents[1] / "web"
+    """The dashboard's files (the first of :func:`web_dirs` holding the templates; the first
+    one when none does, and the pages then answer 500 with a logged reason)."""
+    dirs = web_dirs()
+    for d in dirs:
+        if (d / "templates" / "base.html").is_file() and (d / "static").is_dir():
+            return d
+    log.error("the dashboard's files are missing: looked in %s", ", ".join(map(str, dirs)))
+    return dirs[0]
 
 
 def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Flask:
