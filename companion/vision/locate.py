@@ -144,20 +144,28 @@ Line = tuple[FloatArray, FloatArray]  # a point on the line and its unit directi
 
 
 def _side_edges(
-    image: U8Array, p: FloatArray, q: FloatArray, radius: float, n: int, spread: float, most: int
+    image: U8Array,
+    p: FloatArray,
+    q: FloatArray,
+    radius: float,
+    n: int,
+    spread: float,
+    most: int,
+    step: float = 1.0,
 ) -> list[Line]:
     """Straight colour edges running along the side p -> q of an outline (image pixels) within
     ``radius`` pixels of it, strongest first (at most ``most``, each clearly apart).
 
     The side is looked at through ``n`` profiles across it, each the mean of three parallel
-    ones ``spread`` pixels apart. A straight edge (an offset at each end of the side) is scored
-    by how well the signed colour step adds up along it: a long straight edge keeps one
-    polarity, the pictures printed on the board and the table's grain do not. Each edge is then
-    placed to a fraction of a pixel on every profile near it and a line fitted through them."""
+    ones ``spread`` pixels apart, sampled every ``step`` pixels across. A straight edge (an
+    offset at each end of the side) is scored by how well the signed colour step adds up along
+    it: a long straight edge keeps one polarity, the pictures printed on the board and the
+    table's grain do not. Each edge is then placed to a fraction of a pixel on every profile
+    near it and a line fitted through them."""
     import cv2
 
-    r = int(np.ceil(radius))
-    offs = np.arange(-r, r + 1, dtype=np.float64)
+    r = int(np.ceil(radius / step))
+    offs = np.arange(-r, r + 1, dtype=np.float64) * step
     m = len(offs)
     t = np.linspace(0.06, 0.94, n)
     d = q - p
@@ -176,29 +184,44 @@ def _side_edges(
     px = cv2.remap(  # type: ignore[call-overload]
         image, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    prof = np.asarray(px, dtype=np.float64).reshape(n, 3, m, 3).mean(axis=1)  # (n, m, 3)
-    g = np.zeros((n, m, 3))
+    prof = np.asarray(px, dtype=np.float32).reshape(n, 3, m, 3).mean(axis=1)  # (n, m, 3)
+    g = np.zeros((n, m, 3), dtype=np.float32)
     g[:, 1:-1] = prof[:, 2:] - prof[:, :-2]  # signed colour step at each offset
-    grid = np.arange(1, m - 1)
-    a_idx, b_idx = np.meshgrid(grid, grid, indexing="ij")
-    pos = a_idx[..., None] + (b_idx - a_idx)[..., None] * t[None, None, :]  # (A, B, n)
-    cols = np.clip(np.rint(pos).astype(np.int64), 0, m - 1)
     rows = np.arange(n)
-    mean_step = g[rows[None, None, :], cols].mean(axis=2)  # (A, B, 3)
-    score = np.sqrt((mean_step**2).sum(axis=-1))
+
+    def line_steps(aa: Any, bb: Any) -> tuple[Any, Any]:
+        """Mean colour step (..., 3) and its size along the lines from offset index aa
+        (t = 0) to bb (t = 1)."""
+        pos = aa[..., None] + (bb - aa)[..., None] * t
+        cols = np.clip(np.rint(pos).astype(np.int64), 0, m - 1)
+        steps = g[rows, cols].mean(axis=-2, dtype=np.float64)
+        return steps, np.sqrt((steps**2).sum(axis=-1))
+
+    # Coarse grid of lines (every other offset at each end), each pick refined by one offset.
+    coarse = np.arange(1, m - 1, 2)
+    a_idx, b_idx = np.meshgrid(coarse, coarse, indexing="ij")
+    _, score = line_steps(a_idx, b_idx)
     mid = (a_idx + b_idx) / 2.0
     out: list[Line] = []
     best = float(score.max())
     live = score.copy()
+    near3 = np.array([-1, 0, 1])
     while len(out) < most:
         ia, ib = np.unravel_index(int(np.argmax(live)), live.shape)
-        top = float(live[ia, ib])
-        if top < 8.0 or top < 0.35 * best:
+        if float(live[ia, ib]) < 8.0 or float(live[ia, ib]) < 0.35 * best:
             break
-        live[np.abs(mid - mid[ia, ib]) < 3.0] = -1.0  # the next edge lies clearly apart
-        along = a_idx[ia, ib] + (b_idx[ia, ib] - a_idx[ia, ib]) * t  # (n,) float index
-        w = mean_step[ia, ib] / top
-        s = g @ w  # (n, m) step along this edge's own colour change
+        live[np.abs(mid - mid[ia, ib]) * step < 3.0] = -1.0  # the next edge lies clearly apart
+        la, lb = np.meshgrid(
+            np.clip(a_idx[ia, ib] + near3, 1, m - 2),
+            np.clip(b_idx[ia, ib] + near3, 1, m - 2),
+            indexing="ij",
+        )
+        steps, sc = line_steps(la, lb)
+        ja, jb = np.unravel_index(int(np.argmax(sc)), sc.shape)
+        top = float(sc[ja, jb])
+        along = la[ja, jb] + (lb[ja, jb] - la[ja, jb]) * t  # (n,) float index
+        w = (steps[ja, jb] / top).astype(np.float32)
+        s = np.asarray(g @ w, dtype=np.float64)  # (n, m) step along this edge's colour change
         centre = np.clip(np.rint(along).astype(np.int64), 2, m - 3)
         near = np.stack([s[rows, centre + k] for k in (-1, 0, 1)], axis=1)
         c0 = centre + np.argmax(near, axis=1) - 1
@@ -206,7 +229,7 @@ def _side_edges(
         den = left - 2 * peak + right
         safe = np.where(den < -1e-9, den, -1.0)
         frac = np.where(den < -1e-9, 0.5 * (left - right) / safe, 0.0)
-        off = offs[c0] + np.clip(frac, -0.5, 0.5)
+        off = offs[c0] + np.clip(frac, -0.5, 0.5) * step
         keep = peak > 0.3 * top
         if keep.sum() < n // 3:
             continue
@@ -254,18 +277,27 @@ def _snap_strongest(work: U8Array, corners: FloatArray, radius: float, n: int) -
 
 
 def _snap(
-    image: U8Array, work: U8Array, k: int, corners: FloatArray, ctx: ReadContext
+    image: U8Array,
+    work: U8Array,
+    k: int,
+    corners: FloatArray,
+    ctx: ReadContext,
+    radius_share: float | None = None,
 ) -> tuple[FloatArray, float, float] | None:
     """The outline's corners (work pixels) snapped to the board's own edges.
 
-    Each side gets a few candidate edges on the work image; the board's facts choose among
-    them (side by side, keeping a change only when the board fits better: the printed border's
-    inner edge runs parallel to the board's). The chosen edges are then placed again on the
-    full picture, a few pixels around. Returns (corners, explained, cost) or None."""
+    Each side gets a few candidate edges on the work image, the strongest first; when those do
+    not fit, the board's facts choose among them (two opposite sides at a time, keeping a
+    change only when the board fits better: the printed border's inner edge runs parallel to
+    the board's). The chosen edges are then placed again on the
+    full picture, a few pixels around. Returns (corners, explained, cost) or None.
+    ``radius_share``: how far to look (share of the work image's diagonal; default
+    ``snap.work_radius``)."""
     cfg = ctx.cfg["locate"]["snap"]
     diag = float(np.hypot(*work.shape[:2]))
     n = int(cfg["points"])
-    radius = float(cfg["work_radius"]) * diag
+    share = float(cfg["work_radius"]) if radius_share is None else radius_share
+    radius = share * diag
     options: list[list[Line]] = []
     for i in range(4):
         found = _side_edges(work, corners[i], corners[(i + 1) % 4], radius, n, 1.0, 3)
@@ -276,16 +308,31 @@ def _snap(
     if c is None or np.abs(c - corners).max() > 2 * radius:
         return None
     explained, cost = board_fit(work, corners_homography(c), ctx)
-    for i in range(4):
-        for j in range(1, len(options[i])):
-            trial = list(lines)
-            trial[i] = options[i][j]
-            tc = _corners_from_lines(trial)
-            if tc is None or np.abs(tc - corners).max() > 2 * radius:
-                continue
-            e2, c2 = board_fit(work, corners_homography(tc), ctx)
-            if c2 < cost:
-                lines, c, explained, cost, choice[i] = trial, tc, e2, c2, j
+    if explained < float(ctx.cfg["locate"]["accept_full_frame"]):
+        # Opposite sides are chosen together (an edge taken one side off moves the board
+        # across, which only its opposite side can follow), on half the spaces.
+        _, sub_cost = board_fit(work, corners_homography(c), ctx, subset=True)
+        changed = True
+        for _ in range(int(cfg["passes"])):
+            if not changed:
+                break
+            changed = False
+            for i, j in ((0, 2), (1, 3)):
+                for oi in range(len(options[i])):
+                    for oj in range(len(options[j])):
+                        if (oi, oj) == (choice[i], choice[j]):
+                            continue
+                        trial = list(lines)
+                        trial[i], trial[j] = options[i][oi], options[j][oj]
+                        tc = _corners_from_lines(trial)
+                        if tc is None or np.abs(tc - corners).max() > 2 * radius:
+                            continue
+                        _, c2 = board_fit(work, corners_homography(tc), ctx, subset=True)
+                        if c2 < sub_cost:
+                            lines, c, sub_cost = trial, tc, c2
+                            choice[i], choice[j] = oi, oj
+                            changed = True
+        explained, cost = board_fit(work, corners_homography(c), ctx)
     if k > 1:  # again on the full picture, around the chosen edges
         full = c * k + (k - 1) / 2.0
         fine: list[Line] = []
@@ -394,12 +441,15 @@ def locate_board(
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
     explained, cost = board_fit(work, corners_homography(corners), ctx)
     if method == "outline":  # the board's own edges, when they are clear, are more precise
-        snapped = _snap(image_bgr, work, k, corners, ctx)
-        if snapped is not None:
-            c2, e2, cost2 = snapped
-            log.debug("edges snapped: explains %.3f (cost %.2f) vs %.3f", e2, cost2, explained)
-            if cost2 <= cost:
-                corners, explained, cost = c2, e2, cost2
+        for share in (None, float(cfg["snap"]["rescue_radius"])):
+            snapped = _snap(image_bgr, work, k, corners, ctx, share)
+            if snapped is not None:
+                c2, e2, cost2 = snapped
+                log.debug("edges snapped: explains %.3f (cost %.2f) vs %.3f", e2, cost2, explained)
+                if cost2 <= cost:
+                    corners, explained, cost = c2, e2, cost2
+            if explained >= accept:  # further edges only when the near ones do not fit
+                break
     if explained < float(cfg["refine_below"]):
         corners, cost = _refine(work, corners, ctx, cfg)
         explained, cost = board_fit(work, corners_homography(corners), ctx)
