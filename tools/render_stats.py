@@ -74,11 +74,14 @@ def space_stats(
     lo = ctx.layout
     big_l = samples.spaces_lab[..., 0].astype(np.float64) * (100.0 / 255.0)
     across = big_l[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2)
-    rows = {k: lo.y(k) for k in (-0.45, -0.35, 0.35, 0.45)}
+
+    def row(y: float) -> int:  # the sample row whose centre is ``y`` box widths off the middle
+        return int(np.floor(y * lo.ny / lo.scale_wid + lo.ny / 2))
+
     profile = np.stack(
         [
-            (across[:, rows[-0.45]] + across[:, rows[0.45] - 1]) / 2,
-            (across[:, rows[-0.35]] + across[:, rows[0.35] - 1]) / 2,
+            (across[:, row(-0.45)] + across[:, row(0.45)]) / 2,
+            (across[:, row(-0.35)] + across[:, row(0.35)]) / 2,
         ],
         axis=1,
     )
@@ -223,14 +226,20 @@ def calibrate_step(
         dl = np.array([r[outline_i] - n[outline_i], 0.0, 0.0])
         spaces["outline"] = _lab_to_bgr(_bgr_to_lab(spaces["outline"]) + rate * dl)
     train = cfg["train"]
+    asym_i = n_fit + 5
+    r = _pooled(real, lambda g: g[1] != "-")
+    n = _pooled(ren, lambda g: g[1] != "-")
+    if r is not None and n is not None:  # one-side shading of the pieces
+        k = ratio(r[asym_i], n[asym_i])
+        train["top_gradient"] = round(min(0.6, float(train["top_gradient"]) * k), 3)
     for colour in list(cfg["players"]):
         r = _pooled(real, lambda g, c=colour: g[1] == c)
         n = _pooled(ren, lambda g, c=colour: g[1] == c)
         if r is None or n is None:
             continue
         cfg["players"][colour] = nudge(cfg["players"][colour], r[lab_i], n[lab_i])
-        g = train["grain"].get(colour, train["grain"]["default"])
-        train["grain"][colour] = round(g * ratio(r[std_i], n[std_i]), 2)
+        g = train["relief"].get(colour, train["relief"]["default"])
+        train["relief"][colour] = round(g * ratio(r[std_i], n[std_i]), 2)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -379,7 +379,10 @@ class BoardRenderer:
             if owner not in self.config["players"]:
                 raise ValueError(f"unknown player colour {owner!r} at {city}")
             stations.append((city, c, owner))
-        draw_pieces(img, trains, stations, self.config, scene.seed)
+        centres = np.array(
+            [(s.x, s.y) for info in self.geometry.routes.values() for s in info.spaces]
+        ).reshape(-1, 2)
+        draw_pieces(img, trains, stations, self.config, scene.seed, centres)
 
     # -- frames ------------------------------------------------------------------------------
 

@@ -493,9 +493,11 @@ def draw_pieces(
     stations: Sequence[tuple[str, CityLike, str]],
     cfg: Mapping[str, Any],
     seed: int,
+    avoid: np.ndarray | None = None,
 ) -> None:
     """Draw plastic trains (route id, space, colour) and stations (city id, spot, colour) on
-    the board ``img`` in place."""
+    the board ``img`` in place. ``avoid``: (n, 2) board points (the train spaces' centres) a
+    station is set away from, as players set it beside the city, off the tracks."""
     H, W = img.shape[:2]
     unit = W / TEXTURE_WIDTH
     tcfg = cfg["train"]
@@ -528,7 +530,18 @@ def draw_pieces(
         rng = np.random.default_rng(stable_seed("station", seed, city))
         size = float(cfg["station"]["size"]) * W
         off = rng.normal(0.0, 0.12, size=2) * size
-        cx, cy = c.x * W + off[0], c.y * H + off[1] - 0.15 * size
+        cx, cy = c.x * W + off[0], c.y * H + off[1]
+        dist = float(cfg["station"]["beside"]) * c.w * W
+        if avoid is not None and len(avoid) and dist > 0:
+            pts = avoid * np.array([W, H])
+            best, best_d = (0.0, -1.0), -1.0
+            for k in range(8):
+                t = k * math.pi / 4 + rng.normal(0.0, 0.15)
+                p = np.array([cx + dist * math.cos(t), cy + dist * math.sin(t)])
+                d = float(np.min(np.hypot(*(pts - p).T)))
+                if d > best_d:
+                    best, best_d = (float(p[0]), float(p[1])), d
+            cx, cy = best
         foot = _house(cx, cy, size, rng.normal(0.0, 8.0))
         lift = float(cfg["station"]["height"]) * size
         top = foot + view * lift
@@ -544,7 +557,8 @@ def draw_pieces(
     for p in pieces:
         level = round(min(255.0, grain_of.get(p.owner, grain_of["default"]) * 8))
         if p.kind == "train":
-            _draw_train(img, p, tcfg, (lx, ly), unit)
+            relief = float(tcfg["relief"].get(p.owner, tcfg["relief"]["default"]))
+            _draw_train(img, p, tcfg, (lx, ly), unit, relief)
         else:
             _draw_station(img, p, tcfg, cfg["station"], (lx, ly), unit)
         hull = cv2.convexHull(np.vstack([p.foot, p.top]).astype(np.float32)).reshape(-1, 2)
@@ -574,8 +588,19 @@ def _lit_sides(top: np.ndarray, light: tuple[float, float]) -> list[tuple[int, f
 
 
 def _draw_train(
-    img: np.ndarray, p: _Piece, cfg: Mapping[str, Any], light: tuple[float, float], unit: float
+    img: np.ndarray,
+    p: _Piece,
+    cfg: Mapping[str, Any],
+    light: tuple[float, float],
+    unit: float,
+    relief: float,
 ) -> None:
+    """A train from above; ``relief`` scales how strongly its moulding shows (grooves, lips,
+    specular streak, dark rim)."""
+
+    def deeper(k: float) -> float:  # a darkening factor k, scaled by the relief
+        return 1.0 - (1.0 - k) * relief
+
     color = p.color
     foot, top = p.foot, p.top
     hull = cv2.convexHull(np.vstack([foot, top]).astype(np.float32)).reshape(-1, 2)
@@ -587,19 +612,28 @@ def _draw_train(
             a, b = top[i], top[(i + 1) % len(top)]
             fa, fb = foot[i], foot[(i + 1) % len(foot)]
             _poly(img, np.array([a, b, fb, fa]), shade(color, float(cfg["lit_side"])))
-    _poly(img, top, color)
+    # the top face: lit towards one long side, shaded towards the other, in strips
+    lit_first = sides[0][1] > sides[2][1]  # edge 0 (top[0]-top[1]) faces the light more
+    g = float(cfg["top_gradient"])
+    n_strips = 4
+    for k in range(n_strips):
+        t0, t1 = k / n_strips, (k + 1) / n_strips
+        a0, a1 = top[0] + (top[3] - top[0]) * t0, top[0] + (top[3] - top[0]) * t1
+        b0, b1 = top[1] + (top[2] - top[1]) * t0, top[1] + (top[2] - top[1]) * t1
+        t = (t0 + t1) / 2 if lit_first else 1 - (t0 + t1) / 2
+        _poly(img, np.array([a0, b0, b1, a1]), shade(color, 1.0 + g * (1.0 - 2.0 * t)))
     length = float(np.hypot(*(top[1] - top[0])))
     width = float(np.hypot(*(top[3] - top[0])))
     lw = max(1, round(float(cfg["line_width"]) * unit))
     # the raised panel: a groove around it and a lit lip on the light's side
     panel = _inset(top, float(cfg["panel_inset"][0]) * length, float(cfg["panel_inset"][1]) * width)
-    groove = scaled(color, float(cfg["groove"]))
+    groove = scaled(color, deeper(float(cfg["groove"])))
     _line(img, panel, groove, lw, closed=True)
     for i, facing in _lit_sides(panel, light):
         if facing < -0.3:  # the groove's far wall catches the light
             a, b = panel[i], panel[(i + 1) % 4]
             d = (top.mean(axis=0) - (a + b) / 2) * 0.12
-            _line(img, np.array([a + d, b + d]), lighter(color, float(cfg["lip"])), lw)
+            _line(img, np.array([a + d, b + d]), lighter(color, float(cfg["lip"]) * relief), lw)
     # ribs across the panel
     u = top[1] - top[0]
     v = top[3] - top[0]
@@ -613,9 +647,10 @@ def _draw_train(
     a, b = top[best], top[(best + 1) % 4]
     inward = (top.mean(axis=0) - (a + b) / 2) * 0.18
     sw = max(1, round(float(cfg["specular_width"]) * width))
-    _line(img, np.array([a + inward, b + inward]), lighter(color, float(cfg["specular"])), sw)
+    spec = lighter(color, float(cfg["specular"]) * relief)
+    _line(img, np.array([a + inward, b + inward]), spec, sw)
     a, b = top[worst], top[(worst + 1) % 4]
-    _line(img, np.array([a, b]), scaled(color, float(cfg["rim"])), lw)
+    _line(img, np.array([a, b]), scaled(color, deeper(float(cfg["rim"]))), lw)
 
 
 def _draw_station(

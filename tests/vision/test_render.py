@@ -56,13 +56,13 @@ def test_printed_spaces_drawn_where_the_geometry_says(renderer: BoardRenderer) -
             if info.color == "grey":  # a printed wagon in the middle
                 continue
             # the fill, a quarter of the way from the centre to an end (the symbol is in the
-            # middle), medians of a small neighbourhood (the print is grained)
+            # middle), medians of a 7 x 7 neighbourhood (the print is grained)
             a = math.radians(s.angle)
             x = s.x + 0.25 * s.w * math.cos(a)
             y = s.y + 0.25 * s.w * math.sin(a) * renderer.geometry.aspect
             h, w = board.shape[:2]
             r, c = round(y * h), round(x * w)
-            got = np.median(board[r - 1 : r + 2, c - 1 : c + 2].reshape(-1, 3), axis=0)
+            got = np.median(board[r - 3 : r + 4, c - 3 : c + 4].reshape(-1, 3), axis=0)
             want = np.array(printed[info.color]["fill"])
             assert np.abs(got - want).max() < 40, (info.id, got, want)
             checked += 1
@@ -82,11 +82,17 @@ def test_trains_and_stations_in_player_colours(renderer: BoardRenderer) -> None:
     board = renderer.render_board(scene, 1500)
     empty = renderer.render_board(Scene(), 1500)
     hits = 0
+
+    def around(img: np.ndarray, x: float, y: float) -> np.ndarray:
+        """Median colour of the 7 x 7 pixels around (x, y): a train's top face is moulded."""
+        r, c = round(y * img.shape[0]), round(x * img.shape[1])
+        return np.median(img[r - 3 : r + 4, c - 3 : c + 4].reshape(-1, 3), axis=0)
+
     for s in geo.routes[route].spaces:
-        got = _px(board, s.x, s.y)
+        got = around(board, s.x, s.y)
         if np.abs(got - np.array(players["blue"])).max() < 50:
             hits += 1
-        assert np.abs(got - _px(empty, s.x, s.y)).max() > 20
+        assert np.abs(got - around(empty, s.x, s.y)).max() > 20
     assert hits >= len(geo.routes[route].spaces) - 1
     c = geo.cities["wien"]
     patch = board[
