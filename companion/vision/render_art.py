@@ -537,10 +537,10 @@ def draw_pieces(
             best, best_d = (0.0, -1.0), -1.0
             for k in range(8):
                 t = k * math.pi / 4 + rng.normal(0.0, 0.15)
-                p = np.array([cx + dist * math.cos(t), cy + dist * math.sin(t)])
-                d = float(np.min(np.hypot(*(pts - p).T)))
+                q = np.array([cx + dist * math.cos(t), cy + dist * math.sin(t)])
+                d = float(np.min(np.hypot(*(pts - q).T)))
                 if d > best_d:
-                    best, best_d = (float(p[0]), float(p[1])), d
+                    best, best_d = (float(q[0]), float(q[1])), d
             cx, cy = best
         foot = _house(cx, cy, size, rng.normal(0.0, 8.0))
         lift = float(cfg["station"]["height"]) * size
