@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_vision_live.py [--seeds 11 12] [--size 960x540] [--fps 5]
                                                       [--no-real-reader] [--quick]
+                                                      [--static-seeds 100 116]
 
 Everything runs on one core (cv2.setNumThreads(1)). Games come from the simulated camera (the
 project's own renderer: hands and arms reaching over the board, shadows, a bumped table):
@@ -9,15 +10,20 @@ project's own renderer: hands and arms reaching over the board, shadows, a bumpe
 1. accuracy, per game and reader: false claims (a claim or station that is not on the board, or
    in the wrong colour) per 1,000 frames, claims found, and frames from "steady board" (the first
    frame after a claim with no hand over the board and nothing moving) to the reported claim;
-   readers: the oracle (the simulator's truth with misreads, mostly wrong under hands) and the
-   project's pixel reader (companion.vision.read), both registered from the simulator's truth;
-2. speed at 1920x1080: render time per frame, and the live pipeline per frame (the watcher alone,
+   readers: the oracle (the simulator's truth with misreads, mostly wrong under hands), the
+   project's pixel reader (companion.vision.read) registered from the simulator's truth
+   ("vision"), and the same reader finding the board by itself with locate_board ("located");
+2. static reads: locate_board and read_board on random rendered games in 1920x1080 overhead
+   frames (no hands): corner error, routes and cities read right, and which colours on which
+   printed colours fail;
+3. speed at 1920x1080: render time per frame, and the live pipeline per frame (the watcher alone,
    and the watcher with the pixel reader, whose reads happen only on steady, clear frames).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import statistics
 import sys
 import time
@@ -64,11 +70,13 @@ def run_game(
 ) -> dict[str, Any]:
     script = simulated_game(seed, renderer=renderer, max_turns=max_turns)
     cam = SimulatedCamera(script, seed=seed, fps=fps, size=size, renderer=renderer)
-    reader: Any = (
-        OracleReader(renderer.geometry, seed=seed)
-        if reader_kind == "oracle"
-        else TruthPlacedVisionReader()
-    )
+    reader: Any
+    if reader_kind == "oracle":
+        reader = OracleReader(renderer.geometry, seed=seed)
+    elif reader_kind == "vision":
+        reader = TruthPlacedVisionReader()
+    else:
+        reader = VisionReader()  # locates the board itself
     watcher = LiveWatcher(reader, geometry=renderer.geometry)
     events: list[tuple[Frame, Event]] = []
     clear_frames: list[int] = []  # frames with no hand over the board and nothing moving
@@ -124,6 +132,64 @@ def run_game(
     }
 
 
+def static_reads(renderer: BoardRenderer, seeds: range, size: tuple[int, int]) -> None:
+    """locate_board and read_board on random rendered games (no hands), one frame each."""
+    from companion.vision.locate import BoardLocation, locate_board
+    from companion.vision.read import read_board
+    from companion.vision.render import random_scene, random_view
+    from companion.vision.types import NoBoardError
+
+    confusion: collections.Counter[tuple[str, str, str]] = collections.Counter()
+    st_conf: collections.Counter[tuple[str, str]] = collections.Counter()
+    tot = [0, 0, 0, 0]  # routes ok, routes, cities ok, cities
+    located, errors, t_loc, t_read = 0, [], [], []
+    print(f"{'seed':>4} {'table':>5} {'corner err px':>13} {'routes':>7} {'cities':>7}")
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        scene = random_scene(rng, renderer.geometry, claimed=0.45, stations=12)
+        view = random_view(rng, size)
+        frame = renderer.render_frame(scene, view, rng)
+        a = time.perf_counter()
+        try:
+            loc = locate_board(frame.image)
+            err = float(np.abs(loc.corners - frame.corners).max())
+            located += 1
+            errors.append(err)
+            err_s = f"{err:13.1f}"
+        except NoBoardError:
+            err_s = f"{'not found':>13}"
+        t_loc.append(time.perf_counter() - a)
+        a = time.perf_counter()
+        reading = read_board(frame.image, location=BoardLocation.from_corners(frame.corners, size))
+        t_read.append(time.perf_counter() - a)
+        r_ok = c_ok = 0
+        for rid in renderer.geometry.drawable_routes():
+            want, got = scene.routes.get(rid), reading.routes.get(rid)
+            r_ok += want == got
+            if want != got:
+                confusion[(renderer.geometry.routes[rid].color, str(want), str(got))] += 1
+        for cid in renderer.geometry.cities:
+            want, got = scene.stations.get(cid), reading.stations.get(cid)
+            c_ok += want == got
+            if want != got:
+                st_conf[(str(want), str(got))] += 1
+        n_r, n_c = len(renderer.geometry.drawable_routes()), len(renderer.geometry.cities)
+        tot = [tot[0] + r_ok, tot[1] + n_r, tot[2] + c_ok, tot[3] + n_c]
+        print(f"{seed:>4} {view.table:>5} {err_s} {r_ok:>3}/{n_r} {c_ok:>3}/{n_c}")
+    n = len(seeds)
+    print(
+        f"  located {located}/{n} (corner error median {statistics.median(errors or [0]):.1f} px, "
+        f"max {max(errors or [0]):.1f} px); routes {tot[0]}/{tot[1]} "
+        f"({100 * tot[0] / max(1, tot[1]):.2f} %), cities {tot[2]}/{tot[3]} "
+        f"({100 * tot[2] / max(1, tot[3]):.2f} %); locate {1000 * statistics.mean(t_loc):.0f} ms, "
+        f"read {1000 * statistics.mean(t_read):.0f} ms per frame"
+    )
+    for (printed, want, got), k in confusion.most_common():
+        print(f"    route printed {printed:6}: {want:6} read as {got:6} x{k}")
+    for (want, got), k in st_conf.most_common():
+        print(f"    station {want:6} read as {got:6} x{k}")
+
+
 def speed(renderer: BoardRenderer, seed: int, frames: int) -> dict[str, float]:
     """Render, watcher-only and watcher+pixel-reader times per 1920x1080 frame."""
     script = simulated_game(seed, renderer=renderer, max_turns=12)
@@ -173,11 +239,12 @@ def main() -> int:
     ap.add_argument("--no-real-reader", action="store_true")
     ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
     ap.add_argument("--speed-frames", type=int, default=80)
+    ap.add_argument("--static-seeds", type=int, nargs=2, default=[100, 116], metavar=("A", "B"))
     args = ap.parse_args()
     cv2.setNumThreads(1)
     renderer = BoardRenderer()
     size = _size(args.size)
-    readers = ["oracle"] if args.no_real_reader else ["oracle", "vision"]
+    readers = ["oracle"] if args.no_real_reader else ["oracle", "vision", "located"]
     print(f"accuracy: simulated games at {size[0]}x{size[1]}, {args.fps:g} fps, one core")
     header = (
         f"{'reader':8} {'seed':>4} {'frames':>6} {'hands':>6} {'true':>5} {'found':>5} "
@@ -206,6 +273,12 @@ def main() -> int:
             f"  {reader}: {int(false)} false claims in {int(frames)} frames "
             f"({1000 * false / max(1, frames):.2f} per 1,000); found {int(found)} of {int(true)}"
         )
+    if not args.no_real_reader:
+        a, b = args.static_seeds
+        print(
+            f"\nstatic reads: random rendered games in 1920x1080 overhead frames, seeds {a}-{b - 1}"
+        )
+        static_reads(renderer, range(a, b), (1920, 1080))
     print(f"\nspeed at 1920x1080, one core, {args.speed_frames} frames of a game with hands:")
     sp = speed(renderer, args.seeds[0], args.speed_frames)
     for k, v in sp.items():

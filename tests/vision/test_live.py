@@ -280,11 +280,12 @@ def test_a_rendered_full_game_with_hands_makes_no_false_claim(renderer: BoardRen
 
 
 @pytest.mark.slow
-def test_real_reader_on_rendered_frames_makes_no_false_claim(renderer: BoardRenderer) -> None:
-    """The project's pixel reader (companion.vision.read) in the loop, on rendered frames.
-
-    The board is registered from the simulator's truth: ``locate_board`` does not yet accept the
-    procedural board (see LIVE.md)."""
+@pytest.mark.parametrize("placed", ["truth", "located"])
+def test_real_reader_on_rendered_frames_makes_no_false_claim(
+    renderer: BoardRenderer, placed: str
+) -> None:
+    """The project's pixel reader (companion.vision.read) in the loop, on rendered frames,
+    with the board registered from the simulator's truth or found by ``locate_board`` itself."""
     from companion.vision.live import VisionReader
 
     class TruthPlaced(VisionReader):
@@ -296,7 +297,8 @@ def test_real_reader_on_rendered_frames_makes_no_false_claim(renderer: BoardRend
 
     script = simulated_game(4, renderer=renderer, max_turns=14)
     cam = SimulatedCamera(script, seed=4, fps=FPS, size=(960, 540), renderer=renderer)
-    watcher = LiveWatcher(TruthPlaced(), geometry=renderer.geometry)
+    reader = TruthPlaced() if placed == "truth" else VisionReader()
+    watcher = LiveWatcher(reader, geometry=renderer.geometry)
     events: list[Event] = []
     with cam:
         for f in cam:
