@@ -350,8 +350,10 @@ class ReadCache:
     * the sampling maps (homography projection of ~210 000 points) are kept while the location
       and the frame size stay the same;
     * a frame whose space and city patches did not change since the last frame read in full
-      (no patch with more than ``live.change_share`` of its pixels moved by more than
-      ``live.change_level``) gets that reading again without being read;
+      (no patch with more than ``live.change_share`` of its channel values moved by more than
+      ``live.change_level``) gets that reading again without being read, up to
+      ``live.max_reuse`` frames in a row (then one is read in full anyway: a slow change of
+      light, a piece too like its ground to move the pixels enough);
     * the class means adapted on the last full read start the next one (``live.em_rounds``
       rounds of adaptation instead of the photo reader's ``em_rounds``).
 
@@ -365,6 +367,7 @@ class ReadCache:
     model: SpaceModel | None = None
     frames: int = 0  # frames seen
     full_reads: int = 0  # frames read in full (the others reused the last reading)
+    reused: int = 0  # frames that reused the last full reading since it was made
 
     def reset(self) -> None:
         self.key = None
@@ -372,6 +375,7 @@ class ReadCache:
         self.reference = None
         self.reading = None
         self.model = None
+        self.reused = 0
 
     def changed(self, raw: U8Array, ctx: ReadContext) -> bool:
         """Did any space or city patch change since the reference frame? (share of a patch's
@@ -404,12 +408,15 @@ class ReadCache:
             self.maps = sampling_maps(image, h, ctx.grids)
         self.frames += 1
         raw = sample_raw(image, h, ctx, maps=self.maps)
-        if self.reading is not None and not self.changed(raw.body, ctx):
+        fresh = self.reused < int(ctx.cfg["live"]["max_reuse"])
+        if self.reading is not None and fresh and not self.changed(raw.body, ctx):
+            self.reused += 1
             return _copy_reading(self.reading)
         samples = balance_samples(raw, ctx)
         rounds = int(ctx.cfg["live"]["em_rounds"]) if self.model is not None else None
         reading, res = read_samples(samples, ctx, start=self.model, rounds=rounds)
         self.full_reads += 1
+        self.reused = 0
         self.reference = raw.body.copy()
         self.reading = reading
         self.model = res.model

@@ -52,3 +52,28 @@ def test_homography_round_trip_and_turns() -> None:
     assert np.allclose(project(h, np.array([[0.0, 0.0], [1.0, 1.0]])), corners[[0, 2]])
     turned = rotate_corners(corners, 2)
     assert np.allclose(turned[0], corners[2]) and np.allclose(turned[2], corners[0])
+
+
+def test_decimation_keeps_pixel_centres() -> None:
+    """Sampling a k-times decimated picture through the adjusted homography finds the same
+    place as sampling the picture itself (a horizontal ramp: value = x)."""
+    import cv2
+
+    from companion.vision.sample import decimate, decimated_homography
+
+    w, h = 254, 121  # not multiples of k: the remainder is dropped
+    ramp = np.tile(np.arange(w, dtype=np.uint8), (h, 1))
+    img = np.ascontiguousarray(np.dstack([ramp, ramp, ramp]))
+    hmat = corners_homography(np.array([[20.0, 10.0], [230.0, 15.0], [225.0, 110.0], [25, 100]]))
+    pts = np.array([[0.1, 0.2], [0.5, 0.5], [0.9, 0.8], [0.3, 0.6]])
+    want = project(hmat, pts)[:, 0]  # the ramp's value at those points
+    for k in (3, 5):  # odd: block means of a ramp are whole values
+        store: dict[int, np.ndarray] = {}
+        small = decimate(img, k, store)
+        assert small.shape[:2] == (h // k, w // k) and store[k] is small
+        assert decimate(img, k, store) is small  # taken from the store the second time
+        xy = project(decimated_homography(hmat, k), pts).astype(np.float32).reshape(1, -1, 2)
+        got = cv2.remap(small, xy, None, cv2.INTER_LINEAR)[0, :, 0]  # type: ignore[call-overload]
+        # only the remap output is rounded (within 0.5; a pixel-centre slip is >= 1)
+        assert np.abs(got - want).max() <= 0.6, (k, got, want)
+    assert decimate(img, 1) is img

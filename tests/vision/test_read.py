@@ -132,3 +132,88 @@ def test_accuracy_on_the_shared_photos(ctx, photos_dir, small_photos) -> None:
     assert total.routes_right / total.routes_total >= 0.995, total.row()
     assert total.stations_right / total.stations_total >= 0.995, total.row()
     assert total.spaces_right / total.spaces_total >= 0.99, total.row()
+
+
+def test_read_cache_reuses_unchanged_frames_and_sees_changes(drawing, ctx, drawn_owners) -> None:
+    from companion.vision.read import ReadCache
+
+    board = drawing.draw_board(ctx, owners=drawn_owners, seed=9)
+    h, w = board.shape[:2]
+    loc = BoardLocation.from_corners([[0, 0], [w, 0], [w, h], [0, h]], (w, h))
+    cold = read_board(board, location=loc, context=ctx)
+    cache = ReadCache()
+    first = read_board(board, location=loc, context=ctx, cache=cache)
+    assert first.routes == cold.routes and first.stations == cold.stations
+    assert cache.full_reads == 1
+    # The same board with fresh sensor noise: not read again.
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        noisy = np.clip(board + rng.normal(0, 3, board.shape), 0, 255).astype(np.uint8)
+        again = read_board(noisy, location=loc, context=ctx, cache=cache)
+        assert again.routes == first.routes and again.stations == first.stations
+    assert cache.full_reads == 1 and cache.frames == 4
+    again.routes["x"] = "blue"  # a caller's changes never reach the cache
+    assert "x" not in read_board(board, location=loc, context=ctx, cache=cache).routes
+    # A train placed on a free route: read again, and seen.
+    g = load_geometry()
+    free = next(r for r in g.route_ids if r not in drawn_owners and g.routes[r].color == "orange")
+    owners = dict(drawn_owners, **{free: "blue"})
+    changed = drawing.draw_board(ctx, owners=owners, seed=9)
+    after = read_board(changed, location=loc, context=ctx, cache=cache)
+    assert cache.full_reads == 2
+    assert after.routes[free] == "blue"
+    # A station beside a city (about 2 % of the board wide, as the plastic pieces are): read again.
+    spot = g.cities[g.city_ids[10]]
+    with_station = changed.copy()
+    cv2.circle(
+        with_station, (int(spot.u * w) + 8, int(spot.v * h) + 8), w // 100, (200, 60, 20), -1
+    )
+    read_board(with_station, location=loc, context=ctx, cache=cache)
+    assert cache.full_reads == 3
+    # Another location (the camera was bumped): everything is computed afresh.
+    moved = BoardLocation.from_corners([[2, 0], [w, 0], [w, h], [0, h]], (w, h))
+    read_board(with_station, location=moved, context=ctx, cache=cache)
+    assert cache.full_reads == 4
+
+
+def test_read_cache_reads_in_full_now_and_then(drawing, ctx, drawn_owners) -> None:
+    from companion.vision.read import ReadCache
+
+    board = drawing.draw_board(ctx, owners=drawn_owners, seed=10)
+    h, w = board.shape[:2]
+    loc = BoardLocation.from_corners([[0, 0], [w, 0], [w, h], [0, h]], (w, h))
+    cache = ReadCache()
+    every = int(ctx.cfg["live"]["max_reuse"])
+    for _ in range(2 * (every + 1) + 1):
+        read_board(board, location=loc, context=ctx, cache=cache)
+    assert cache.full_reads == 3  # the first frame, then once every max_reuse frames
+
+
+def test_read_board_shares_one_default_context() -> None:
+    from companion.vision.read import default_context
+
+    assert default_context() is default_context()
+
+
+@pytest.mark.photos
+def test_live_reads_with_a_cache_on_the_shared_photos(ctx, photos_dir, small_photos) -> None:
+    """Live frames (known location, ReadCache, adaptation started from the last frame's) keep
+    the photo reader's accuracy."""
+    from companion.vision.read import ReadCache
+
+    total = Accuracy()
+    rng = np.random.default_rng(8)
+    for photo in labelled_photos(photos_dir, ctx):
+        img = small_photos[photo.name]
+        h, w = img.shape[:2]
+        loc = BoardLocation.from_corners([[0, 0], [w, 0], [w, h], [0, h]], (w, h))
+        cache = ReadCache()
+        for _ in range(3):
+            cache.reference = None  # every frame read in full (from the last frame's means)
+            noisy = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
+            reading = read_board(noisy, location=loc, context=ctx, cache=cache)
+        assert cache.full_reads == 3
+        acc, _ = score_reading(reading, photo, ctx)
+        total.add(acc)
+    assert total.routes_right / total.routes_total >= 0.995, total.row()
+    assert total.stations_right / total.stations_total >= 0.995, total.row()
