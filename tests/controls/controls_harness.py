@@ -17,7 +17,7 @@ from companion.controls import ButtonPressed, Controls, FakeControls
 FAST = ControlsConfig(enabled=True, hold_time=0.3, beep_short=0.05, beep_long=0.25)
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 3.0) -> bool:
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
     """Poll until predicate() is true (the hold and blink threads run in the background)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:

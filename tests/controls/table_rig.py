@@ -129,10 +129,10 @@ class Rig:
         pin.drive_high()
 
     # --- what the table shows ---------------------------------------------------------------
-    def wait_status(self, status: str, timeout: float = 5.0) -> bool:
+    def wait_status(self, status: str, timeout: float = 10.0) -> bool:
         return wait_for(lambda: self.panel.status == status, timeout)
 
-    def wait_sound(self, kind: str, count: int = 1, timeout: float = 5.0) -> bool:
+    def wait_sound(self, kind: str, count: int = 1, timeout: float = 10.0) -> bool:
         return wait_for(lambda: self.panel.sounds.count(kind) >= count, timeout)
 
     def buzzer_beeps(self) -> list[float]:

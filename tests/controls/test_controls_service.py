@@ -66,7 +66,7 @@ def test_the_end_turn_button_ends_the_current_players_turn(game: Rig) -> None:
     assert (last["type"], last["player"], last["actor"]) == ("end_turn", "red", "button")
     assert game.wait_sound("accepted", accepted + 1)
     assert game.panel.status == "ready"
-    assert game.led() == pytest.approx(LED_PATTERNS["ready"].color)
+    assert wait_for(lambda: game.led() == pytest.approx(LED_PATTERNS["ready"].color))
     if game.factory is not None:
         assert wait_for(lambda: len(game.buzzer_beeps()) >= 1)
         assert all(b < LONG_BEEP for b in game.buzzer_beeps())  # accepted = short beeps only
@@ -104,10 +104,10 @@ def test_an_illegal_action_flashes_red_and_sounds_the_long_beep(game: Rig) -> No
         assert wait_for(lambda: any(b > LONG_BEEP for b in game.buzzer_beeps()))
         red = game.pin("led_red")
         assert wait_for(lambda: sum(1 for s in red.states if s.state) >= 2)  # blinking
-        assert all(s.state == 0 for s in game.pin("led_green").states[-1:])
+        assert any(s.state == 0 for s in game.pin("led_green").states)  # green went off
     # The flash ends by itself and the LED shows the state again.
     assert game.wait_status("ready", timeout=ILLEGAL_SECONDS + 3)
-    assert game.led() == pytest.approx(LED_PATTERNS["ready"].color)
+    assert wait_for(lambda: game.led() == pytest.approx(LED_PATTERNS["ready"].color))
 
 
 def test_a_vetoed_sighting_flashes_red(game: Rig) -> None:
@@ -181,7 +181,7 @@ def test_the_final_round_shows_amber(game: Rig) -> None:
     game.press("end_turn")  # red ends a turn with 2 trains or fewer: the final round begins
     assert wait_for(lambda: game.state()["final_round"])
     assert game.wait_status("final_round")
-    assert game.led() == pytest.approx(LED_PATTERNS["final_round"].color)
+    assert wait_for(lambda: game.led() == pytest.approx(LED_PATTERNS["final_round"].color))
     tap(game, "red")  # a tap in the final round still waits for the claim
     assert game.wait_status("waiting_for_tap")
     game.svc.clear_pending(HOST)
