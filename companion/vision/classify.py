@@ -280,11 +280,12 @@ def _window_sums(integral: npt.NDArray[Any], top: Any, windows: WindowSet) -> Fl
     the patches stacked one above the other (patch i starts at row ``top[i]``): along first
     (one difference per distinct column pair), then across (one per distinct row pair)."""
     xs, ys = windows.xs, windows.ys
-    horiz = integral[:, xs + windows.wl] - integral[:, xs]  # (rows + 1, A, ...)
-    r0 = top + ys[None, :]  # (n, C)
-    both = horiz[r0 + windows.ww] - horiz[r0]  # (n, C, A, ...)
+    horiz = np.take(integral, xs + windows.wl, axis=1) - np.take(integral, xs, axis=1)
+    r0 = (top + ys[None, :]).ravel()  # (n * C,) first rows, patch by patch
+    both = np.take(horiz, r0 + windows.ww, axis=0) - np.take(horiz, r0, axis=0)
+    n = len(top)
+    both = both.reshape(n, len(ys), len(xs), *horiz.shape[2:])  # (n, C, A, ...)
     both = np.swapaxes(both, 1, 2)  # (n, A, C, ...): window k = a * C + c
-    n = both.shape[0]
     return np.asarray(both.reshape(n, len(xs) * len(ys), *both.shape[3:]), dtype=np.float64)
 
 
@@ -494,19 +495,25 @@ def distances(
     n = feats.printed.shape[0]
     dist = np.empty((n, len(HYPOTHESES)))
     inv = 1.0 / model.scale
-    mus = np.stack([model.plastic[c] for c in PLAYER_COLORS]) * inv  # (5, 4)
-    # Feature-major float32 (4, n, 1, w): one pass per feature over (n, 5, w).
+    mus = (np.stack([model.plastic[c] for c in PLAYER_COLORS]) * inv).astype(np.float32)
+    # Feature-major float32 (4, n, w): one pass per feature and colour over (n, w).
     wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
+    pen = penalty.astype(np.float32)
     clip = np.float32(model.clip)
-    d = penalty.astype(np.float32)[:, None, :] + np.zeros((1, len(PLAYER_COLORS), 1), np.float32)
-    z = np.empty_like(d)
-    for k in range(wz.shape[0]):
-        np.subtract(wz[k][:, None, :], mus[:, k].astype(np.float32)[None, :, None], out=z)
-        np.square(z, out=z)
-        np.minimum(z, clip, out=z)
-        d += z
-    best = np.asarray(np.argmin(d, axis=2), dtype=np.int64)  # (n, 5)
-    dist[:, 1:] = np.take_along_axis(d, best[..., None], axis=2)[..., 0]
+    best = np.empty((n, len(PLAYER_COLORS)), dtype=np.int64)
+    z = np.empty_like(wz[0])
+    d = np.empty_like(wz[0])
+    rows = np.arange(n)
+    for c in range(len(PLAYER_COLORS)):
+        np.copyto(d, pen)
+        for k in range(wz.shape[0]):
+            np.subtract(wz[k], mus[c, k], out=z)
+            np.square(z, out=z)
+            np.minimum(z, clip, out=z)
+            d += z
+        b = np.argmin(d, axis=1)
+        best[:, c] = b
+        dist[:, c + 1] = d[rows, b]
     mu = np.stack([model.printed[c] for c in info.printed_colors])
     z64 = (feats.printed - mu) / model.scale
     dist[:, 0] = np.minimum(z64 * z64, model.clip).sum(axis=1)
