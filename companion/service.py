@@ -535,6 +535,8 @@ class Confirmation:
     color: str
     reason: str
     action: dict[str, Any]
+    reason_code: str = "message"
+    reason_params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -544,6 +546,8 @@ class Confirmation:
             "city": self.key if self.kind == "station" else None,
             "color": self.color,
             "reason": self.reason,
+            "reason_code": self.reason_code,
+            "reason_params": self.reason_params,
             "action": self.action,
         }
 
@@ -589,21 +593,33 @@ class Pending:
         }
 
 
-def _announcement(fold: GameFold) -> str | None:
+def _announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
+    """The announcement as (sentence, code, params); None when there is nothing to announce."""
     t = fold.tracker
     if fold.finished:
         winners = [p.name for p in fold.final.players if p.rank == 1] if fold.final else []
-        return f"Game over. {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}!"
+        text = f"Game over. {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}!"
+        return text, "game.over", {"winners": winners}
     if t.over:
-        return "The last turn is played: the host can finish the game for the final scores."
+        return (
+            "The last turn is played: the host can finish the game for the final scores.",
+            "game.last_turn_played",
+            {},
+        )
     if t.final.trigger is not None:
         trig = t.players[t.final.trigger]
-        return (
+        text = (
             f"Final round: {trig.name} ({trig.color}) has {trig.trains} train"
             f"{'s' if trig.trains != 1 else ''} left. Everyone plays one last turn, "
             f"ending with {trig.color}."
         )
+        return text, "final.round", {"name": trig.name, "color": trig.color, "n": trig.trains}
     return None
+
+
+def _announcement(fold: GameFold) -> str | None:
+    ann = _announcement_of(fold)
+    return ann[0] if ann else None
 
 
 def public_state(
@@ -629,6 +645,8 @@ def public_state(
             "final_round": False,
             "turns_left": None,
             "announcement": None,
+            "announcement_code": None,
+            "announcement_params": None,
             "tunnel": None,
             "players": [],
             "winners": [],
@@ -668,6 +686,7 @@ def public_state(
     if t.tunnel is not None:
         tunnel = {"player": t.current_player.color, **t.tunnel.to_json()}
     live = not fold.finished and fold.mode == "table" and not t.over
+    ann = _announcement_of(fold)
     return {
         "seq": seq or fold.seq,
         "game_id": fold.game_id,
@@ -680,7 +699,9 @@ def public_state(
         "acted": t.acted if live else False,
         "final_round": t.final_round and not fold.finished,
         "turns_left": t.final.turns_left if live else None,
-        "announcement": _announcement(fold),
+        "announcement": ann[0] if ann else None,
+        "announcement_code": ann[1] if ann else None,
+        "announcement_params": ann[2] if ann else None,
         "tunnel": tunnel,
         "players": players,
         "winners": list(fold.final.winners) if fold.final else [],
@@ -871,6 +892,17 @@ class Decision:
     kind: str
     reason: str = ""
     action: dict[str, Any] | None = None
+    code: str = ""  # a stable code for the reason (translated by the dashboard) ...
+    params: dict[str, Any] = field(default_factory=dict)  # ... and what fills it in
+
+
+def _rule_decision(kind: str, exc: RulesError, action: dict[str, Any]) -> Decision:
+    """A decision whose reason is a refusal by the rules: code ``rule.<rule>``."""
+    params: dict[str, Any] = {k: action[k] for k in ("route", "city") if k in action}
+    params["color"] = action.get("player")
+    params["text"] = _sentence(str(exc))
+    rule = getattr(exc, "rule", None) or "illegal"
+    return Decision(kind, str(exc), action, f"rule.{rule}", params)
 
 
 def reconcile(fold: GameFold | None, pending: Pending, obs: Mapping[str, Any]) -> Decision:
@@ -891,13 +923,21 @@ def reconcile(fold: GameFold | None, pending: Pending, obs: Mapping[str, Any]) -
     if kind == "claim_seen":
         route = obs["route"]
         if route not in t.map.routes:
-            return Decision("veto", f"the camera saw an unknown route {route!r}")
+            return Decision(
+                "veto",
+                f"the camera saw an unknown route {route!r}",
+                code="camera.unknown_route",
+                params={"id": route},
+            )
         owner = t.route_owner.get(route)
         if owner == color:
             return Decision("ignore", f"{route} is already {color}'s")
         if owner is not None:
             return Decision(
-                "veto", f"the camera saw {color} trains on {route}, which belongs to {owner}"
+                "veto",
+                f"the camera saw {color} trains on {route}, which belongs to {owner}",
+                code="camera.route_taken",
+                params={"color": color, "route": route, "owner": owner},
             )
         if t.tunnel is not None and t.tunnel.route == route:
             return Decision("ignore", f"the tunnel {route} is being settled")
@@ -905,29 +945,46 @@ def reconcile(fold: GameFold | None, pending: Pending, obs: Mapping[str, Any]) -
     else:
         city = obs["city"]
         if city not in t.map.cities:
-            return Decision("veto", f"the camera saw a station on an unknown city {city!r}")
+            return Decision(
+                "veto",
+                f"the camera saw a station on an unknown city {city!r}",
+                code="camera.unknown_city",
+                params={"id": city},
+            )
         owner = t.station_owner.get(city)
         if owner == color:
             return Decision("ignore", f"the station on {city} is already {color}'s")
         if owner is not None:
             return Decision(
-                "veto", f"the camera saw a {color} station on {city}, which holds {owner}'s"
+                "veto",
+                f"the camera saw a {color} station on {city}, which holds {owner}'s",
+                code="camera.station_taken",
+                params={"color": color, "city": city, "owner": owner},
             )
         action = {"type": "build_station", "player": color, "city": city}
     if pending.payment_player == color and pending.cards:
         action["cards"] = list(pending.cards)
     if color not in {p.color for p in t.players}:
-        return Decision("veto", f"the camera saw {color}, who does not play in this game")
+        return Decision(
+            "veto",
+            f"the camera saw {color}, who does not play in this game",
+            code="camera.not_playing",
+            params={"color": color},
+        )
     cur = t.current_player.color
     if color != cur and not t.acted and t.phase != "setup":
-        return Decision("confirm", f"it is {cur}'s turn and {cur} has not played yet", action)
+        return Decision(
+            "confirm",
+            f"it is {cur}'s turn and {cur} has not played yet",
+            action,
+            "camera.not_their_turn",
+            {"color": color, "current": cur},
+        )
     try:
         trial = t.copy()
         trial.apply(action_from_json(action))
     except IllegalActionError as exc:
-        if exc.rule in VETO_RULES:
-            return Decision("veto", str(exc), action)
-        return Decision("confirm", str(exc), action)
+        return _rule_decision("veto" if exc.rule in VETO_RULES else "confirm", exc, action)
     return Decision("apply", "", action)
 
 
@@ -1130,13 +1187,30 @@ class Service:
                     s.put(msg)
         self._tell("pending" if pending_only else "state", snap)
 
-    def notice(self, text: str, level: str = "info", color: str | None = None) -> None:
-        data = json.dumps({"level": level, "text": _sentence(text), "color": color})
+    def notice(
+        self,
+        text: str,
+        level: str = "info",
+        color: str | None = None,
+        *,
+        code: str = "message",
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Tell every screen. ``code`` + ``params``: the same message for the dashboard to
+        translate (codes in API.md; ``message``: only the English ``text``)."""
+        payload = {
+            "level": level,
+            "text": _sentence(text),
+            "color": color,
+            "code": code,
+            "params": dict(params or {}),
+        }
+        data = json.dumps(payload, separators=(",", ":"))
         log.info("notice: %s", text)
         with self._lock:
             for s in list(self._subs):
                 s.put(("notice", None, data))
-        self._tell("notice", {"level": level, "text": _sentence(text), "color": color})
+        self._tell("notice", payload)
 
     def _tell(self, kind: str, data: dict[str, Any]) -> None:
         """Call the in-process listeners (e.g. the buttons' LED and buzzer).
@@ -1308,11 +1382,13 @@ class Service:
         self._drop_stale_confirmations()
         self._refresh()
         for w in warnings:
-            self.notice(w, "warning", action.get("player"))
+            player = action.get("player")
+            params = {"player": player, "text": _sentence(w)}
+            self.notice(w, "warning", player, code="payment.warning", params=params)
         if trial.tracker.final_round and not fold.tracker.final_round:
-            ann = _announcement(trial)
+            ann = _announcement_of(trial)
             if ann:
-                self.notice(ann, "info")
+                self.notice(ann[0], "info", code=ann[1], params=ann[2])
 
     def _correct(self, action: dict[str, Any], actor: Actor) -> None:
         fold = self._require_game()
@@ -1385,7 +1461,13 @@ class Service:
             return {"result": "ignored", "text": _sentence(decision.reason), "seq": seq}
         if decision.kind == "veto":
             self._tell("vetoed", {"text": _sentence(decision.reason), "color": obs.get("color")})
-            self.notice(decision.reason, "warning", obs.get("color"))
+            self.notice(
+                decision.reason,
+                "warning",
+                obs.get("color"),
+                code=decision.code or "message",
+                params=decision.params,
+            )
             return {"result": "vetoed", "text": _sentence(decision.reason), "seq": seq}
         if decision.kind == "tap":
             text = self._tap(obs)
@@ -1400,7 +1482,10 @@ class Service:
             self._step(decision.action, device)
         except ServiceError as exc:
             # The loop state moved between the decision and the step: ask instead.
-            return self._ask(obs, Decision("confirm", exc.message, decision.action))
+            params = {"color": obs.get("color"), "text": _sentence(exc.message)}
+            code = f"rule.{exc.rule}" if exc.rule else "message"
+            again = Decision("confirm", exc.message, decision.action, code, params)
+            return self._ask(obs, again)
         return {"result": "applied", "text": _sentence(describe(decision.action)), "seq": self.seq}
 
     def _ask(self, obs: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
@@ -1411,12 +1496,30 @@ class Service:
             if c.kind == kind and c.key == key and c.color == obs["color"]:
                 return {"result": "pending", "text": _sentence(c.reason), "seq": self.seq}
         self.pending.counter += 1
+        reason: dict[str, Any] = {
+            "code": decision.code or "message",
+            "params": decision.params,
+            "text": _sentence(decision.reason),
+        }
         conf = Confirmation(
-            f"c{self.pending.counter}", kind, key, obs["color"], decision.reason, decision.action
+            f"c{self.pending.counter}",
+            kind,
+            key,
+            obs["color"],
+            decision.reason,
+            decision.action,
+            decision.code or "message",
+            decision.params,
         )
         self.pending.confirmations.append(conf)
         self._refresh(pending_only=True)
-        self.notice(f"Please confirm: {describe(decision.action)}? {decision.reason}", "warning")
+        where = {"route": key} if kind == "claim" else {"city": key}
+        self.notice(
+            f"Please confirm: {describe(decision.action)}? {decision.reason}",
+            "warning",
+            code=f"camera.confirm_{kind}",
+            params={"color": obs["color"], **where, "reason": reason},
+        )
         return {"result": "pending", "text": _sentence(decision.reason), "seq": self.seq}
 
     def _tap(self, obs: Mapping[str, Any]) -> str:
@@ -1445,6 +1548,8 @@ class Service:
                     "it counts once",
                     "warning",
                     who,
+                    code="reader.duplicate_card",
+                    params={"card": obs["card"], "player": who},
                 )
                 return "Duplicate card: it counts once."
             self.pending.cards.append(obs["card"])
@@ -1462,7 +1567,13 @@ class Service:
             return "That ticket was already tapped."
         holder = t.ticket_holder(ticket)
         if holder is not None:
-            self.notice("that ticket is already held by another player", "warning", who)
+            self.notice(
+                "that ticket is already held by another player",
+                "warning",
+                who,
+                code="reader.ticket_held",
+                params={"player": who},
+            )
             return "That ticket is already held."
         self.pending.tickets.append(ticket)
         self._refresh(pending_only=True)
@@ -1686,18 +1797,29 @@ class Service:
         except ValueError as exc:
             job.error = _sentence(str(exc))
             job.status = "failed"
-            self.notice(f"The photo could not be read: {exc}", "error")
+            self.notice(
+                f"The photo could not be read: {exc}",
+                "error",
+                code="photo.failed",
+                params={"error": _sentence(str(exc))},
+            )
             return
         except Exception as exc:
             log.exception("reading a photo failed")
             job.error = _sentence(f"the photo could not be read ({type(exc).__name__})")
             job.status = "failed"
-            self.notice(job.error, "error")
+            self.notice(
+                job.error, "error", code="photo.failed", params={"error": type(exc).__name__}
+            )
             return
         job.reading = reading
         job.status = "done"
         n = sum(1 for v in reading.get("routes", {}).values() if v)
-        self.notice(f"The photo is read: {n} routes with trains. Check them on the map.")
+        self.notice(
+            f"The photo is read: {n} routes with trains. Check them on the map.",
+            code="photo.read",
+            params={"n": n},
+        )
 
     def photo_job(self, job_id: str) -> PhotoJob:
         with self._lock:

@@ -383,7 +383,7 @@ class DeviceTable:
     def _watch(self) -> None:
         import numpy as np
 
-        from companion.commands.serve import camera_observation
+        from companion.commands.serve import camera_notice, camera_observation
         from companion.service import Actor
         from companion.vision.live import LiveWatcher, VisionReader
 
@@ -411,12 +411,13 @@ class DeviceTable:
                             self.service.observe_nowait(data, actor)
                         elif what == "notice":
                             log.info("demo camera: %s", data)
-                            self.service.notice(str(data), "warning")
+                            code, params = camera_notice(event)
+                            self.service.notice(str(data), "warning", code=code, params=params)
                     self.stats["frames"] += 1
                     cam.mark(frame.timestamp)
         except Exception:
             log.exception("the demo camera stopped")
-            self.service.notice("The camera stopped; see the log.", "error")
+            self.service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
         finally:
             self.stats["reads"] = watcher.stats["reads"]
             cam.kill()

@@ -368,7 +368,12 @@ def start_reader(
                     continue
                 obs = card_observation(event)
                 if obs is None:
-                    service.notice(f"Unknown card {event.uid}: enroll it first.", "warning")
+                    service.notice(
+                        f"Unknown card {event.uid}: enroll it first.",
+                        "warning",
+                        code="reader.unknown_card",
+                        params={"uid": event.uid},
+                    )
                     continue
                 service.observe_nowait(obs, Actor.device("reader"))
         finally:
@@ -394,6 +399,24 @@ def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
     if isinstance(event, live.BoardLost):
         return "notice", f"camera: {event.reason}"
     return "skip", ""
+
+
+def camera_notice(event: Any) -> tuple[str, dict[str, Any]]:
+    """The code and params of a camera notice (see camera_observation), for translation."""
+    from companion.vision import live
+
+    if isinstance(event, live.NeedsConfirmation | live.Vetoed):
+        ch = event.change
+        where = {"route": ch.key} if ch.kind == "route" else {"city": ch.key}
+        code = (
+            "camera.watch_confirm"
+            if isinstance(event, live.NeedsConfirmation)
+            else "camera.watch_veto"
+        )
+        return code, {**where, "owner": ch.old, "color": ch.new, "text": event.reason}
+    if isinstance(event, live.BoardLost):
+        return "camera.board_lost", {"text": event.reason}
+    return "message", {}
 
 
 def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
@@ -430,10 +453,11 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
                             assert isinstance(data, dict)
                             service.observe_nowait(data, Actor.device("camera"))
                         elif what == "notice":
-                            service.notice(str(data), "warning")
+                            code, params = camera_notice(event)
+                            service.notice(str(data), "warning", code=code, params=params)
         except Exception:
             log.exception("the camera stopped")
-            service.notice("The camera stopped; see the log.", "error")
+            service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
 
     t = threading.Thread(target=loop, name="companion-camera", daemon=True)
     t.start()

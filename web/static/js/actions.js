@@ -3,6 +3,7 @@
 
 import { getJSON, post } from "./api.js";
 import { PLAYER_COLORS } from "./map.js";
+import { reasonText } from "./notices.js";
 import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
 
 const STATION_COSTS = [1, 2, 3];
@@ -264,7 +265,7 @@ export function renderPending(container, app) {
       el(
         "div",
         { class: "row" },
-        el("span", { class: "grow" }, `${name(c.color)}: ${what} — ${c.reason}`),
+        el("span", { class: "grow" }, `${name(c.color)}: ${what} — ${reasonText(c, app)}`),
         el("button", { type: "button", class: "primary", onclick: () => answer(true) }, i18n.t("act.accept")),
         el("button", { type: "button", onclick: () => answer(false) }, i18n.t("act.reject")),
       ),

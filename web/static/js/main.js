@@ -7,6 +7,7 @@ import { drawChart, mergeState, seriesFromEvents } from "./chart.js";
 import { drawFinal } from "./final.js";
 import { chooseLang, I18n } from "./i18n.js";
 import { BoardMap, unpackMap } from "./map.js";
+import { announcementText, noticeText } from "./notices.js";
 import { drawTickets, loadTickets } from "./tickets.js";
 import { el, playerLabel, toast } from "./ui.js";
 
@@ -34,6 +35,8 @@ function banner(app) {
     text.appendChild(el("span", { class: "who", id: "phase" }, i18n.t(`phase.${state.phase}`)));
   }
   if (state.last && state.last.type) text.appendChild(el("div", { class: "muted", id: "last-move" }, describeAction({ ...state.last, tickets: undefined }, app)));
+  const ann = announcementText(state, app);
+  if (ann) text.appendChild(el("div", { class: "announcement", id: "announcement", role: "status" }, ann));
   box.appendChild(text);
 }
 
@@ -204,7 +207,7 @@ async function main() {
       if ($("pending")) renderPending($("pending"), app);
       if ($("actions")) renderActions($("actions"), app);
     },
-    onNotice: (n) => toast(n.text, n.level || "info", 6000),
+    onNotice: (n) => toast(noticeText(n, app), n.level || "info", 6000),
     onOpen: () => {
       conn.classList.remove("off");
       conn.dataset.i18n = "conn.live";

@@ -1,0 +1,120 @@
+"""Notices, camera questions and announcements arrive as codes and show in the page's language."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .conftest import Server
+from .test_dashboard import api, ready
+
+
+def _two_player_game(server: Server) -> None:
+    api(
+        server,
+        "POST",
+        "/api/actions",
+        {
+            "type": "new_game",
+            "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}],
+        },
+    )
+    for color, tickets in (
+        ("blue", ["paris-wien", "berlin-roma"]),
+        ("red", ["kyiv-sochi", "essen-kyiv"]),
+    ):
+        api(
+            server,
+            "POST",
+            "/api/actions",
+            {"type": "keep_tickets", "player": color, "tickets": tickets},
+        )
+
+
+def _toasts(page: Any, needle: str) -> str:
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('#toasts .toast')].some((e) => "
+        "e.textContent.includes(t))",
+        arg=needle,
+        timeout=10000,
+    )
+    return " | ".join(page.locator("#toasts .toast").all_text_contents())
+
+
+def test_notices_are_translated(server: Server, phone: Any) -> None:
+    _two_player_game(server)
+    page = phone("ja-JP")
+    ready(page, server.url + "/")
+    page.wait_for_selector("#conn:not(.off)")
+    # a camera sighting of a colour nobody plays: vetoed
+    out = api(
+        server,
+        "POST",
+        "/api/observations",
+        {"kind": "claim_seen", "route": "berlin-wien", "color": "yellow"},
+    )
+    assert out["result"] == "vetoed"
+    text = _toasts(page, "このゲームに黄のプレイヤーはいません")
+    assert "camera saw" not in text
+    # red's trains seen while blue has not played: a question, with its reason translated
+    out = api(
+        server,
+        "POST",
+        "/api/observations",
+        {"kind": "claim_seen", "route": "berlin-wien", "color": "red"},
+    )
+    assert out["result"] == "pending"
+    text = _toasts(page, "確認してください：赤がベルリン – ウィーンを取りましたか？")
+    assert "今は青の手番で、青はまだ何もしていません。" in text
+    # a card tapped twice
+    for _ in range(2):
+        api(
+            server,
+            "POST",
+            "/api/observations",
+            {"kind": "card_tapped", "card": "red", "uid": "04AA"},
+        )
+    _toasts(page, "この支払いで既にタッチされています")
+    assert page.js_errors == []
+
+
+def test_the_final_round_announcement_is_translated(server: Server, phone: Any) -> None:
+    _two_player_game(server)
+    # blue's routes worth 42 trains (the board as the host corrected it), then a 1-train claim
+    data = json.loads(
+        (Path(__file__).resolve().parents[2] / "companion/data/europe.json").read_text()
+    )
+    routes: dict[str, str] = {}
+    total = 0
+    pairs: set[frozenset[str]] = set()
+    for r in sorted(data["routes"], key=lambda r: -r["length"]):
+        ends = frozenset((r["a"], r["b"]))
+        if ends in pairs or total + r["length"] > 42 or r["id"] == "dieppe-paris":
+            continue
+        pairs.add(ends)
+        routes[r["id"]] = "blue"
+        total += r["length"]
+    api(server, "POST", "/api/actions", {"type": "set_board", "routes": routes, "stations": {}})
+    api(
+        server, "POST", "/api/actions", {"type": "claim", "player": "blue", "route": "dieppe-paris"}
+    )
+    page = phone("ja-JP")
+    ready(page, server.url + "/")
+    page.wait_for_selector("#conn:not(.off)")
+    api(server, "POST", "/api/actions", {"type": "end_turn", "player": "blue"})
+    state = api(server, "GET", "/api/state")
+    assert state["announcement_code"] == "final.round"
+    assert state["announcement_params"] == {"name": "A", "color": "blue", "n": 2}
+    assert state["announcement"].startswith("Final round: A (blue) has 2 trains left.")
+    page.wait_for_selector("#announcement")
+    assert page.inner_text("#announcement") == (
+        "最終ラウンド：A（青）の列車は残り2両。全員があと1手番ずつ行い、青で終わります。"
+    )
+    _toasts(page, "最終ラウンド：A（青）")  # the notice of the moment, translated too
+    page.click("#lang")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.inner_text("#announcement") == (
+        "Final round: A (blue) has 2 trains left. Everyone plays one last turn, ending with blue."
+    )
+    assert page.js_errors == []
