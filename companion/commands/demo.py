@@ -595,10 +595,10 @@ class DemoDriver:
                 if not move.turn_end and self.delay:
                     self.stop.wait(min(0.5, self.delay / 4))
             c, f = len(self.report.camera), len(self.report.fallback)
-            log.warning(
-                "demo finished: %d claims and stations seen by the camera, %d tapped by the host",
-                c,
-                f,
+            print(
+                f"companion: demo game over: {c} claims and stations seen by the camera, "
+                f"{f} tapped by the host",
+                flush=True,
             )
         finally:
             self.done.set()
