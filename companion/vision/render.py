@@ -316,6 +316,7 @@ class BoardRenderer:
         self._pieces: tuple[tuple[Any, ...], int, np.ndarray] | None = None
         self._tables: dict[tuple[tuple[int, int], int], np.ndarray] = {}
         self._shadowed: dict[tuple[Any, ...], np.ndarray] = {}
+        self._grain: dict[tuple[int, int], np.ndarray] = {}
         self._light: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray | None]] = {}
         self._noise: dict[tuple[tuple[int, int], float], tuple[np.ndarray, np.ndarray]] = {}
         self._quad: dict[tuple[Any, ...], tuple[np.ndarray, int, np.ndarray, np.ndarray]] = {}
@@ -382,7 +383,7 @@ class BoardRenderer:
         centres = np.array(
             [(s.x, s.y) for info in self.geometry.routes.values() for s in info.spaces]
         ).reshape(-1, 2)
-        draw_pieces(img, trains, stations, self.config, scene.seed, centres)
+        draw_pieces(img, trains, stations, self.config, scene.seed, centres, self._grain)
 
     # -- frames ------------------------------------------------------------------------------
 

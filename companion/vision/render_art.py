@@ -494,10 +494,12 @@ def draw_pieces(
     cfg: Mapping[str, Any],
     seed: int,
     avoid: np.ndarray | None = None,
+    cache: dict[tuple[int, int], np.ndarray] | None = None,
 ) -> None:
     """Draw plastic trains (route id, space, colour) and stations (city id, spot, colour) on
     the board ``img`` in place. ``avoid``: (n, 2) board points (the train spaces' centres) a
-    station is set away from, as players set it beside the city, off the tracks."""
+    station is set away from, as players set it beside the city, off the tracks. ``cache``
+    keeps the plastic grain field of each board size (it does not depend on the pieces)."""
     H, W = img.shape[:2]
     unit = W / TEXTURE_WIDTH
     tcfg = cfg["train"]
@@ -549,9 +551,15 @@ def draw_pieces(
         pieces.append(_Piece("station", foot, top, col(base), owner))
     if not pieces:
         return
-    soft = cv2.GaussianBlur(shadow, (0, 0), max(1.0, float(tcfg["shadow_blur"]) * unit))
+    sigma = max(1.0, float(tcfg["shadow_blur"]) * unit)
+    ys, xs = np.nonzero(shadow)
+    pad = int(4 * sigma) + 2
+    y0, y1 = max(0, int(ys.min()) - pad), min(H, int(ys.max()) + pad + 1)
+    x0, x1 = max(0, int(xs.min()) - pad), min(W, int(xs.max()) + pad + 1)
+    soft = cv2.GaussianBlur(shadow[y0:y1, x0:x1], (0, 0), sigma)
     factor = 1.0 - np.asarray(soft, np.float32) * (float(tcfg["shadow"]) / 255.0)
-    img[:] = np.clip(img * factor[..., None], 0, 255).astype(np.uint8)
+    roi = img[y0:y1, x0:x1]
+    roi[:] = np.clip(roi * factor[..., None], 0, 255).astype(np.uint8)
     mask = np.zeros((H, W), np.uint8)  # plastic grain amplitude (x 8)
     grain_of = {str(k): float(v) for k, v in tcfg["grain"].items()}
     for p in pieces:
@@ -563,12 +571,17 @@ def draw_pieces(
             _draw_station(img, p, tcfg, cfg["station"], (lx, ly), unit)
         hull = cv2.convexHull(np.vstack([p.foot, p.top]).astype(np.float32)).reshape(-1, 2)
         cv2.fillPoly(mask, [fix(hull)], level, cv2.LINE_8, _SHIFT)
-    rng = np.random.default_rng(stable_seed("plastic", seed, W))
+    field = cache.get((H, W)) if cache is not None else None
+    if field is None:
+        rng = np.random.default_rng(stable_seed("plastic", W))
+        field = grain(rng, (H, W), tcfg["grain_octaves"], unit)
+        if cache is not None:
+            cache[(H, W)] = field
     ys, xs = np.nonzero(mask)
     if len(ys) == 0:
         return
     y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
-    g = grain(rng, (y1 - y0, x1 - x0), tcfg["grain_octaves"], unit)
+    g = field[y0:y1, x0:x1]
     roi = img[y0:y1, x0:x1]
     amp = mask[y0:y1, x0:x1].astype(np.float32) / 8.0
     roi[:] = np.clip(roi.astype(np.float32) + (g * amp)[..., None], 0, 255).astype(np.uint8)
