@@ -10,8 +10,9 @@ same devices and code paths as the product:
 * the **camera** is a simulated camera (:class:`TableCamera`, rendered frames of the board) whose
   scene follows the game: a hand reaches in, the trains or the station go down, the hand leaves.
   The frames go through the real :class:`~companion.vision.live.LiveWatcher` and the project's
-  pixel reader (``companion.vision.read``). The board's corners come from the simulator once, as a
-  fixed camera is calibrated once (the pixel locator does not yet find the rendered board);
+  pixel reader (``companion.vision.read``). A fixed camera is calibrated once: the pixel locator
+  finds the board on the first (empty) frame; should it fail, the simulator's corners are used
+  (logged);
 * the **buttons**: "end turn" and "confirm" (which reveals and pays a tunnel from the tapped
   cards, and keeps the tapped tickets) are pressed as the controls do;
 * the **host's screen**: the new game, whose cards the reader takes while tickets are kept,
@@ -372,7 +373,7 @@ class DeviceTable:
         camera_class = _table_camera_class()
         self.camera = camera_class(seed=seed, speed=FAST_SPEED if fast else 1.0)
         self.skins = {c: i % 5 for i, c in enumerate(COLORS)}
-        self.pixel_reader = True
+        self.calibration = ""  # "located" (the pixel locator found the board) or "known"
         self.camera_thread = threading.Thread(
             target=self._watch, name="companion-demo-camera", daemon=True
         )
@@ -388,8 +389,7 @@ class DeviceTable:
         from companion.vision.live import LiveWatcher, VisionReader
 
         cam = self.camera
-        # A fixed camera is calibrated once: the simulator knows where the board lies.
-        corners = np.asarray(cam.view.corners, np.float64)
+        corners = self._calibrate(np.asarray(cam.view.corners, np.float64))
 
         class Calibrated(VisionReader):
             def locate(self, frame: Any) -> Any:
@@ -421,6 +421,33 @@ class DeviceTable:
         finally:
             self.stats["reads"] = watcher.stats["reads"]
             cam.kill()
+
+    def _calibrate(self, known: Any) -> Any:
+        """A fixed camera is calibrated once, on the empty board: the pixel locator finds it.
+        Should it fail (or land far from where the simulator put the board), the simulator's
+        corners are used instead, and the log says so."""
+        import numpy as np
+
+        from companion.vision.live import VisionReader
+        from companion.vision.types import NoBoardError
+
+        try:
+            found = np.asarray(VisionReader().locate(self.camera.frame_at(0)), np.float64)
+        except (NoBoardError, ValueError) as exc:
+            log.warning("demo: the camera did not find the board (%s): using its known place", exc)
+            self.calibration = "known"
+            return known
+        span = float(np.linalg.norm(known[1] - known[0]))
+        error = float(np.abs(found - known).max())
+        if error > 0.02 * span:
+            log.warning(
+                "demo: the board was found %.0f px from its place: using its known place", error
+            )
+            self.calibration = "known"
+            return known
+        log.info("demo: the camera found the board (corners within %.1f px)", error)
+        self.calibration = "located"
+        return found
 
     def _reach(self, target: tuple[float, float], color: str, hold: float) -> tuple[float, float]:
         """A hand comes in towards ``target`` and leaves; returns (mid time, end time)."""

@@ -67,8 +67,10 @@ def test_most_claims_came_through_the_camera(played: dict[str, Any]) -> None:
     placed = len(report.camera) + len(report.fallback)
     assert placed >= 20
     assert len(report.camera) >= 0.8 * placed, report.fallback
-    stats = played["demo"].table.stats
+    table = played["demo"].table
+    stats = table.stats
     assert stats["frames"] > 300 and stats["camera_reports"] >= len(report.camera)
+    assert table.calibration == "located"  # the pixel locator found the board on the first frame
     m = europe_map()
     actions = [(e.actor, e.action) for e in played["events"]]
     # tunnels start on the screen (the trains go down once the surcharge is settled)
