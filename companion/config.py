@@ -57,7 +57,7 @@ class CameraConfig:
     backend: str = "picamera2"
     device: str = ""
     resolution: tuple[int, int] = (1920, 1080)
-    fps: float = 2.0
+    fps: float = 5.0
 
     @property
     def source(self) -> str:
