@@ -151,10 +151,12 @@ def _side_edges(
     n: int,
     spread: float,
     most: int,
+    weakest: float = 0.35,
     step: float = 1.0,
 ) -> list[Line]:
     """Straight colour edges running along the side p -> q of an outline (image pixels) within
-    ``radius`` pixels of it, strongest first (at most ``most``, each clearly apart).
+    ``radius`` pixels of it, strongest first (at most ``most``, each clearly apart, none weaker
+    than ``weakest`` times the strongest).
 
     The side is looked at through ``n`` profiles across it, each the mean of three parallel
     ones ``spread`` pixels apart, sampled every ``step`` pixels across. A straight edge (an
@@ -208,7 +210,7 @@ def _side_edges(
     near3 = np.array([-1, 0, 1])
     while len(out) < most:
         ia, ib = np.unravel_index(int(np.argmax(live)), live.shape)
-        if float(live[ia, ib]) < 8.0 or float(live[ia, ib]) < 0.35 * best:
+        if float(live[ia, ib]) < 8.0 or float(live[ia, ib]) < weakest * best:
             break
         live[np.abs(mid - mid[ia, ib]) * step < 3.0] = -1.0  # the next edge lies clearly apart
         la, lb = np.meshgrid(
@@ -298,9 +300,12 @@ def _snap(
     n = int(cfg["points"])
     share = float(cfg["work_radius"]) if radius_share is None else radius_share
     radius = share * diag
+    weak = float(cfg["weakest_edge"])
     options: list[list[Line]] = []
     for i in range(4):
-        found = _side_edges(work, corners[i], corners[(i + 1) % 4], radius, n, 1.0, 3)
+        found = _side_edges(
+            work, corners[i], corners[(i + 1) % 4], radius, n, 1.0, int(cfg["edges"]), weak
+        )
         options.append([*found, _side_line(corners, i)])  # the outline's own side last
     choice = [0] * 4
     lines = [options[i][0] for i in range(4)]
@@ -398,14 +403,15 @@ def locate_board(
     scored: list[tuple[float, float, str, FloatArray]] = []
     accept = float(cfg["accept_full_frame"])
 
-    def try_quad(method: str, quad: FloatArray) -> bool:
-        """Score the quad in its four turns (on the spaces subset); True when one is good
-        enough to stop looking."""
-        for turn in range(4):
+    def try_quad(method: str, quad: FloatArray, turns: tuple[int, ...] = (0, 1, 2, 3)) -> bool:
+        """Score the quad in its turns (on the spaces subset; all four by default: a board
+        seen from low down can look higher than wide); True when one is good enough to stop
+        looking."""
+        for turn in turns:
             c = np.roll(quad, -turn, axis=0)
             explained, cost = board_fit(work, corners_homography(c), ctx, subset=True)
             scored.append((explained, cost, method, c))
-        return max(s[0] for s in scored) >= accept
+        return bool(scored) and max(s[0] for s in scored) >= accept
 
     n_candidates = 1
     if not try_quad("full-frame", frame):
@@ -429,11 +435,13 @@ def locate_board(
                 if any(_same_quad(s[3], o) for o in seen):
                     continue
                 seen.append(s[3])
-                rescued = _snap_strongest(work, s[3], radius, int(rescue["points"]))
-                if rescued is not None:
+                rescued = _snap_strongest(work, s[3], radius, int(rescue["rescue_points"]))
+                if rescued is not None:  # in the turn it had: snapping keeps it
                     n_candidates += 1
-                    if try_quad("outline", rescued):
+                    if try_quad("outline", rescued, (0,)):
                         break
+    if not scored:
+        raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
     scored.sort(key=lambda t: (-t[0], t[1]))
     explained, cost, method, corners = scored[0]
     log.debug("best candidate %s explains %.3f (cost %.2f)", method, explained, cost)
