@@ -151,16 +151,29 @@ def off_the_tracks(
     scaled by ``width_scale``): a station is judged on the ground around its city, never on
     the trains that end there."""
     a = geometry.aspect
-    pts = city_points.reshape(-1, 2)
-    inside = np.zeros(len(pts), dtype=bool)
-    for b in geometry.space_boxes():
-        th = np.radians(b.angle)
-        du = pts[:, 0] * a - b.u * a
-        dv = pts[:, 1] - b.v
-        along = du * np.cos(th) + dv * np.sin(th)
-        across = -du * np.sin(th) + dv * np.cos(th)
-        inside |= (np.abs(along) < b.length * a / 2) & (np.abs(across) < b.width * width_scale / 2)
-    mask = ~inside.reshape(city_points.shape[0], -1)
+    boxes = geometry.space_boxes()
+    centre = np.array([[b.u * a, b.v] for b in boxes])  # isotropic board units
+    th = np.radians([b.angle for b in boxes])
+    cos, sin = np.cos(th), np.sin(th)
+    half_len = np.array([b.length * a / 2 for b in boxes])
+    half_wid = np.array([b.width * width_scale / 2 for b in boxes])
+    pts = city_points.reshape(city_points.shape[0], -1, 2) * np.array([a, 1.0])
+    # Only the boxes that can reach a city's patch are looked at for that city.
+    mid = pts.mean(axis=1)
+    reach = np.hypot(*(pts - mid[:, None, :]).transpose(2, 0, 1)).max(axis=1)
+    gap = np.hypot(*(mid[:, None, :] - centre[None, :, :]).transpose(2, 0, 1))
+    near = gap <= reach[:, None] + np.hypot(half_len, half_wid)[None, :] + 1e-9
+    inside = np.zeros(pts.shape[:2], dtype=bool)
+    for c in range(pts.shape[0]):
+        k = np.flatnonzero(near[c])
+        if len(k) == 0:
+            continue
+        du = pts[c, :, 0:1] - centre[k, 0]  # (m, boxes)
+        dv = pts[c, :, 1:2] - centre[k, 1]
+        along = du * cos[k] + dv * sin[k]
+        across = -du * sin[k] + dv * cos[k]
+        inside[c] = ((np.abs(along) < half_len[k]) & (np.abs(across) < half_wid[k])).any(axis=1)
+    mask = ~inside
     mask[mask.sum(axis=1) == 0] = True  # never leave a city without samples
     return np.asarray(mask)
 
