@@ -422,13 +422,17 @@ class VisionReader:
     """The project's own reader (companion.vision.locate / read), imported when first used.
 
     ``calibration``: a saved ``companion.vision.calibration.Calibration`` to start from.
-    ``max_side``: frames larger than this are shrunk before reading (speed).
+    One reader per camera: it keeps the reader's ``ReadCache`` (sampling maps kept while the
+    board stays put, unchanged frames not read again). Frames are read as they come: the reader
+    decimates a picture itself (by a whole step) only when it holds more pixels per space than
+    it needs, so a 1080p frame is never resized.
     """
 
-    def __init__(self, calibration: Any = None, *, max_side: int = 1280) -> None:
+    def __init__(self, calibration: Any = None) -> None:
+        from companion.vision.read import ReadCache
+
         self.calibration = calibration
-        self.max_side = max_side
-        self._cache: Any = None  # the reader's ReadCache: sampling maps kept between frames
+        self.cache = ReadCache()
 
     def locate(self, frame: Frame) -> np.ndarray:
         from companion.vision.locate import locate_board
@@ -445,22 +449,9 @@ class VisionReader:
         from companion.vision.locate import BoardLocation
         from companion.vision.read import read_board
 
-        image = frame.image
-        h, w = image.shape[:2]
-        f = min(1.0, self.max_side / max(h, w))
-        if f < 1.0:  # a 1080p frame holds more pixels per space than the reader needs
-            image = cv2.resize(image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
-            corners = np.asarray(corners, np.float64) * f
-            h, w = image.shape[:2]
-        loc = BoardLocation.from_corners(corners, (w, h), method="live")
-        if self._cache is None:
-            from companion.vision import read as read_mod
-
-            cache_type = getattr(read_mod, "ReadCache", None)
-            self._cache = cache_type() if cache_type is not None else False
-        if self._cache is False:
-            return read_board(image, location=loc)
-        return read_board(image, location=loc, cache=self._cache)
+        h, w = frame.image.shape[:2]
+        loc = BoardLocation.from_corners(np.asarray(corners, np.float64), (w, h), method="live")
+        return read_board(frame.image, location=loc, cache=self.cache)
 
 
 # --------------------------------------------------------------------------------------------

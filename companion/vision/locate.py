@@ -107,17 +107,37 @@ def _outline_candidates(work: U8Array, cfg: dict[str, Any]) -> list[FloatArray]:
     blur = cv2.GaussianBlur(gray, (5, 5), 0)
     edges = cv2.Canny(blur, 40, 120)
     edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))
+    # Everything the surroundings do not reach: the parts of the picture free of edges that
+    # touch the picture's border are the table (whatever its colour); what they enclose is
+    # the board, behind its own dark edge and shadow (a board whose border band is the
+    # table's colour still has a closed edge all round). Its largest region only, tried first.
+    free = cv2.bitwise_not(edges)
+    first: list[Any] = []
+    n_lab, lab = cv2.connectedComponents(free, connectivity=4)
+    if n_lab > 1:
+        outside = np.zeros(n_lab, np.uint8)
+        outside[np.r_[lab[0], lab[-1], lab[:, 0], lab[:, -1]]] = 1
+        outside[0] = 0  # label 0 is the edges themselves
+        if outside.any():
+            keep = np.where(outside > 0, 0, 255).astype(np.uint8)[lab]
+            keep = cv2.morphologyEx(keep, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+            contours, _ = cv2.findContours(keep, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            if contours:
+                first.append(max(contours, key=cv2.contourArea))
     # Regions enclosed by edges, and bright/dark/saturated splits of the picture.
-    masks.append(cv2.bitwise_not(edges))
+    masks.append(free)
     for chan in (gray, hsv[..., 1]):
         _, m = cv2.threshold(cv2.GaussianBlur(chan, (9, 9), 0), 0, 255, cv2.THRESH_OTSU)
         masks.append(m)
         masks.append(cv2.bitwise_not(m))
     quads: list[FloatArray] = []
     kernel = np.ones((7, 7), np.uint8)
+    groups: list[Any] = [first]
     for m in masks:
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
         contours, _ = cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        groups.append(contours)
+    for contours in groups:
         for cnt in contours:
             if cv2.contourArea(cnt) < area_min:
                 continue
@@ -137,7 +157,7 @@ def _outline_candidates(work: U8Array, cfg: dict[str, Any]) -> list[FloatArray]:
     for q in quads:
         if all(np.abs(q - o).max() > 0.01 * diag for o in out):
             out.append(q)
-    return out[: int(cfg["max_outlines"])]
+    return out[: int(cfg["max_outlines"]) + len(first)]
 
 
 Line = tuple[FloatArray, FloatArray]  # a point on the line and its unit direction
