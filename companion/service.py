@@ -40,6 +40,7 @@ from companion.core.cards import PLAYER_COLORS, Card, parse_card
 from companion.core.errors import IllegalActionError, NotationError, RulesError
 from companion.core.scoring import FinalScore, PlayerEnd, score_final, validate_end_state
 from companion.core.tracker import PAYMENT_MODES, TableTracker
+from companion.games import EUROPE, GAMES, GameKind, GameTable, Seat, game_kind
 from companion.store import Event, EventStore
 
 log = logging.getLogger(__name__)
@@ -179,8 +180,118 @@ class GameFold:
         return None
 
 
+@dataclass
+class OtherFold:
+    """A game other than Europe as the fold of its events: its :class:`GameTable` and steps."""
+
+    game_id: str
+    game: str
+    kind: GameKind
+    table: GameTable
+    seq: int = 0
+    steps: list[Step] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+    skipped: list[str] = field(default_factory=list)
+    series: list[dict[str, Any]] = field(default_factory=list)
+    mode: str = "table"
+
+    @property
+    def finished(self) -> bool:
+        return self.table.finished
+
+    def step(self, seq: int) -> Step | None:
+        for s in self.steps:
+            if s.seq == seq:
+                return s
+        return None
+
+    def add_point(self) -> None:
+        """The score chart: a point whenever the scores change."""
+        scores = self.table.scores()
+        x = self.table.progress() + (1 if self.finished else 0)
+        if self.series and self.series[-1]["scores"] == scores:
+            return
+        if len(self.series) > 1 and self.series[-1]["turn"] == x:
+            self.series[-1] = {"turn": x, "scores": scores}
+        else:
+            self.series.append({"turn": x, "scores": scores})
+
+
+AnyFold = GameFold | OtherFold
+
+
+def fold_colors(fold: AnyFold) -> list[str]:
+    if isinstance(fold, OtherFold):
+        return fold.table.colors
+    return [p.color for p in fold.tracker.players]
+
+
+def fold_winners(fold: AnyFold) -> list[str]:
+    if isinstance(fold, OtherFold):
+        return fold.table.winners
+    return list(fold.final.winners) if fold.final else []
+
+
+def fold_game_name(fold: AnyFold | None) -> str | None:
+    if fold is None:
+        return None
+    return fold.game if isinstance(fold, OtherFold) else EUROPE
+
+
+def _kind_of(name: Any) -> GameKind:
+    if not isinstance(name, str) or name not in GAMES:
+        raise BadRequest(f"unknown game {name!r}: expected one of {', '.join(GAMES)}.")
+    return game_kind(name)
+
+
+def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, Any]:
+    """Check a ``new_game`` of another game (raises BadRequest / Conflict)."""
+    mode = data.get("mode", "table")
+    if mode != "table":
+        raise BadRequest(f"{kind.title} is played in table mode only (no photo mode).")
+    players = data.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, Mapping) for p in players):
+        raise BadRequest('a new_game action needs "players": a list of {"name", "color"}.')
+    low, high = kind.min_players, kind.max_players
+    if not low <= len(players) <= high:
+        count = f"{low}" if low == high else f"{low} to {high}"
+        raise Conflict(f"{kind.title} is for {count} players, not {len(players)}.", "player-count")
+    out_players: list[dict[str, str]] = []
+    for p in players:
+        color = p.get("color")
+        name = p.get("name", color)
+        if not isinstance(color, str) or color.strip().lower() not in kind.colors:
+            raise BadRequest(
+                f"unknown player colour {color!r} for {kind.title}: expected one of "
+                f"{', '.join(kind.colors)}."
+            )
+        if not isinstance(name, str) or len(name) > 40:
+            raise BadRequest("a player's name must be a string of at most 40 characters.")
+        color = color.strip().lower()
+        out_players.append({"name": name.strip() or color, "color": color})
+    colors = [p["color"] for p in out_players]
+    if len(set(colors)) != len(colors):
+        raise Conflict("Two players chose the same colour.", "same-colour")
+    try:
+        options = kind.parse_options(data)
+    except NotationError as exc:
+        raise BadRequest(_sentence(str(exc))) from None
+    return {
+        "type": "new_game",
+        "game": kind.name,
+        "variant": kind.name,
+        "mode": "table",
+        **options,
+        "players": out_players,
+    }
+
+
 def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]:
     """Check a ``new_game`` action; returns its normalised form (raises BadRequest)."""
+    game = data.get("game", EUROPE)
+    if game != EUROPE:
+        return parse_other_new_game(data, _kind_of(game))
     variant = data.get("variant", "europe")
     if not isinstance(variant, str) or variant not in game_map.variants:
         raise BadRequest(
@@ -223,6 +334,22 @@ def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]
     }
 
 
+def start_other_fold(event: Event) -> OtherFold:
+    a = event.action
+    kind = game_kind(a["game"])
+    seats = [Seat(p["name"], p["color"]) for p in a["players"]]
+    fold = OtherFold(event.game_id, kind.name, kind, kind.start(seats, a), seq=event.seq)
+    fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
+    fold.add_point()
+    return fold
+
+
+def start_any_fold(event: Event, game_map: GameMap) -> AnyFold:
+    if event.action.get("game", EUROPE) != EUROPE:
+        return start_other_fold(event)
+    return start_fold(event, game_map)
+
+
 def start_fold(event: Event, game_map: GameMap) -> GameFold:
     a = event.action
     tracker = TableTracker(
@@ -245,16 +372,21 @@ def _card_list(value: Any, what: str) -> list[Card]:
         raise BadRequest(_sentence(str(exc))) from None
 
 
-def check_action_shape(data: Any, game_map: GameMap) -> dict[str, Any]:
+def check_action_shape(
+    data: Any, game_map: GameMap, game: GameKind | None = None
+) -> dict[str, Any]:
     """Validate the JSON shape of a step or correction (400 on any malformation).
 
     Returns a normalised copy. Rules (whose turn, free routes, ...) are checked by the fold.
+    ``game``: the kind of the game being played when it is not Europe.
     """
     if not isinstance(data, Mapping):
         raise BadRequest('An action must be a JSON object with a "type".')
     kind = data.get("type")
     if kind == "new_game":
         return parse_new_game(data, game_map)
+    if game is not None:
+        return _check_other_shape(data, game_map, game)
     if kind in TABLE_TYPES:
         if kind == "keep_tickets" and data.get("tickets") is None:
             data = {**data, "tickets": []}  # the tickets tapped on the reader, if any
@@ -288,6 +420,40 @@ def check_action_shape(data: Any, game_map: GameMap) -> dict[str, Any]:
         return _check_board_shape(data, game_map)
     known = sorted(TABLE_TYPES | HOST_ONLY)
     raise BadRequest(f"unknown action type {kind!r}: expected one of {', '.join(known)}.")
+
+
+def _check_other_shape(
+    data: Mapping[str, Any], game_map: GameMap, game: GameKind
+) -> dict[str, Any]:
+    kind = data.get("type")
+    if kind == "finish":
+        return {"type": "finish"}
+    if kind in CORRECTIONS:
+        seq = data.get("seq")
+        if kind != "undo" and seq is None:
+            raise BadRequest(f'a {kind} action needs "seq" (the event to change).')
+        if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
+            raise BadRequest('"seq" must be a positive whole number.')
+        out: dict[str, Any] = {"type": kind}
+        if seq is not None:
+            out["seq"] = seq
+        if kind == "replace":
+            inner = check_action_shape(data.get("action"), game_map, game)
+            if inner["type"] not in (*game.action_types, "finish"):
+                raise BadRequest(f"only a {game.title} action can replace a step.")
+            out["action"] = inner
+        return out
+    if kind not in game.action_types:
+        known = sorted({*game.action_types, "finish", "new_game", *CORRECTIONS})
+        raise BadRequest(
+            _sentence(
+                f"unknown {game.title} action type {kind!r}: expected one of {', '.join(known)}"
+            )
+        )
+    try:
+        return game.check_action(data)
+    except NotationError as exc:
+        raise BadRequest(_sentence(str(exc))) from None
 
 
 def _check_board_shape(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]:
@@ -486,10 +652,39 @@ def _effective_steps(events: Sequence[Event]) -> tuple[list[Step], list[str]]:
     return steps, problems
 
 
-def fold_game(events: Sequence[Event], game_map: GameMap) -> GameFold:
+def fold_other(events: Sequence[Event]) -> OtherFold:
+    """The state of a game other than Europe: replay its effective steps onto its table."""
+    fold = start_other_fold(events[0])
+    steps, problems = _effective_steps(events)
+    fold.steps = steps
+    fold.skipped = problems
+    warnings: list[str] = []
+    for s in steps:
+        if s.effective is None:
+            continue
+        try:
+            trial = fold.table.copy()
+            warnings = trial.apply(s.effective)
+            fold.table = trial
+            fold.add_point()
+        except (RulesError, KeyError, TypeError, ValueError) as exc:
+            log.warning("event %d no longer applies (%s); skipped", s.seq, exc)
+            fold.skipped.append(f"event {s.seq} was skipped: {exc}")
+            s.effective = None
+            warnings = []
+    last = events[-1]
+    fold.seq = last.seq
+    fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
+    fold.last = _last(last, fold.kind)
+    return fold
+
+
+def fold_game(events: Sequence[Event], game_map: GameMap) -> AnyFold:
     """The state of one game: replay its effective steps in order."""
     if not events or events[0].action.get("type") != "new_game":
         raise ValueError("a game's events must start with new_game")
+    if events[0].action.get("game", EUROPE) != EUROPE:
+        return fold_other(events)
     fold = start_fold(events[0], game_map)
     steps, problems = _effective_steps(events)
     fold.steps = steps
@@ -513,14 +708,26 @@ def fold_game(events: Sequence[Event], game_map: GameMap) -> GameFold:
     return fold
 
 
-def _last(e: Event) -> dict[str, Any]:
+def describe_in(kind: GameKind | None, a: Mapping[str, Any], *, secret: bool = True) -> str:
+    """:func:`describe` for Europe (``kind`` None) or the game's own line."""
+    if kind is None or a.get("type") in ("new_game", "finish"):
+        return describe(a, secret=secret)
+    if a.get("type") in CORRECTIONS:
+        if a.get("type") == "replace":
+            inner = describe_in(kind, a.get("action", {}), secret=secret)
+            return f"correct #{a.get('seq')}: {inner}"
+        return describe(a, secret=secret)
+    return kind.describe(a, secret=secret)
+
+
+def _last(e: Event, kind: GameKind | None = None) -> dict[str, Any]:
     a = e.action
     return {
         "seq": e.seq,
         "type": a.get("type"),
         "player": a.get("player"),
         "actor": e.actor,
-        "text": describe(a),
+        "text": describe_in(kind, a),
     }
 
 
@@ -622,8 +829,48 @@ def _announcement(fold: GameFold) -> str | None:
     return ann[0] if ann else None
 
 
+def other_public_state(
+    fold: OtherFold,
+    pend: dict[str, Any],
+    paired: Mapping[str, str] | None,
+    *,
+    seq: int = 0,
+) -> dict[str, Any]:
+    """The public state of a game other than Europe: the same fields, filled by its table."""
+    pub = fold.table.public()
+    for p in pub["players"]:
+        p["paired"] = bool(paired and p["color"] in paired)
+    ann = fold.table.announcement()
+    return {
+        "seq": seq or fold.seq,
+        "game": fold.game,
+        "game_id": fold.game_id,
+        "mode": "table",
+        "variant": fold.game,
+        "payment_mode": pub["payment_mode"],
+        "phase": pub["phase"],
+        "turn": pub["turn"],
+        "current": pub["current"],
+        "acted": pub["acted"],
+        "final_round": pub["final_round"],
+        "turns_left": pub["turns_left"],
+        "announcement": ann[0] if ann else None,
+        "announcement_code": ann[1] if ann else None,
+        "announcement_params": ann[2] if ann else None,
+        "tunnel": None,
+        "players": pub["players"],
+        "winners": fold.table.winners,
+        "warnings": list(fold.warnings),
+        "last": fold.last,
+        "can_undo": any(s.effective is not None for s in fold.steps),
+        "pending": pend,
+        "table": pub["table"],
+        "series": [dict(p) for p in fold.series],
+    }
+
+
 def public_state(
-    fold: GameFold | None,
+    fold: AnyFold | None,
     pending: Pending | None = None,
     paired: Mapping[str, str] | None = None,
     *,
@@ -631,9 +878,12 @@ def public_state(
 ) -> dict[str, Any]:
     """The public state (no ticket ids until the game is finished)."""
     pend = (pending or Pending()).to_json()
+    if isinstance(fold, OtherFold):
+        return other_public_state(fold, pend, paired, seq=seq)
     if fold is None:
         return {
             "seq": seq,
+            "game": None,
             "game_id": None,
             "mode": None,
             "variant": None,
@@ -689,6 +939,7 @@ def public_state(
     ann = _announcement_of(fold)
     return {
         "seq": seq or fold.seq,
+        "game": EUROPE,
         "game_id": fold.game_id,
         "mode": fold.mode,
         "variant": fold.variant,
@@ -905,9 +1156,15 @@ def _rule_decision(kind: str, exc: RulesError, action: dict[str, Any]) -> Decisi
     return Decision(kind, str(exc), action, f"rule.{rule}", params)
 
 
-def reconcile(fold: GameFold | None, pending: Pending, obs: Mapping[str, Any]) -> Decision:
+def reconcile(fold: AnyFold | None, pending: Pending, obs: Mapping[str, Any]) -> Decision:
     """Decide what an observation means for the game (pure: changes neither argument)."""
     kind = obs["kind"]
+    if isinstance(fold, OtherFold):
+        if kind == "button":
+            return Decision("button")
+        return Decision(
+            "ignore", "the camera and the card reader follow Ticket to Ride: Europe games only"
+        )
     if kind in ("card_tapped", "ticket_tapped", "reader_player"):
         if fold is None or fold.finished:
             return Decision("ignore", "no game is running")
@@ -1055,7 +1312,7 @@ class Service:
         self._lock = threading.Lock()  # subscribers, recent, snapshot
         self._subs: set[Subscription] = set()
         self._recent: deque[tuple[int, str]] = deque(maxlen=history)
-        self.fold: GameFold | None = None
+        self.fold: AnyFold | None = None
         self.events: list[Event] = []
         self.pending = Pending()
         self.paired: dict[str, str] = {}
@@ -1260,9 +1517,11 @@ class Service:
     # --- actions --------------------------------------------------------------------
     def act(self, data: Any, actor: Actor) -> dict[str, Any]:
         """Validate, log and apply one action; returns the new public state."""
-        action = check_action_shape(data, self.map)
+        fold = self.fold
+        game = fold.kind if isinstance(fold, OtherFold) else None
+        action = check_action_shape(data, self.map, game)
         self._authorize(action, actor)
-        return self.call(lambda: self._act(action, actor))
+        return self.call(lambda: self._act(action, actor, game))
 
     def _authorize(self, action: Mapping[str, Any], actor: Actor) -> None:
         if actor.role == "host" or actor.role == "device":
@@ -1270,19 +1529,26 @@ class Service:
         kind = action["type"]
         if kind in HOST_ONLY:
             raise Forbidden(f"Only the host can {describe(action).split(':')[0]}.")
+        if action.get("player") is None:
+            raise Forbidden("Only the host can enter this for the whole table.")
         if action.get("player") != actor.color:
             raise Forbidden(
                 f"This phone is paired with {actor.color}; only the host can act for "
                 f"{action.get('player')}."
             )
 
-    def _act(self, action: dict[str, Any], actor: Actor) -> dict[str, Any]:
+    def _act(
+        self, action: dict[str, Any], actor: Actor, game: GameKind | None = None
+    ) -> dict[str, Any]:
         # A player's pairing must belong to the game being played now.
         if actor.role == "player" and (
             self.fold is None or self.paired.get(actor.color or "") is None
         ):
             raise Forbidden("This phone's pairing is for another game.")
         kind = action["type"]
+        now = self.fold.kind if isinstance(self.fold, OtherFold) else None
+        if kind != "new_game" and now is not game:
+            raise Conflict("A new game was started meanwhile: look again.", "game-changed")
         if kind == "new_game":
             self._new_game(action, actor)
         elif kind in CORRECTIONS:
@@ -1302,15 +1568,21 @@ class Service:
             action=action,
         )
         self.events = [event]
-        self.fold = start_fold(event, self.map)
+        self.fold = start_any_fold(event, self.map)
         self.pending = Pending()
         self.paired = {}
         self._refresh()
 
-    def _require_game(self) -> GameFold:
+    def _require_game(self) -> AnyFold:
         if self.fold is None:
             raise Conflict("No game is running: start a new game first.", "no-game")
         return self.fold
+
+    def _require_europe(self) -> GameFold:
+        fold = self._require_game()
+        if isinstance(fold, OtherFold):
+            raise Conflict("This works in Ticket to Ride: Europe games only.", "not-europe")
+        return fold
 
     def _fill_from_pending(self, action: dict[str, Any]) -> tuple[bool, bool]:
         """Use tapped cards/tickets for an action that names none. (used cards, used tickets)"""
@@ -1337,8 +1609,52 @@ class Service:
             used_tickets = True
         return used_cards, used_tickets
 
+    def _step_other(self, fold: OtherFold, action: dict[str, Any], actor: Actor) -> None:
+        trial = fold.table.copy()
+        try:
+            warnings = trial.apply(action)
+        except RulesError as exc:
+            raise conflict(exc) from None
+        was_finished = fold.finished
+        event = self.store.append(
+            fold.game_id,
+            actor.name,
+            action,
+            finished=True if trial.finished and not was_finished else None,
+            winners=trial.winners if trial.finished else None,
+        )
+        self.events.append(event)
+        new = OtherFold(
+            fold.game_id,
+            fold.game,
+            fold.kind,
+            trial,
+            seq=event.seq,
+            steps=[*fold.steps, Step(event.seq, actor.name, action, dict(action))],
+            warnings=warnings,
+            last=_last(event, fold.kind),
+            skipped=fold.skipped,
+            series=list(fold.series),
+        )
+        new.add_point()
+        self.fold = new
+        self._refresh()
+        for w in warnings:
+            player = action.get("player")
+            params = {"player": player, "text": _sentence(w)}
+            self.notice(w, "warning", player, code="payment.warning", params=params)
+        before = fold.table.public()["final_round"]
+        if new.table.public()["final_round"] and not before:
+            ann = new.table.announcement()
+            if ann:
+                self.notice(ann[0], "info", code=ann[1], params=ann[2])
+
     def _step(self, action: dict[str, Any], actor: Actor) -> None:
-        fold = self._require_game()
+        fold0 = self._require_game()
+        if isinstance(fold0, OtherFold):
+            self._step_other(fold0, action, actor)
+            return
+        fold = fold0
         action = dict(action)
         used_cards, used_tickets = self._fill_from_pending(action)
         if action["type"] == "keep_tickets" and not action.get("tickets"):
@@ -1419,25 +1735,30 @@ class Service:
             actor.name,
             action,
             finished=trial.finished if trial.finished != fold.finished else None,
-            winners=trial.final.winners if trial.final else [],
+            winners=fold_winners(trial),
         )
         self.events.append(event)
         self.fold = fold_game(self.events, self.map)
         self._drop_stale_confirmations()
         self._refresh()
 
-    def _strict_fold(self, events: Sequence[Event]) -> GameFold:
+    def _strict_fold(self, events: Sequence[Event]) -> AnyFold:
         """Fold, raising IllegalActionError naming the first step that no longer applies."""
-        fold = start_fold(events[0], self.map)
+        fold = start_any_fold(events[0], self.map)
+        kind = fold.kind if isinstance(fold, OtherFold) else None
         steps, _ = _effective_steps(events)
         for s in steps:
             if s.effective is None:
                 continue
             try:
-                apply_step(fold, s.effective)
+                if isinstance(fold, OtherFold):
+                    fold.table.apply(s.effective)
+                else:
+                    apply_step(fold, s.effective)
             except RulesError as exc:
+                text = describe_in(kind, s.effective)
                 raise IllegalActionError(
-                    f"that would make step #{s.seq} ({describe(s.effective)}) illegal: {exc}",
+                    f"that would make step #{s.seq} ({text}) illegal: {exc}",
                     rule=getattr(exc, "rule", "illegal"),
                 ) from None
         return fold
@@ -1523,8 +1844,7 @@ class Service:
         return {"result": "pending", "text": _sentence(decision.reason), "seq": self.seq}
 
     def _tap(self, obs: Mapping[str, Any]) -> str:
-        fold = self.fold
-        assert fold is not None
+        fold = self._require_europe()
         t = fold.tracker
         kind = obs["kind"]
         if kind == "reader_player":
@@ -1581,6 +1901,8 @@ class Service:
 
     def _button(self, name: str, actor: Actor) -> dict[str, Any]:
         fold = self._require_game()
+        if isinstance(fold, OtherFold):
+            return self._button_other(fold, name)
         if name == "end_turn":
             if fold.finished or fold.tracker.over:
                 return {"result": "ignored", "text": "The game is over.", "seq": self.seq}
@@ -1597,6 +1919,21 @@ class Service:
         cid = self.pending.confirmations[0].id
         self._confirm(cid, name == "confirm", Actor.device("button"), None)
         return {"result": "applied", "text": "Done.", "seq": self.seq}
+
+    def _button_other(self, fold: OtherFold, name: str) -> dict[str, Any]:
+        """Buttons in another game: undo, and end turn when the game follows turns."""
+        if name == "undo":
+            self._correct({"type": "undo"}, Actor.device("button"))
+            return {"result": "applied", "text": "Undone.", "seq": self.seq}
+        color = fold.table.current_color()
+        if name == "end_turn" and color is not None:
+            self._step({"type": "end_turn", "player": color}, Actor.device("button"))
+            return {"result": "applied", "text": f"{color}'s turn ended.", "seq": self.seq}
+        return {
+            "result": "ignored",
+            "text": f"Nothing to {name.replace('_', ' ')}.",
+            "seq": self.seq,
+        }
 
     def _confirm_taps(self, fold: GameFold) -> dict[str, Any]:
         """The confirm button with no camera question: settle what was tapped on the reader.
@@ -1634,7 +1971,8 @@ class Service:
 
     def _drop_stale_confirmations(self) -> None:
         fold = self.fold
-        if fold is None:
+        if fold is None or isinstance(fold, OtherFold):
+            self.pending.confirmations = [] if fold is not None else self.pending.confirmations
             return
         t = fold.tracker
         keep = []
@@ -1682,8 +2020,15 @@ class Service:
     def tickets(self, color: str) -> dict[str, Any]:
         def run() -> dict[str, Any]:
             fold = self.fold
-            if fold is None or color not in {p.color for p in fold.tracker.players}:
+            if fold is None or color not in fold_colors(fold):
                 raise NotFound(f"No player plays {color} in the current game.")
+            if isinstance(fold, OtherFold):
+                return {
+                    "game": fold.game,
+                    "game_id": fold.game_id,
+                    "pending": [],
+                    **fold.table.private(color),
+                }
             pend = self.pending.tickets if self.pending.tickets_player == color else []
             return ticket_progress(fold, color, pend)
 
@@ -1694,7 +2039,7 @@ class Service:
 
         def run() -> str:
             fold = self.fold
-            if fold is None or color not in {p.color for p in fold.tracker.players}:
+            if fold is None or color not in fold_colors(fold):
                 raise NotFound(f"No player plays {color} in the current game.")
             token = self.paired.get(color)
             if token is None or rotate:
@@ -1740,6 +2085,8 @@ class Service:
         events = self.store.events(game_id)
         steps, _ = _effective_steps(events)
         undone = {s.seq for s in steps if s.effective is None}
+        first = events[0].action if events else {}
+        kind = None if first.get("game", EUROPE) == EUROPE else game_kind(first["game"])
         hide = not reveal and game.finished is None
         out = []
         for e in events:
@@ -1760,7 +2107,7 @@ class Service:
                     "actor": e.actor,
                     "action": action,
                     "undone": e.seq in undone,
-                    "text": describe(e.action, secret=hide),
+                    "text": describe_in(kind, e.action, secret=hide),
                 }
             )
         return {"game_id": game_id, "events": out}

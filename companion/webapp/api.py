@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.core.cards import PLAYER_COLORS, Card
+from companion.games import GAMES, all_colors, game_kind
 from companion.service import BadRequest, NotFound, Service, Unavailable, iter_sse
 
 from .security import require, resolve_identity, session_csrf
@@ -46,7 +47,7 @@ def state_response(state: Any = None) -> Response:
 
 def check_color(color: str) -> str:
     color = color.lower()
-    if color not in PLAYER_COLORS:
+    if color not in all_colors():
         raise NotFound(f"There is no player colour {color!r}.")
     return color
 
@@ -245,6 +246,35 @@ def map_json() -> Response:
         cached = json.dumps(build_map_json(), separators=(",", ":"))
         current_app.extensions["companion.map_json"] = cached
     resp = Response(cached, mimetype="application/json")
+    resp.headers["Cache-Control"] = "public, max-age=3600"
+    return resp
+
+
+@bp.get("/kinds")
+def kinds() -> Response:
+    """The games a new game can be: players, colours, actions (Europe from its map)."""
+    out = [
+        {
+            "game": "europe",
+            "title": "Ticket to Ride: Europe",
+            "min_players": 2,
+            "max_players": 5,
+            "colors": list(PLAYER_COLORS),
+        }
+    ]
+    out += [game_kind(name).to_json() for name in GAMES[1:]]
+    return jsonify({"games": out})
+
+
+@bp.get("/map/<game>")
+def game_map_json(game: str) -> Response:
+    """The facts of a game's board for the dashboard (London's locations, districts, routes and
+    tickets; Trans Europa's cities; Trambahn's colours and trams)."""
+    if game == "europe":
+        return map_json()
+    if game not in GAMES:
+        raise NotFound(f"There is no game {game!r}.")
+    resp = jsonify(game_kind(game).board_json())
     resp.headers["Cache-Control"] = "public, max-age=3600"
     return resp
 

@@ -1,0 +1,172 @@
+"""The small interface every game other than Europe implements for the service.
+
+A :class:`GameKind` knows one game's rules module: it reads the options of a ``new_game``, starts
+a :class:`GameTable`, checks the JSON shape of that game's actions and describes them in one
+line. A :class:`GameTable` is the state of one game: the service's fold replays the event log's
+effective steps onto it with :meth:`GameTable.apply` (so restart, undo and history agree), and
+reads the public state, a player's private state and the final breakdown from it.
+
+Errors follow the rules core: :class:`~companion.core.errors.NotationError` for malformed input
+(HTTP 400), any other :class:`~companion.core.errors.RulesError` for what the rules refuse (409).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.core.errors import IllegalActionError, NotationError
+
+Announcement = tuple[str, str, dict[str, Any]]  # (English sentence, code, params)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One player at the table: display name and colour (the colour is the player's id)."""
+
+    name: str
+    color: str
+
+
+class GameTable(ABC):
+    """The state of one game. ``apply`` changes it in place and, when it raises, leaves it as it
+    was (the service also applies each new action to a copy first)."""
+
+    def __init__(self, seats: Sequence[Seat]) -> None:
+        self.seats = list(seats)
+
+    # --- identity ---------------------------------------------------------------------
+    @property
+    def colors(self) -> list[str]:
+        return [s.color for s in self.seats]
+
+    def name_of(self, color: str) -> str:
+        for s in self.seats:
+            if s.color == color:
+                return s.name
+        return color
+
+    def check_player(self, color: Any) -> str:
+        if color not in self.colors:
+            raise IllegalActionError(f"no player plays {color} in this game", rule="unknown-player")
+        return str(color)
+
+    # --- the game ---------------------------------------------------------------------
+    @abstractmethod
+    def copy(self) -> GameTable: ...
+
+    @abstractmethod
+    def apply(self, action: Mapping[str, Any]) -> list[str]:
+        """Apply one checked action (or ``{"type": "finish"}``); returns warnings."""
+
+    @property
+    @abstractmethod
+    def finished(self) -> bool: ...
+
+    @property
+    @abstractmethod
+    def winners(self) -> list[str]: ...
+
+    @abstractmethod
+    def scores(self) -> dict[str, int]:
+        """Each colour's score now (the final total once finished)."""
+
+    @abstractmethod
+    def progress(self) -> int:
+        """Turns, rounds or scorings so far: the x axis of the score chart."""
+
+    @abstractmethod
+    def public(self) -> dict[str, Any]:
+        """The game's part of GET /api/state: ``phase``, ``turn``, ``current``, ``acted``,
+        ``final_round``, ``turns_left``, ``payment_mode``, ``players`` (each with the spec
+        fields) and ``table`` (what only this game has). No secrets."""
+
+    def announcement(self) -> Announcement | None:
+        return None
+
+    def private(self, color: str) -> dict[str, Any]:
+        """What only ``color`` (or the host) may see."""
+        self.check_player(color)
+        return {"color": color, "tickets": []}
+
+    def current_color(self) -> str | None:
+        """Whose turn it is, when the game follows turns (the end-turn button)."""
+        return None
+
+    def game_over_announcement(self) -> Announcement:
+        names = [self.name_of(c) for c in self.winners]
+        verb = "win" if len(names) > 1 else "wins"
+        return f"Game over. {' and '.join(names)} {verb}!", "game.over", {"winners": names}
+
+
+class GameKind(ABC):
+    """One game the service can run besides Europe."""
+
+    name: str = ""
+    title: str = ""
+    min_players: int = 2
+    max_players: int = 4
+    colors: tuple[str, ...] = ()
+    action_types: tuple[str, ...] = ()
+
+    def parse_options(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The game's own ``new_game`` options, normalised (NotationError when malformed)."""
+        return {}
+
+    @abstractmethod
+    def start(self, seats: Sequence[Seat], options: Mapping[str, Any]) -> GameTable: ...
+
+    @abstractmethod
+    def check_action(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The normalised JSON of one of :attr:`action_types` (NotationError when malformed)."""
+
+    def describe(self, action: Mapping[str, Any], *, secret: bool = True) -> str:
+        kind = str(action.get("type", "?")).replace("_", " ")
+        who = action.get("player")
+        return f"{who} {kind}" if who else kind
+
+    def board_json(self) -> dict[str, Any]:
+        """The facts the dashboard needs to draw and enter this game."""
+        return {"game": self.name}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.name,
+            "title": self.title,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "colors": list(self.colors),
+            "actions": list(self.action_types),
+        }
+
+
+def need_str(data: Mapping[str, Any], key: str, what: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise NotationError(f'a {what} action needs "{key}" (a string)')
+    return value.strip().lower()
+
+
+def need_int(data: Mapping[str, Any], key: str, what: str, low: int, high: int) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise NotationError(f'"{key}" of a {what} action must be a whole number {low}-{high}')
+    return value
+
+
+def base_player(seat: Seat, score: int) -> dict[str, Any]:
+    """The spec's per-player fields with values for a game without trains or stations."""
+    return {
+        "name": seat.name,
+        "color": seat.color,
+        "score": score,
+        "trains_left": 0,
+        "stations_left": 0,
+        "routes": [],
+        "stations": [],
+        "tickets_held": 0,
+        "ready": True,
+        "final": None,
+    }
