@@ -113,7 +113,7 @@ def test_the_final_round_announcement_is_translated(server: Server, phone: Any) 
     )
     _toasts(page, "最終ラウンド：A（青）")  # the notice of the moment, translated too
     page.click("#lang")
-    page.wait_for_function("document.documentElement.lang === 'en'")
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     assert page.inner_text("#announcement") == (
         "Final round: A (blue) has 2 trains left. Everyone plays one last turn, ending with blue."
     )
