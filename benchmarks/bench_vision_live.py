@@ -238,13 +238,20 @@ def main() -> int:
     ap.add_argument("--fps", type=float, default=5.0)
     ap.add_argument("--no-real-reader", action="store_true")
     ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
-    ap.add_argument("--speed-frames", type=int, default=80)
+    ap.add_argument("--speed-frames", type=int, default=80, help="0: no speed section")
+    ap.add_argument(
+        "--readers",
+        nargs="+",
+        default=["oracle", "vision", "located"],
+        choices=["oracle", "vision", "located"],
+    )
+    ap.add_argument("--no-static", action="store_true", help="skip the static reads")
     ap.add_argument("--static-seeds", type=int, nargs=2, default=[100, 116], metavar=("A", "B"))
     args = ap.parse_args()
     cv2.setNumThreads(1)
     renderer = BoardRenderer()
     size = _size(args.size)
-    readers = ["oracle"] if args.no_real_reader else ["oracle", "vision", "located"]
+    readers = ["oracle"] if args.no_real_reader else list(args.readers)
     print(f"accuracy: simulated games at {size[0]}x{size[1]}, {args.fps:g} fps, one core")
     header = (
         f"{'reader':8} {'seed':>4} {'frames':>6} {'hands':>6} {'true':>5} {'found':>5} "
@@ -273,12 +280,14 @@ def main() -> int:
             f"  {reader}: {int(false)} false claims in {int(frames)} frames "
             f"({1000 * false / max(1, frames):.2f} per 1,000); found {int(found)} of {int(true)}"
         )
-    if not args.no_real_reader:
+    if not args.no_real_reader and not args.no_static:
         a, b = args.static_seeds
         print(
             f"\nstatic reads: random rendered games in 1920x1080 overhead frames, seeds {a}-{b - 1}"
         )
         static_reads(renderer, range(a, b), (1920, 1080))
+    if args.speed_frames <= 0:
+        return 0
     print(f"\nspeed at 1920x1080, one core, {args.speed_frames} frames of a game with hands:")
     sp = speed(renderer, args.seeds[0], args.speed_frames)
     for k, v in sp.items():

@@ -204,7 +204,7 @@ def fit_distances(feats: FloatArray, printed_colors: list[str], model: FitModel)
 # Reading: shift-tolerant windows, printed core, colour-free print cues.
 
 COLOUR_FEATURES: tuple[str, ...] = ("L", "a", "b", "L_std")
-CUE_FEATURES: tuple[str, ...] = ("end_outline", "asymmetry", "dark_lines")
+CUE_FEATURES: tuple[str, ...] = ("end_outline", "asymmetry", "dark_lines", "highlight")
 
 
 @dataclass(frozen=True)
@@ -334,17 +334,23 @@ def space_features_lab8(
         m = (r1 - r0) * (c1 - c0)
         # Channel-major rows of the core's codes: the medians by partial sorting along rows.
         core = np.ascontiguousarray(np.moveaxis(lab[sel, r0:r1, c0:c1].reshape(-1, m, 3), 2, 0))
-        kth = [(m - 1) // 2, m // 2]
+        k95 = min(m - 1, int(0.95 * (m - 1) + 0.5))
+        kth = sorted({(m - 1) // 2, m // 2, k95})
         part = np.partition(core, kth, axis=2)
-        med8 = (part[..., kth[0]].astype(np.float64) + part[..., kth[1]]) / 2.0  # (3, k)
+        med8 = (part[..., (m - 1) // 2].astype(np.float64) + part[..., m // 2]) / 2.0  # (3, k)
         sq = _rect_sums(sq_int, top[sel], r0, r1, c0, c1) / m
         mean_l = _rect_sums(s_int[..., 0], top[sel], r0, r1, c0, c1) / m
         std = np.sqrt(np.maximum(sq - mean_l**2, 0.0)) * LAB_L
-        return np.stack([med8[0] * LAB_L, med8[1] - 128.0, med8[2] - 128.0, std], axis=1)
+        # Last column: how far the brightest few pixels stand above the median (a glossy
+        # piece's specular highlight; matte print has none).
+        high = (part[0, :, k95] - med8[0]) * LAB_L
+        return np.stack([med8[0] * LAB_L, med8[1] - 128.0, med8[2] - 128.0, std, high], axis=1)
 
-    printed = core_stats(-0.3, 0.3, -0.35, 0.35, slice(None))
+    core = core_stats(-0.3, 0.3, -0.35, 0.35, slice(None))
     if tunnel.any():
-        printed[tunnel] = core_stats(-0.2, 0.2, -0.3, 0.3, tunnel)
+        core[tunnel] = core_stats(-0.2, 0.2, -0.3, 0.3, tunnel)
+    printed = np.ascontiguousarray(core[:, :4])
+    highlight = core[:, 4]
     # Colour-free cues (on float L).
     big_l = big_l8.reshape(n, ny, nx).astype(np.float32) * np.float32(LAB_L)
     xa, xb = lo.x(-0.35), lo.x(0.35)
@@ -367,7 +373,7 @@ def space_features_lab8(
     inner = big_l[:, lo.y(-0.4) - 1 : lo.y(0.4) + 1, xa:xb]
     d2 = inner[:, :-2] + inner[:, 2:] - 2 * inner[:, 1:-1]
     dark_lines = np.maximum(d2, 0).mean(axis=(1, 2), dtype=np.float64)
-    cues = np.stack([end_outline, asymmetry, dark_lines], axis=1)
+    cues = np.stack([end_outline, asymmetry, dark_lines, highlight], axis=1)
     return SpaceFeatures(windows=win, printed=printed, cues=cues)
 
 
@@ -382,6 +388,10 @@ class SpaceModel:
     shift_penalty: float  # added distance for a window one full step away (both axes)
     toward_lane: float  # how far (box widths) a window may go towards the other lane
     coef: FloatArray  # printed weight, plastic weight, printed bias, cue weights
+    # Same colour (a train on a route printed in its own colour, where the colours cannot
+    # tell): per player colour (rows in PLAYER_COLORS order) a bias and cue weights added to
+    # the score of that plastic hypothesis on the spaces printed in that colour (5, 1 + cues).
+    same_coef: FloatArray
     cue_range: FloatArray  # (n_cues, 2): cues are clipped to this range (robustness)
     em_rounds: int
     em_prior_weight: float
@@ -401,6 +411,10 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
         shift_penalty=float(m["shift_penalty"]),
         toward_lane=float(m["toward_lane"]),
         coef=np.array(m["coef"], dtype=np.float64),
+        same_coef=np.array(
+            [m.get("same_coef", {}).get(c, [0.0] * (1 + len(CUE_FEATURES))) for c in PLAYER_COLORS],
+            dtype=np.float64,
+        ),
         cue_range=np.array(m["cue_range"], dtype=np.float64).reshape(len(CUE_FEATURES), 2),
         em_rounds=int(m["em_rounds"]),
         em_prior_weight=float(m["em_prior_weight"]),
@@ -423,6 +437,7 @@ def model_to_config(model: SpaceModel) -> dict[str, Any]:
         "shift_penalty": model.shift_penalty,
         "toward_lane": model.toward_lane,
         "coef": r(model.coef),
+        "same_coef": {c: r(model.same_coef[i]) for i, c in enumerate(PLAYER_COLORS)},
         "cue_range": [r(row) for row in model.cue_range],
         "em_rounds": model.em_rounds,
         "em_prior_weight": model.em_prior_weight,
@@ -469,6 +484,12 @@ class SpaceLayoutInfo:
         a = np.array([pos[x] for x, _ in self.lane_pairs], dtype=np.int64)
         b = np.array([pos[y] for _, y in self.lane_pairs], dtype=np.int64)
         return a, b
+
+    @cached_property
+    def same_colour(self) -> BoolArray:
+        """(n, 5): the player colour equals the space's printed colour."""
+        pc = np.array(self.printed_colors)
+        return np.asarray(pc[:, None] == np.array(PLAYER_COLORS)[None, :], dtype=np.bool_)
 
     @cached_property
     def printed_index(self) -> tuple[list[str], npt.NDArray[np.int64]]:
@@ -524,11 +545,21 @@ def clip_cues(cues: FloatArray, model: SpaceModel) -> FloatArray:
     return np.asarray(np.clip(cues, model.cue_range[:, 0], model.cue_range[:, 1]))
 
 
-def hypothesis_scores(dist: FloatArray, cues: FloatArray, coef: FloatArray) -> FloatArray:
+def hypothesis_scores(
+    dist: FloatArray,
+    cues: FloatArray,
+    coef: FloatArray,
+    same: BoolArray | None = None,
+    same_coef: FloatArray | None = None,
+) -> FloatArray:
     """Conditional-logit scores (n, 6) from distances and cues; ``coef`` = (printed weight,
-    plastic weight, printed bias, one weight per cue)."""
+    plastic weight, printed bias, one weight per cue). ``same`` (n, 5): where a player colour
+    is the space's printed colour, ``same_coef`` (bias, one weight per cue) is added to that
+    plastic hypothesis's score (``same_coef`` (5, 1 + cues): per player colour)."""
     s = -0.5 * dist * np.r_[coef[0], np.full(len(PLAYER_COLORS), coef[1])]
     s[:, 0] += coef[2] + cues @ coef[3:]
+    if same is not None and same_coef is not None and np.any(same_coef):
+        s[:, 1:] += same * (same_coef[None, :, 0] + cues @ same_coef[:, 1:].T)
     return np.asarray(s, dtype=np.float64)
 
 
@@ -667,7 +698,7 @@ def classify_spaces(
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     while True:
         dist, best = distances(feats, info, current, penalty)
-        scores = hypothesis_scores(dist, cues, model.coef)
+        scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, model.same_coef)
         lp = log_softmax(scores)
         choice, conf = decide_route_matrix(
             route_log_prob_matrix(lp, info, model.route_temperature), info

@@ -76,6 +76,8 @@ class LiveConfig:
     twin_margin: float = 0.1
     relocate_after_frames: int = 4
     relocate_shift: float = 0.004
+    relocate_keep: float = 0.5
+    register_response: float = 0.1
     adopt_seconds: float = 6.0
     stuck_seconds: float = 30.0
     locate_interval: float = 1.0
@@ -520,6 +522,7 @@ class LiveWatcher:
                 "occluded",
                 "reads",
                 "relocations",
+                "relocations_kept_out",
                 "adoptions",
                 "no_evidence",
                 "twin_spill",
@@ -608,6 +611,25 @@ class LiveWatcher:
             warped = cv2.GaussianBlur(warped, (0, 0), self.config.work_blur)
         return np.asarray(warped)
 
+    def _register(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """Corners found again (a few pixels off, as any locate is) moved so that the board
+        lies where it lay in the reference: the shift between the two board pictures (phase
+        correlation, sub-pixel) is taken back into the frame. Without it, the clean-board
+        reference would differ from every new frame along every printed line."""
+        if self._ref_gray is None:
+            return corners
+        ww, wh = self.work_size
+        gray = cv2.cvtColor(
+            np.clip(self._warp(image, corners), 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY
+        ).astype(np.float32)
+        (dx, dy), response = cv2.phaseCorrelate(self._ref_gray.astype(np.float32), gray)
+        if response < self.config.register_response or max(abs(dx), abs(dy)) > 0.05 * ww:
+            return corners
+        dst = np.array([[0, 0], [ww, 0], [ww, wh], [0, wh]], np.float32)
+        back = cv2.getPerspectiveTransform(dst, corners.astype(np.float32))
+        moved = cv2.perspectiveTransform((dst + np.float32([dx, dy]))[None], back)[0]
+        return np.asarray(moved, np.float64)
+
     # -- public API --------------------------------------------------------------------------
 
     def process_all(self, frames: Iterable[Frame]) -> list[Event]:
@@ -659,14 +681,26 @@ class LiveWatcher:
                 self._occluded_frames >= cfg.relocate_after_frames
                 and t - self._last_locate >= cfg.locate_interval
             ):
+                before = (self.corners.copy(), len(events), small, gray, small_u8)
                 moved = self._try_locate(frame, events, relocated=True)
             if moved:
                 assert self.corners is not None
+                self.corners = self._register(frame.image, self.corners)
                 small_u8 = self._warp(frame.image, self.corners)
                 small = small_u8.astype(np.float32)
                 gray = cv2.cvtColor(small_u8, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                occluded2, area2, reason2 = self._occlusion(small, gray, small_u8)
+                if occluded2 and area2 > cfg.relocate_keep * area:
+                    # Found again, but the board's pixels do not match the reference any
+                    # better: the board did not move (a locate a few pixels off, often with
+                    # a hand in view). Keep the corners the reference was taken with.
+                    self.corners, n_events, small, gray, small_u8 = before
+                    del events[n_events:]
+                    self.stats["relocations"] -= 1
+                    self.stats["relocations_kept_out"] += 1
+                else:
+                    occluded, area, reason = occluded2, area2, reason2
                 self._prev = gray
-                occluded, area, reason = self._occlusion(small, gray, small_u8)
             if occluded:
                 still = t - self._occluded_t0
                 if (still >= cfg.adopt_seconds and reason != "arm at the edge") or (

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.classify import (
+    CUE_FEATURES,
     HYPOTHESES,
     FloatArray,
     SpaceFeatures,
@@ -132,7 +133,46 @@ def fit_space_model(
         cues.append(clip_cues(feats.cues, model)[known])
         ys.append(np.array([HYPOTHESES.index(lab) for lab in labels if lab != UNKNOWN]))
     coef = fit_coefficients(np.concatenate(dists), np.concatenate(cues), np.concatenate(ys))
-    return replace(model, coef=coef)
+    return replace(model, coef=coef, same_coef=fit_same_colour(data, model, ctx))
+
+
+def fit_same_colour(
+    data: list[tuple[SpaceFeatures, list[str | None]]], model: SpaceModel, ctx: ReadContext
+) -> FloatArray:
+    """The same-colour terms (5, 1 + cues): for a train on a route printed in its own colour
+    the colours cannot tell, the relief cues named in ``space_model.same_cues`` can (a 3-D
+    piece is lit on one side and shaded on the other, a glossy one shows a highlight, matte
+    print neither). Per player colour, the log-likelihood ratio of those cues between that
+    colour's trains (on any route) and that colour's printed spaces, each a normal
+    distribution with the pooled within-class variance, times ``same_weight``."""
+    m = ctx.cfg["space_model"]
+    names = list(m.get("same_cues", []))
+    weight = float(m.get("same_weight", 0.0))
+    out = np.zeros((len(PLAYER_COLORS), 1 + len(CUE_FEATURES)))
+    if not names or weight == 0.0:
+        return out
+    cols = [CUE_FEATURES.index(n) for n in names]
+    groups: dict[tuple[str, str], list[FloatArray]] = {}
+    for feats, labels in data:
+        cues = clip_cues(feats.cues, model)[:, cols]
+        for i, lab in enumerate(labels):
+            if lab == UNKNOWN:
+                continue
+            key = ("plastic", lab) if lab is not None else ("printed", ctx.printed_colors[i])
+            groups.setdefault(key, []).append(cues[i])
+    arrays = {k: np.array(v) for k, v in groups.items() if len(v) >= 3}
+    if not arrays:
+        return out
+    var = np.mean([a.var(axis=0) for a in arrays.values()], axis=0)
+    var = np.maximum(var, np.array(m.get("same_var_floor", [1.0] * len(cols)), np.float64))
+    for i, c in enumerate(PLAYER_COLORS):
+        pl, pr = arrays.get(("plastic", c)), arrays.get(("printed", c))
+        if pl is None or pr is None:
+            continue
+        mp, mr = pl.mean(axis=0), pr.mean(axis=0)
+        out[i, 0] = -0.5 * weight * float(((mp**2 - mr**2) / var).sum())
+        out[i, 1 + np.array(cols)] = weight * (mp - mr) / var
+    return out
 
 
 def fit_coefficients(
