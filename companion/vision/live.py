@@ -627,7 +627,7 @@ class LiveWatcher:
             return corners
         dst = np.array([[0, 0], [ww, 0], [ww, wh], [0, wh]], np.float32)
         back = cv2.getPerspectiveTransform(dst, corners.astype(np.float32))
-        moved = cv2.perspectiveTransform((dst + np.float32([dx, dy]))[None], back)[0]
+        moved = cv2.perspectiveTransform((dst + np.array([dx, dy], np.float32))[None], back)[0]
         return np.asarray(moved, np.float64)
 
     # -- public API --------------------------------------------------------------------------
