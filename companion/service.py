@@ -720,6 +720,20 @@ def describe_in(kind: GameKind | None, a: Mapping[str, Any], *, secret: bool = T
     return kind.describe(a, secret=secret)
 
 
+def public_action(a: Mapping[str, Any]) -> dict[str, Any]:
+    """An action as everyone may see it: kept ticket ids become their number."""
+    out = dict(a)
+    if out.get("type") == "keep_tickets":
+        out["tickets"] = len(out.get("tickets") or [])
+    if out.get("type") == "set_board" and isinstance(out.get("tickets"), Mapping):
+        out["tickets"] = {c: len(v) for c, v in out["tickets"].items()}
+    if out.get("type") == "replace" and isinstance(out.get("action"), Mapping):
+        out["action"] = public_action(out["action"])
+    if out.get("type") == "score_round":
+        out.pop("position", None)  # large; the round's result is in the state
+    return dict(sorted(out.items()))  # as the log stores it: a restart gives the same state
+
+
 def _last(e: Event, kind: GameKind | None = None) -> dict[str, Any]:
     a = e.action
     return {
@@ -728,6 +742,7 @@ def _last(e: Event, kind: GameKind | None = None) -> dict[str, Any]:
         "player": a.get("player"),
         "actor": e.actor,
         "text": describe_in(kind, a),
+        "action": public_action(a),
     }
 
 

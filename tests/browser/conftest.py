@@ -139,7 +139,7 @@ def phone(needs_browser: Any) -> Iterator[Callable[..., Any]]:
         page = ctx.new_page()
         page.set_default_timeout(10_000)
         errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("pageerror", lambda e: errors.append(str(e) + (e.stack or "")))
         page.js_errors = errors
         return page
 

@@ -33,12 +33,10 @@ def _two_player_game(server: Server) -> None:
 
 
 def _toasts(page: Any, needle: str) -> str:
-    page.wait_for_function(
-        "(t) => [...document.querySelectorAll('#toasts .toast')].some((e) => "
-        "e.textContent.includes(t))",
-        arg=needle,
-        timeout=10000,
-    )
+    # (a locator, not wait_for_function: polling a function is an eval, refused by the CSP)
+    from playwright.sync_api import expect
+
+    expect(page.locator("#toasts .toast", has_text=needle).first).to_be_attached(timeout=10000)
     return " | ".join(page.locator("#toasts .toast").all_text_contents())
 
 
@@ -113,7 +111,9 @@ def test_the_final_round_announcement_is_translated(server: Server, phone: Any) 
     )
     _toasts(page, "最終ラウンド：A（青）")  # the notice of the moment, translated too
     page.click("#lang")
-    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    from playwright.sync_api import expect
+
+    expect(page.locator("html")).to_have_attribute("lang", "en")
     assert page.inner_text("#announcement") == (
         "Final round: A (blue) has 2 trains left. Everyone plays one last turn, ending with blue."
     )

@@ -2,6 +2,7 @@
 // new game, pairing. The host may act for anyone; a paired phone only for its own colour.
 
 import { getJSON, post } from "./api.js";
+import { describeOther, isEurope, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { reasonText } from "./notices.js";
 import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
@@ -201,6 +202,11 @@ export function renderActions(container, app) {
     return;
   }
   const host = app.role === "host";
+  if (!isEurope(state)) {
+    renderGameActions(container, app);
+    if (host) container.appendChild(hostRow(app));
+    return;
+  }
   if (state.phase === "setup" || (state.phase === "playing" && state.players.some((p) => !p.ready))) {
     for (const p of state.players) {
       if (p.ready || !canAct(app, p.color)) continue;
@@ -221,26 +227,29 @@ export function renderActions(container, app) {
       container.appendChild(row);
     }
   }
-  if (host) {
-    const row = el("div", { class: "row", style: "margin-top:.6rem" });
-    row.appendChild(el("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => app.act({ type: "undo" }) }, i18n.t("act.undo")));
-    if (state.phase !== "finished") {
-      row.appendChild(
-        el(
-          "button",
-          {
-            type: "button",
-            class: "danger",
-            id: "finish",
-            onclick: () =>
-              sheet(i18n.t("act.finish"), el("p", null, i18n.t("act.finish_sure")), el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "finish-go", onclick: () => app.act({ type: "finish" }).then(closeSheet) }, i18n.t("act.confirm")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")))),
-          },
-          i18n.t("act.finish"),
-        ),
-      );
-    }
-    container.appendChild(row);
+  if (host) container.appendChild(hostRow(app));
+}
+
+function hostRow(app) {
+  const { i18n, state } = app;
+  const row = el("div", { class: "row", style: "margin-top:.6rem" });
+  row.appendChild(el("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => app.act({ type: "undo" }) }, i18n.t("act.undo")));
+  if (state.phase !== "finished") {
+    row.appendChild(
+      el(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          id: "finish",
+          onclick: () =>
+            sheet(i18n.t("act.finish"), el("p", null, i18n.t("act.finish_sure")), el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "finish-go", onclick: () => app.act({ type: "finish" }).then(closeSheet) }, i18n.t("act.confirm")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")))),
+        },
+        i18n.t("act.finish"),
+      ),
+    );
   }
+  return row;
 }
 
 // ---- pending taps and camera questions -----------------------------------------------------
@@ -276,28 +285,41 @@ export function renderPending(container, app) {
 
 // ---- host: new game, pairing, moves ----------------------------------------------------------
 
+const DEFAULT_KINDS = [{ game: "europe", min_players: 2, max_players: 5, colors: COLORS }];
+
 export function renderNewGame(container, app, mode = "table") {
   const { i18n, map } = app;
   container.textContent = "";
-  const names = ["", "", "", "", ""];
+  const kinds = mode === "photo" ? DEFAULT_KINDS : app.kinds || DEFAULT_KINDS;
+  const form = app.newGameForm || (app.newGameForm = { game: "europe", names: ["", "", "", "", "", ""], count: 3 });
+  const names = form.names;
+  const kind = kinds.find((k) => k.game === form.game) || kinds[0];
+  form.count = Math.min(kind.max_players, Math.max(kind.min_players, form.count));
   const rows = el("div");
-  let count = 3;
   const rowEls = [];
   const redraw = () => {
     rows.textContent = "";
     rowEls.length = 0;
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < form.count; i++) {
       const name = el("input", { type: "text", value: names[i], maxlength: "24", "aria-label": `${i18n.t("new.name")} ${i + 1}`, placeholder: `${i18n.t("new.name")} ${i + 1}`, oninput: (e) => (names[i] = e.target.value), dataset: { i: String(i) } });
       const color = el("select", { "aria-label": `${i18n.t("new.color")} ${i + 1}` });
-      for (const c of COLORS) color.appendChild(el("option", { value: c }, i18n.color(c)));
-      color.value = COLORS[i];
-      const rm = el("button", { type: "button", "aria-label": `${i18n.t("new.remove")} ${i + 1}`, disabled: count <= 2, onclick: () => (names.splice(i, 1), names.push(""), (count -= 1), redraw()) }, "×");
+      for (const c of kind.colors) color.appendChild(el("option", { value: c }, i18n.color(c)));
+      color.value = kind.colors[i % kind.colors.length];
+      const rm = el("button", { type: "button", "aria-label": `${i18n.t("new.remove")} ${i + 1}`, disabled: form.count <= kind.min_players, onclick: () => (names.splice(i, 1), names.push(""), (form.count -= 1), redraw()) }, "×");
       rowEls.push({ name, color });
       rows.appendChild(el("div", { class: "player-row" }, name, color, rm));
     }
-    add.disabled = count >= 5;
+    add.disabled = form.count >= kind.max_players;
   };
-  const add = el("button", { type: "button", onclick: () => ((count += 1), redraw()) }, i18n.t("new.add"));
+  const add = el("button", { type: "button", onclick: () => ((form.count += 1), redraw()) }, i18n.t("new.add"));
+  const gameSel = el("select", { id: "game", "aria-label": i18n.t("new.game") });
+  for (const k of kinds) gameSel.appendChild(el("option", { value: k.game }, i18n.t(`game.${k.game}`)));
+  gameSel.value = kind.game;
+  gameSel.addEventListener("change", () => {
+    form.game = gameSel.value;
+    renderNewGame(container, app, mode);
+  });
+  const europe = kind.game === "europe";
   const variant = el("select", { id: "variant", "aria-label": i18n.t("new.variant") });
   for (const v of map.variants) variant.appendChild(el("option", { value: v.id }, i18n.t(`variant.${v.id}`)));
   const pay = el("select", { id: "payment", "aria-label": i18n.t("new.payment") });
@@ -305,17 +327,26 @@ export function renderNewGame(container, app, mode = "table") {
   const modeSel = el("select", { id: "mode", "aria-label": i18n.t("new.mode") });
   for (const m of ["table", "photo"]) modeSel.appendChild(el("option", { value: m }, i18n.t(`mode.${m}`)));
   modeSel.value = mode;
+  const startPoints = el("input", { type: "number", id: "start-points", min: "1", max: "99", value: "13", inputmode: "numeric", "aria-label": i18n.t("new.start_points") });
   const start = () => {
     const players = rowEls.map((r, i) => ({ name: r.name.value.trim() || `${i18n.t("col.player")} ${i + 1}`, color: r.color.value }));
-    app.act({ type: "new_game", variant: variant.value, payment_mode: pay.value, mode: modeSel.value, players }).then((s) => s && toast(i18n.t("notice.saved")));
+    let action;
+    if (europe) action = { type: "new_game", variant: variant.value, payment_mode: pay.value, mode: modeSel.value, players };
+    else if (kind.game === "london") action = { type: "new_game", game: "london", payment_mode: pay.value, players };
+    else if (kind.game === "transeuropa") action = { type: "new_game", game: "transeuropa", start_points: Number(startPoints.value) || 13, players };
+    else action = { type: "new_game", game: kind.game, players };
+    app.act(action).then((s) => s && toast(i18n.t("notice.saved")));
   };
-  container.append(
+  const parts = [
+    kinds.length > 1 ? el("label", null, i18n.t("new.game"), gameSel) : null,
     el("fieldset", null, el("legend", null, i18n.t("new.players")), rows, add),
-    el("label", null, i18n.t("new.variant"), variant),
-    el("label", null, i18n.t("new.payment"), pay),
-    el("label", null, i18n.t("new.mode"), modeSel),
+    europe ? el("label", null, i18n.t("new.variant"), variant) : null,
+    europe || kind.game === "london" ? el("label", null, i18n.t("new.payment"), pay) : null,
+    europe ? el("label", null, i18n.t("new.mode"), modeSel) : null,
+    kind.game === "transeuropa" ? el("label", null, i18n.t("new.start_points"), startPoints) : null,
     el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "start-game", onclick: start }, i18n.t("act.start"))),
-  );
+  ];
+  container.append(...parts.filter(Boolean));
   redraw();
 }
 
@@ -344,6 +375,7 @@ export function describeAction(a, app) {
   const r = a.route && map.routes[a.route];
   switch (a.type) {
     case "claim":
+      if (!isEurope(state)) return describeOther(a, app);
       return `${who}: ${r ? i18n.route(r) : a.route}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
     case "build_station":
       return `${who}: ${i18n.t("col.stations")} ${i18n.city(a.city)}`;
@@ -364,7 +396,7 @@ export function describeAction(a, app) {
     case "finish":
       return i18n.t("act.finish");
     default:
-      return `${who} ${a.type}`;
+      return describeOther(a, app) || `${who} ${a.type}`;
   }
 }
 

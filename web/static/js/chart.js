@@ -60,8 +60,9 @@ export function drawChart(container, points, state, i18n) {
   const B = 22;
   const maxX = Math.max(1, ...points.map((p) => p.turn));
   const maxY = Math.max(10, ...points.flatMap((p) => Object.values(p.scores)));
+  const minY = Math.min(0, ...points.flatMap((p) => Object.values(p.scores)));
   const x = (t) => L + ((W - L - 8) * t) / maxX;
-  const y = (v) => H - B - ((H - B - 8) * Math.max(v, Math.min(0, v))) / maxY;
+  const y = (v) => H - B - ((H - B - 8) * (v - minY)) / (maxY - minY);
   const ns = "http://www.w3.org/2000/svg";
   const summary = state.players.map((p) => `${p.name} ${points[points.length - 1].scores[p.color]}`).join(", ");
   const s = document.createElementNS(ns, "svg");
@@ -82,7 +83,8 @@ export function drawChart(container, points, state, i18n) {
     add("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end" }).textContent = String(v);
     if (v) add("line", { x1: L, y1: y(v), x2: W - 4, y2: y(v), class: "axis", "stroke-dasharray": "2 4" });
   }
-  add("text", { x: W - 4, y: H - 6, "text-anchor": "end" }).textContent = `${i18n.t("chart.turn")} ${maxX}`;
+  const axis = state.game === "transeuropa" ? i18n.t("chart.round") : state.game === "trambahn" ? i18n.t("chart.scoring") : i18n.t("chart.turn");
+  add("text", { x: W - 4, y: H - 6, "text-anchor": "end" }).textContent = `${axis} ${maxX}`;
   for (const p of state.players) {
     const pts = points.map((q) => `${x(q.turn).toFixed(1)},${y(q.scores[p.color] || 0).toFixed(1)}`).join(" ");
     add("polyline", { points: pts, stroke: PLAYER_COLORS[p.color], "data-color": p.color });

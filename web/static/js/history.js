@@ -2,6 +2,7 @@
 
 import { getJSON } from "./api.js";
 import { drawFinal } from "./final.js";
+import { drawGameFinal, gameTitle, isEurope, loadBoard } from "./games.js";
 import { el, toast } from "./ui.js";
 
 export async function setup(app) {
@@ -10,6 +11,20 @@ export async function setup(app) {
   const open = async (id) => {
     try {
       const s = await getJSON(`/api/games/${encodeURIComponent(id)}`);
+      if (!isEurope(s)) {
+        await loadBoard(app, s.game);
+        document.getElementById("map").classList.add("hidden");
+        const panel = document.getElementById("final-panel");
+        panel.classList.remove("hidden");
+        const box = document.getElementById("final");
+        if (s.phase === "finished") drawGameFinal(box, s, app);
+        else {
+          box.textContent = "";
+          box.appendChild(el("p", { class: "muted" }, `${gameTitle(i18n, s.game)}: ${s.players.map((p) => `${p.name} ${p.score}`).join(", ")}`));
+        }
+        panel.scrollIntoView({ behavior: "smooth" });
+        return;
+      }
       const owners = {};
       const stations = {};
       const names = {};
@@ -43,7 +58,7 @@ export async function setup(app) {
         el(
           "li",
           { dataset: { game: g.id } },
-          el("div", { class: "t-head" }, el("strong", null, `${i18n.t(`variant.${g.variant}`)} · ${when}`), el("span", { class: "badge open" }, i18n.t(`phase.${g.phase}`).split(/[:：]/)[0])),
+          el("div", { class: "t-head" }, el("strong", null, `${["london", "transeuropa", "trambahn"].includes(g.variant) ? gameTitle(i18n, g.variant) : i18n.t(`variant.${g.variant}`)} · ${when}`), el("span", { class: "badge open" }, i18n.t(`phase.${g.phase}`).split(/[:：]/)[0])),
           el("div", { class: "muted" }, who),
           el("button", { type: "button", onclick: () => open(g.id) }, i18n.t("history.open")),
         ),

@@ -5,6 +5,7 @@ import { act, getJSON, subscribe } from "./api.js";
 import { describeAction, openCity, openRoute, renderActions, renderLog, renderNewGame, renderPairing, renderPending } from "./actions.js";
 import { drawChart, mergeState, seriesFromEvents } from "./chart.js";
 import { drawFinal } from "./final.js";
+import { drawGameFinal, gameTitle, isEurope, loadBoard, renderGameScores, renderGameView } from "./games.js";
 import { chooseLang, I18n } from "./i18n.js";
 import { BoardMap, unpackMap } from "./map.js";
 import { announcementText, noticeText } from "./notices.js";
@@ -34,7 +35,7 @@ function banner(app) {
   } else {
     text.appendChild(el("span", { class: "who", id: "phase" }, i18n.t(`phase.${state.phase}`)));
   }
-  if (state.last && state.last.type) text.appendChild(el("div", { class: "muted", id: "last-move" }, describeAction({ ...state.last, tickets: undefined }, app)));
+  if (state.last && state.last.type) text.appendChild(el("div", { class: "muted", id: "last-move" }, describeAction({ ...state.last, ...(state.last.action || {}) }, app)));
   const ann = announcementText(state, app);
   if (ann) text.appendChild(el("div", { class: "announcement", id: "announcement", role: "status" }, ann));
   box.appendChild(text);
@@ -47,6 +48,10 @@ function scoreboard(app) {
   box.textContent = "";
   if (!state || !state.players || !state.players.length) {
     box.appendChild(el("p", { class: "muted" }, i18n.t("phase.none")));
+    return;
+  }
+  if (!isEurope(state)) {
+    renderGameScores(box, app);
     return;
   }
   const head = el("tr", null, ...["col.player", "col.score", "col.trains", "col.stations", "col.tickets"].map((k) => el("th", { scope: "col" }, i18n.t(k))));
@@ -70,7 +75,7 @@ function scoreboard(app) {
 
 function boardFromState(app) {
   const { state } = app;
-  if (!app.board || app.page === "photo" || app.page === "history") return;
+  if (!app.board || app.page === "photo" || app.page === "history" || !isEurope(state)) return;
   const owners = {};
   const stations = {};
   const names = {};
@@ -85,7 +90,9 @@ function boardFromState(app) {
 async function refreshChart(app, full) {
   const box = $("chart");
   if (!box || !app.state) return;
-  if (full && app.state.game_id) {
+  if (!isEurope(app.state)) {
+    app.points = app.state.series || [];
+  } else if (full && app.state.game_id) {
     try {
       const { events } = await getJSON(`/api/games/${encodeURIComponent(app.state.game_id)}/events`);
       app.points = seriesFromEvents(events || [], app.state, app.map);
@@ -105,6 +112,16 @@ function render(app) {
     else a.removeAttribute("aria-current");
   }
   $("lang").textContent = app.i18n.t("lang.switch");
+  const europe = isEurope(app.state);
+  if (app.page !== "history" && app.page !== "photo") {
+    if ($("map")) $("map").classList.toggle("hidden", !europe);
+    for (const h of document.querySelectorAll(".map-hint")) h.classList.toggle("hidden", !europe);
+  }
+  if ($("game-panel")) {
+    $("game-panel").classList.toggle("hidden", europe);
+    $("game-title").textContent = europe ? "" : gameTitle(app.i18n, app.state.game);
+    renderGameView($("game"), app);
+  }
   banner(app);
   scoreboard(app);
   boardFromState(app);
@@ -113,7 +130,7 @@ function render(app) {
   const finished = app.state && app.state.phase === "finished";
   if ($("final-panel") && app.page !== "history") {
     $("final-panel").classList.toggle("hidden", !finished);
-    if (finished) drawFinal($("final"), app.state, app);
+    if (finished) (europe ? drawFinal : drawGameFinal)($("final"), app.state, app);
   }
   if ($("pairing")) renderPairing($("pairing"), app);
   if ($("log")) renderLog($("log"), app);
@@ -151,6 +168,11 @@ async function main() {
     app.state = s;
     if (s.pending) app.pending = s.pending;
     if (changed && app.board) app.board.highlight([]);
+    if (!isEurope(s) && !(app.boards && app.boards[s.game])) {
+      loadBoard(app, s.game)
+        .then(() => app.state === s && (render(app), refreshChart(app, false)))
+        .catch(() => toast(i18n.t("err.network"), "error"));
+    }
     render(app);
     refreshChart(app, gameChanged);
   };
@@ -167,6 +189,7 @@ async function main() {
   };
   let ticketsBusy = null;
   app.refreshTickets = () => {
+    if (!$("tickets")) return Promise.resolve(); // only a player's page lists tickets
     if (ticketsBusy) return ticketsBusy;
     ticketsBusy = loadTickets(app).then((data) => {
       ticketsBusy = null;
@@ -179,6 +202,13 @@ async function main() {
     app.board = new BoardMap($("map"), map, i18n);
     app.board.onRoute = (id) => (app.routeTap ? app.routeTap(id) : openRoute(app, id));
     app.board.onCity = (id) => (app.cityTap ? app.cityTap(id) : openCity(app, id));
+  }
+  if ($("newgame") && app.page !== "photo") {
+    try {
+      app.kinds = (await getJSON("/api/kinds")).games;
+    } catch {
+      app.kinds = null;
+    }
   }
   if ($("newgame")) renderNewGame($("newgame"), app, app.page === "photo" ? "photo" : "table");
   if (app.page === "photo") await (await import("./photo.js")).setup(app);

@@ -15,6 +15,7 @@ export const CARD_COLORS = {
   red: "#d8403a",
   grey: "#a5a5a5",
   locomotive: "#8c6bd6",
+  bus: "conic-gradient(#d8403a, #f1d031, #45a552, #3674d1, #e77fb3, #d8403a)",
 };
 
 export const PLAYER_COLORS = {
@@ -23,6 +24,8 @@ export const PLAYER_COLORS = {
   green: "#137a2c",
   yellow: "#f2b600",
   black: "#111111",
+  white: "#f4f4f4",
+  purple: "#7b3fa8",
 };
 
 function svg(tag, attrs, parent) {

@@ -93,7 +93,7 @@ export async function setup(app) {
     const state = app.state;
     const photoGame = state && state.game_id && state.mode === "photo";
     if (photoGame && draft.gameId !== state.game_id) fromState();
-    if (state && state.phase === "finished") fromState();
+    if (state && state.phase === "finished" && (!state.game || state.game === "europe")) fromState();
     redrawMap();
     if (panel.dataset.game === String(state?.game_id) && panel.dataset.lang === i18n.lang && panel.dataset.phase === state?.phase) return;
     panel.dataset.game = String(state?.game_id);

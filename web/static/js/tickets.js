@@ -2,6 +2,7 @@
 // shortest set of free routes still missing (drawn on the map on request).
 
 import { getJSON } from "./api.js";
+import { drawLondonTickets } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { el } from "./ui.js";
 
@@ -26,6 +27,14 @@ export function drawTickets(container, data, app) {
   if (me) container.appendChild(el("p", { class: "row" }, el("span", { class: `swatch ${me.color}` }), i18n.t("me.you_are", { color: `${me.name} (${i18n.color(me.color)})` })));
   if (!data || data.error) {
     container.appendChild(el("p", { class: "muted" }, data && data.error === 404 ? i18n.t("phase.none") : i18n.t("me.not_paired")));
+    return;
+  }
+  if (data.game === "london") {
+    drawLondonTickets(container, data, app);
+    return;
+  }
+  if (data.game) {
+    container.appendChild(el("p", { class: "muted" }, i18n.t("me.nothing_private")));
     return;
   }
   if (data.pending && data.pending.length) {

@@ -65,22 +65,22 @@ export function toast(text, level = "info", ms = 4000) {
 const CARDS = ["red", "blue", "green", "yellow", "orange", "pink", "white", "black", "locomotive"];
 
 // Tap a card to add one; the line below lists what was tapped. `max` limits the count.
-export function cardPicker(i18n, { max = 99, initial = [] } = {}) {
+export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS } = {}) {
   let cards = [...initial];
   const counts = {};
   const buttons = {};
   const paid = el("div", { class: "paid", "aria-live": "polite" });
   const grid = el("div", { class: "cards", role: "group", "aria-label": i18n.t("cards.pick") });
   const refresh = () => {
-    for (const c of CARDS) counts[c] = 0;
+    for (const c of deck) counts[c] = 0;
     for (const c of cards) counts[c] += 1;
-    for (const c of CARDS) {
+    for (const c of deck) {
       buttons[c].querySelector(".n").textContent = counts[c] ? String(counts[c]) : "";
       buttons[c].setAttribute("aria-pressed", counts[c] ? "true" : "false");
     }
     paid.textContent = `${i18n.cardList(cards)}${cards.length ? ` (${i18n.t("cards.count", { n: cards.length })})` : ""}`;
   };
-  for (const c of CARDS) {
+  for (const c of deck) {
     const b = el(
       "button",
       {

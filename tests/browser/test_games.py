@@ -1,0 +1,155 @@
+"""The other games on a phone-sized chromium (390 x 844): London by tapping routes listed by
+district, Trans Europa rounds on the score track, Trambahn cards and scorings by tapping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import Server
+from .test_dashboard import api, host_page, score_of, see, watch_requests
+
+
+def start(page: Any, game: str, names: list[str], **fields: str) -> None:
+    page.select_option("#newgame #game", game)
+    page.wait_for_selector("#newgame input[data-i='0']")
+    while page.locator("#newgame .player-row").count() > len(names):
+        n = page.locator("#newgame .player-row").count()
+        page.click(f"#newgame button[aria-label='Remove {n}']")
+    for i, name in enumerate(names):
+        page.fill(f"#newgame input[data-i='{i}']", name)
+    for selector, value in fields.items():
+        page.fill(selector, value)
+    page.click("#start-game")
+    page.wait_for_selector("#game-panel:not(.hidden)")
+
+
+def japanese(page: Any, title: str) -> None:
+    page.click("#lang")
+    see(page, "html", "ja", attr="lang")
+    see(page, "#game-title", title)
+    page.click("#lang")
+    see(page, "html", "en", attr="lang")
+
+
+def test_london_by_tapping(server: Server, phone: Any) -> None:
+    from playwright.sync_api import expect
+
+    host = host_page(phone, server)
+    outside = watch_requests(host, server)
+    start(host, "london", ["Aki", "Ben"])
+    see(host, "#game-title", "Ticket to Ride: London")
+    assert host.locator("#map").is_hidden()
+    assert host.locator("#scores tbody tr").count() == 2
+    assert host.locator("#game .district").count() == 5  # every location is in a district
+    # each player keeps first tickets (the London deck)
+    for color, ticket in (
+        ("blue", "piccadilly-circus--waterloo"),
+        ("red", "covent-garden--hyde-park"),
+    ):
+        host.click(f"[data-keep={color}]")
+        host.check(f".sheet label[data-ticket='{ticket}'] input")
+        host.click("#keep-go")
+        host.wait_for_selector(f"[data-keep={color}]", state="detached")
+    host.wait_for_selector("#whose-turn[data-color=blue]")
+    # Aki claims Big Ben - Waterloo from the Big Ben entry of district 2, with the quick fill
+    host.click("#game .district[data-district='2'] details[data-location='big-ben'] summary")
+    host.click("#game details[data-location='big-ben'] button[data-route='big-ben--waterloo']")
+    host.wait_for_selector(".sheet #claim-go")
+    host.click(".sheet button.quick")
+    host.click("#claim-go")
+    see(host, "#scores tr[data-color=blue] td.score", "1")
+    assert host.inner_text("#scores tr[data-color=blue] td.trains") == "16"
+    see(host, "#last-move", "Aki: Big Ben – Waterloo (blue)")
+    # a second claim in the same turn is refused with the server's sentence
+    host.select_option("#route-select", "big-ben--trafalgar-square")
+    host.click("#claim-go")
+    host.wait_for_selector(".toast.error")
+    assert "already took this turn's action" in host.inner_text(".toast.error")
+    host.click(".sheet .actions button >> text=Cancel")
+    host.click("#end-turn")
+    host.wait_for_selector("#whose-turn[data-color=red]")
+    host.click("#drew")
+    expect(host.locator("#drew")).to_be_disabled()
+    host.click("#undo")
+    expect(host.locator("#drew")).to_be_enabled()
+    japanese(host, "チケット・トゥ・ライド：ロンドン")
+    host.click("#finish")
+    host.click("#finish-go")
+    host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")
+    assert host.inner_text(".final-player[data-color=blue] dd.districts") == "0"
+    total = host.get_attribute(".final-player[data-color=blue] .total", "data-total")
+    state = api(server, "GET", "/api/state")
+    blue = next(p for p in state["players"] if p["color"] == "blue")
+    assert total == str(blue["final"]["total"]) == score_of(host, "blue")
+    assert blue["final"]["route_points"] == 1 and blue["final"]["ticket_points"] == -3
+    assert outside == [] and host.js_errors == []
+
+
+def test_transeuropa_rounds_on_the_score_track(server: Server, phone: Any) -> None:
+    host = host_page(phone, server)
+    start(host, "transeuropa", ["Aki", "Ben", "Chiara"], **{"#start-points": "6"})
+    see(host, "#game-title", "Trans Europa")
+    assert [p["score"] for p in api(server, "GET", "/api/state")["players"]] == [6, 6, 6]
+    see(host, "#announcement", "Round 1: Aki (blue) starts.")
+    host.fill("input[data-penalty=red]", "2")
+    host.click("input[data-penalty=green] ~ button")  # the + button: 1
+    host.click("#te-record")
+    host.wait_for_selector("#game tr[data-round='1']")
+    assert score_of(host, "red") == "4" and score_of(host, "green") == "5"
+    see(host, "#announcement", "Round 2: Ben (red) starts.")
+    # a bad position is refused with a sentence, nothing changes
+    host.click("#actions details summary")
+    host.fill("#te-position", '{"players": [{"color": "red", "cities": ["atlantis"]}]}')
+    host.click("#te-position-go")
+    host.wait_for_selector(".toast.error")
+    assert "atlantis" in host.inner_text(".toast.error")
+    # round 2 sends Ben into the red area: the game ends by itself
+    host.fill("input[data-penalty=red]", "5")
+    host.click("#te-record")
+    host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=green]")
+    see(host, "#phase", "Final scores")
+    assert host.inner_text(".final-player[data-color=blue] .total") == "6"
+    assert "Winner: Aki" in host.inner_text("#final")
+    assert host.locator("#game td.red-area").count() == 1
+    japanese(host, "トランスヨーロッパ")
+    host.click("#undo")
+    host.wait_for_selector("#final-panel.hidden", state="attached")
+    assert score_of(host, "red") == "4"
+    assert host.js_errors == []
+
+
+def test_trambahn_by_tapping(server: Server, phone: Any) -> None:
+    host = host_page(phone, server)
+    start(host, "trambahn", ["Aki", "Ben"])
+    see(host, "#game-title", "Trambahn")
+    see(host, "#tram-count", "Terminal scorings: 0 of 10")
+    host.click("[data-new-line=blue]")
+    host.click(".sheet [data-line-color=brown]")
+    host.wait_for_selector(".tram-player[data-color=blue] .tram-line[data-line='brown-1']")
+    host.click("[data-tram='brown-1:horse']")
+    host.wait_for_selector("[data-tram='brown-1:horse']", state="detached")
+    for card in ("6", "7"):
+        host.click("[data-stop='brown-1']")
+        host.click(f".sheet button[data-card='{card}']")
+        host.wait_for_selector(".sheet", state="detached")
+    host.click("[data-stop='brown-1']")
+    host.click(".sheet button[data-card='3']")  # not ascending: refused, the sheet stays
+    host.wait_for_selector(".toast.error")
+    assert "ascending" in host.inner_text(".toast.error")
+    host.click(".sheet .actions button")
+    for _ in range(4):
+        host.click("[data-passenger=brown]")
+    see(host, "#tram-count", "Terminal scorings: 1 of 10")
+    assert score_of(host, "blue") == "6" and score_of(host, "red") == "0"
+    see(host, ".tram-player[data-color=blue] h3 .score", "6")
+    host.click("#undo")
+    see(host, "#tram-count", "Terminal scorings: 0 of 10")
+    assert host.inner_text("[data-terminal=brown]").find("3/4") >= 0
+    japanese(host, "トラムバーン")
+    host.click("[data-score=green]")
+    see(host, "#tram-count", "Terminal scorings: 1 of 10")
+    host.click("#finish")
+    host.click("#finish-go")
+    host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=red]")
+    assert "Winner: Aki, Ben" in host.inner_text("#final")
+    assert host.js_errors == []
