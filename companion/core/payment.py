@@ -1,17 +1,38 @@
-"""Paying for routes, tunnels and stations: which exact sets of cards are legal."""
+"""Paying for routes, tunnels and stations: which exact sets of cards are legal.
+
+The route payment rules (one colour, the board's wild card standing in for any; grey routes take
+any one colour) are written once over a :class:`~companion.core.cards.CardSet`, so London uses
+them with its buses: ``paying_color_in``, ``check_payment``, ``payment_choices``.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from .board import Route
-from .cards import COLORS, LOCO, Card
+from .cards import COLORS, EUROPE_CARDS, LOCO, Card, CardSet, TrainCard
 from .errors import IllegalActionError
 
+C = TypeVar("C", bound=TrainCard)
 
-def _describe(cards: Sequence[Card]) -> str:
+
+class PaidRoute(Protocol):
+    """What paying for a route needs to know of it (a Europe or a London route)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def length(self) -> int: ...
+
+    @property
+    def color(self) -> TrainCard | None: ...
+
+
+def describe(cards: Sequence[TrainCard]) -> str:
     if not cards:
         return "no cards"
     counts = Counter(cards)
@@ -20,15 +41,83 @@ def _describe(cards: Sequence[Card]) -> str:
     )
 
 
-def paying_color(cards: Iterable[Card]) -> Card:
-    """The colour a set of cards pays as: its one non-locomotive colour, or LOCOMOTIVE."""
-    colors = {c for c in cards if c is not LOCO}
+def paying_color_in(cards: Iterable[C], card_set: CardSet[C]) -> C:
+    """The colour a set of cards pays as: its one colour besides the wild card, else the wild."""
+    wild = card_set.wild
+    colors = {c for c in cards if c is not wild}
     if len(colors) > 1:
         names = ", ".join(sorted(c.value for c in colors))
         raise IllegalActionError(
-            f"cards must be of one colour (plus locomotives), got {names}", rule="one-colour"
+            f"cards must be of one colour (plus {card_set.wild_plural}), got {names}",
+            rule="one-colour",
         )
-    return next(iter(colors)) if colors else LOCO
+    return next(iter(colors)) if colors else wild
+
+
+def check_payment(
+    route: PaidRoute, cards: Sequence[C], card_set: CardSet[C], min_wild: int = 0
+) -> C:
+    """Raise IllegalActionError unless ``cards`` exactly pay for ``route``; return the colour.
+
+    ``min_wild``: the wild cards the route needs at least (a ferry's locomotives).
+    """
+    if len(cards) != route.length:
+        raise IllegalActionError(
+            f"{route.id} is {route.length} long and needs exactly {route.length} cards, "
+            f"got {len(cards)} ({describe(cards)})",
+            rule="payment-count",
+        )
+    wild = card_set.wild
+    if min_wild:
+        wilds = sum(1 for c in cards if c is wild)
+        if wilds < min_wild:
+            raise IllegalActionError(
+                f"{route.id} is a ferry and needs at least {min_wild} locomotive"
+                f"{'s' if min_wild > 1 else ''}, got {wilds}",
+                rule="ferry-locomotives",
+            )
+    color = paying_color_in(cards, card_set)
+    if route.color is not None and color is not wild and color is not route.color:
+        raise IllegalActionError(
+            f"{route.id} is {route.color.value}: pay with {route.color.value} cards or "
+            f"{card_set.wild_plural}, not {color.value}",
+            rule="payment-colour",
+        )
+    return color
+
+
+def payment_choices(
+    route: PaidRoute,
+    route_color: C | None,
+    hand: Counter[C],
+    card_set: CardSet[C],
+    min_wild: int = 0,
+) -> Iterator[list[C]]:
+    """Every distinct legal payment for ``route`` that ``hand`` can afford (fewest wild cards
+    first, the all-wild payment last). ``route_color`` is ``route.color``, typed."""
+    wild = card_set.wild
+    colors: Sequence[C] = card_set.colors if route_color is None else (route_color,)
+    length = route.length
+    have_wild = hand[wild]
+    for color in colors:
+        for wilds in range(min_wild, min(have_wild, length) + 1):
+            plain = length - wilds
+            if plain == 0:
+                continue  # all-wild payments are yielded once, below
+            if hand[color] >= plain:
+                yield [color] * plain + [wild] * wilds
+    if have_wild >= length:
+        yield [wild] * length
+
+
+def has_cards(hand: Counter[C], cards: Sequence[C]) -> bool:
+    need = Counter(cards)
+    return all(hand[c] >= n for c, n in need.items())
+
+
+def paying_color(cards: Iterable[Card]) -> Card:
+    """The colour a set of cards pays as: its one non-locomotive colour, or LOCOMOTIVE."""
+    return paying_color_in(cards, EUROPE_CARDS)
 
 
 def check_route_payment(route: Route, cards: Sequence[Card]) -> Card:
@@ -37,27 +126,7 @@ def check_route_payment(route: Route, cards: Sequence[Card]) -> Card:
     Returns the colour paid (LOCOMOTIVE when only locomotives were played). For a tunnel this is
     the initial payment, before any surcharge.
     """
-    if len(cards) != route.length:
-        raise IllegalActionError(
-            f"{route.id} is {route.length} long and needs exactly {route.length} cards, "
-            f"got {len(cards)} ({_describe(cards)})",
-            rule="payment-count",
-        )
-    locos = sum(1 for c in cards if c is LOCO)
-    if locos < route.locomotives:
-        raise IllegalActionError(
-            f"{route.id} is a ferry and needs at least {route.locomotives} locomotive"
-            f"{'s' if route.locomotives > 1 else ''}, got {locos}",
-            rule="ferry-locomotives",
-        )
-    color = paying_color(cards)
-    if route.color is not None and color is not LOCO and color is not route.color:
-        raise IllegalActionError(
-            f"{route.id} is {route.color.value}: pay with {route.color.value} cards or "
-            f"locomotives, not {color.value}",
-            rule="payment-colour",
-        )
-    return color
+    return check_payment(route, cards, EUROPE_CARDS, route.locomotives)
 
 
 def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
@@ -65,7 +134,7 @@ def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
         check_route_payment(route, cards)
     except IllegalActionError as exc:
         return False, str(exc)
-    return True, f"{_describe(cards)} pays for {route.id}"
+    return True, f"{describe(cards)} pays for {route.id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +181,7 @@ def check_surcharge_payment(surcharge: Surcharge, cards: Sequence[Card]) -> None
             else f"{surcharge.color.value} cards or locomotives"
         )
         raise IllegalActionError(
-            f"the tunnel surcharge must be paid with {need}, not {_describe(wrong)}",
+            f"the tunnel surcharge must be paid with {need}, not {describe(wrong)}",
             rule="tunnel-extra-colour",
         )
 
@@ -140,24 +209,9 @@ def check_station_payment(
     return paying_color(cards)
 
 
-def has_cards(hand: Counter[Card], cards: Sequence[Card]) -> bool:
-    need = Counter(cards)
-    return all(hand[c] >= n for c, n in need.items())
-
-
 def payment_options(route: Route, hand: Counter[Card]) -> Iterator[list[Card]]:
     """Every distinct legal payment for ``route`` that ``hand`` can afford (fewest locos first)."""
-    colors: Sequence[Card] = COLORS if route.color is None else (route.color,)
-    have_locos = hand[LOCO]
-    for color in colors:
-        for locos in range(route.locomotives, min(have_locos, route.length) + 1):
-            plain = route.length - locos
-            if plain == 0:
-                continue  # all-locomotive payments are yielded once, below
-            if hand[color] >= plain:
-                yield [color] * plain + [LOCO] * locos
-    if have_locos >= route.length:
-        yield [LOCO] * route.length
+    return payment_choices(route, route.color, hand, EUROPE_CARDS, route.locomotives)
 
 
 def surcharge_options(surcharge: Surcharge, hand: Counter[Card]) -> Iterator[list[Card]]:

@@ -4,10 +4,74 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from .board import GameMap, Route, Variant
 from .cards import PLAYER_COLORS
 from .errors import IllegalActionError, InvalidStateError
+
+
+class BoardRoute(Protocol):
+    """What the board-level checks need to know of a route (a Europe or a London route)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def length(self) -> int: ...
+
+
+def check_route_owners(
+    owners: Mapping[str, str],
+    route: BoardRoute,
+    twin: BoardRoute | None,
+    player: str,
+    n_players: int,
+    closed_up_to: int,
+    closed: str,
+) -> None:
+    """Raise unless ``player`` may take ``route`` (whose double is ``twin``) given who owns what.
+
+    One player never takes both routes of a double; with ``closed_up_to`` players or fewer only
+    one of the pair is used (``closed`` says so, with ``{twin}`` and ``{n}`` filled in).
+    """
+    owner = owners.get(route.id)
+    if owner is not None:
+        who = "you" if owner == player else owner
+        raise IllegalActionError(f"{route.id} is already claimed by {who}", rule="route-taken")
+    if twin is not None:
+        twin_owner = owners.get(twin.id)
+        if twin_owner == player:
+            raise IllegalActionError(
+                f"{player} already owns {twin.id}: one player may not claim both routes of a "
+                "double route",
+                rule="double-both",
+            )
+        if twin_owner is not None and n_players <= closed_up_to:
+            raise IllegalActionError(closed.format(twin=twin.id, n=n_players), rule="double-closed")
+
+
+def check_pieces(route: BoardRoute, left: int, pieces: str) -> None:
+    """Enough trains (``pieces`` "trains") or buses left for ``route``."""
+    if left < route.length:
+        raise IllegalActionError(
+            f"{route.id} needs {route.length} {pieces} and only {left} are left",
+            rule=f"not-enough-{pieces}",
+        )
+
+
+def check_table(players: Sequence[tuple[str, str]], low: int, high: int, game: str) -> None:
+    """A table of ``low``-``high`` players, each with a distinct player colour."""
+    if not low <= len(players) <= high:
+        raise InvalidStateError(f"{game} is for {low}-{high} players, got {len(players)}")
+    colors = [c for _, c in players]
+    for c in colors:
+        if c not in PLAYER_COLORS:
+            raise InvalidStateError(
+                f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
+            )
+    if len(set(colors)) != len(colors):
+        raise InvalidStateError("two players chose the same colour")
 
 
 def check_route_free(
@@ -21,33 +85,19 @@ def check_route_free(
 
     Double routes: one player never takes both; with 2-3 players only one of the pair is used.
     """
-    owner = owners.get(route.id)
-    if owner is not None:
-        who = "you" if owner == player else owner
-        raise IllegalActionError(f"{route.id} is already claimed by {who}", rule="route-taken")
-    twin = game_map.twin_of(route)
-    if twin is not None:
-        twin_owner = owners.get(twin.id)
-        if twin_owner == player:
-            raise IllegalActionError(
-                f"{player} already owns {twin.id}: one player may not claim both routes of a "
-                "double route",
-                rule="double-both",
-            )
-        if twin_owner is not None and n_players <= 3:
-            raise IllegalActionError(
-                f"{twin.id} is taken and with {n_players} players only one route of a double "
-                "route may be used",
-                rule="double-closed",
-            )
+    check_route_owners(
+        owners,
+        route,
+        game_map.twin_of(route),
+        player,
+        n_players,
+        3,
+        "{twin} is taken and with {n} players only one route of a double route may be used",
+    )
 
 
 def check_trains(route: Route, trains_left: int) -> None:
-    if trains_left < route.length:
-        raise IllegalActionError(
-            f"{route.id} needs {route.length} trains and only {trains_left} are left",
-            rule="not-enough-trains",
-        )
+    check_pieces(route, trains_left, "trains")
 
 
 def check_station_free(
@@ -67,16 +117,7 @@ def check_station_free(
 
 def check_players(players: Sequence[tuple[str, str]]) -> None:
     """A table of 2-5 players, each with a distinct player colour."""
-    if not 2 <= len(players) <= 5:
-        raise InvalidStateError(f"Ticket to Ride: Europe is for 2-5 players, got {len(players)}")
-    colors = [c for _, c in players]
-    for c in colors:
-        if c not in PLAYER_COLORS:
-            raise InvalidStateError(
-                f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
-            )
-    if len(set(colors)) != len(colors):
-        raise InvalidStateError("two players chose the same colour")
+    check_table(players, 2, 5, "Ticket to Ride: Europe")
 
 
 def check_first_keep(

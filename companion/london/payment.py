@@ -1,4 +1,7 @@
-"""Paying for a route: the route's length in cards of one colour, buses standing in for any."""
+"""Paying for a route: the route's length in cards of one colour, buses standing in for any.
+
+The rules are the core's (:mod:`companion.core.payment`) over the London card set.
+"""
 
 from __future__ import annotations
 
@@ -6,45 +9,35 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from companion.core.errors import IllegalActionError
+from companion.core.payment import (
+    check_payment,
+    describe,
+    has_cards,
+    paying_color_in,
+    payment_choices,
+)
 
 from .board import Route
-from .cards import BUS, COLORS, Card
+from .cards import LONDON_CARDS, Card
 
-
-def describe(cards: Sequence[Card]) -> str:
-    if not cards:
-        return "no cards"
-    counts = Counter(cards)
-    return ", ".join(f"{n} {c.value}" for c, n in sorted(counts.items(), key=lambda kv: kv[0]))
+__all__ = [
+    "check_route_payment",
+    "describe",
+    "has_cards",
+    "is_legal_payment",
+    "paying_color",
+    "payment_options",
+]
 
 
 def paying_color(cards: Iterable[Card]) -> Card:
     """The colour a set of cards pays as: its one non-bus colour, or BUS when all are buses."""
-    colors = {c for c in cards if c is not BUS}
-    if len(colors) > 1:
-        names = ", ".join(sorted(c.value for c in colors))
-        raise IllegalActionError(
-            f"cards must be of one colour (plus buses), got {names}", rule="one-colour"
-        )
-    return next(iter(colors)) if colors else BUS
+    return paying_color_in(cards, LONDON_CARDS)
 
 
 def check_route_payment(route: Route, cards: Sequence[Card]) -> Card:
     """Raise IllegalActionError unless ``cards`` exactly pay for ``route``; return the colour."""
-    if len(cards) != route.length:
-        raise IllegalActionError(
-            f"{route.id} is {route.length} long and needs exactly {route.length} cards, "
-            f"got {len(cards)} ({describe(cards)})",
-            rule="payment-count",
-        )
-    color = paying_color(cards)
-    if route.color is not None and color is not BUS and color is not route.color:
-        raise IllegalActionError(
-            f"{route.id} is {route.color.value}: pay with {route.color.value} cards or buses, "
-            f"not {color.value}",
-            rule="payment-colour",
-        )
-    return color
+    return check_payment(route, cards, LONDON_CARDS)
 
 
 def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
@@ -55,17 +48,6 @@ def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
     return True, f"{describe(cards)} pays for {route.id}"
 
 
-def has_cards(hand: Counter[Card], cards: Sequence[Card]) -> bool:
-    need = Counter(cards)
-    return all(hand[c] >= n for c, n in need.items())
-
-
 def payment_options(route: Route, hand: Counter[Card]) -> Iterator[list[Card]]:
     """Every distinct legal payment for ``route`` that ``hand`` can afford (fewest buses first)."""
-    colors: Sequence[Card] = COLORS if route.color is None else (route.color,)
-    for color in colors:
-        for buses in range(0, min(hand[BUS], route.length - 1) + 1):
-            if hand[color] >= route.length - buses:
-                yield [color] * (route.length - buses) + [BUS] * buses
-    if hand[BUS] >= route.length:
-        yield [BUS] * route.length
+    return payment_choices(route, route.color, hand, LONDON_CARDS)

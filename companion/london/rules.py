@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from companion.core.cards import PLAYER_COLORS
-from companion.core.errors import IllegalActionError, InvalidStateError
-from companion.core.rules import FinalRound
+from companion.core.errors import IllegalActionError
+from companion.core.rules import FinalRound, check_pieces, check_route_owners, check_table
 
 from .board import LondonMap, Route
 
@@ -32,50 +31,24 @@ def check_route_free(
     Double routes: one player never takes both; in a 2-player game, once one of the pair is
     taken the other is closed.
     """
-    owner = owners.get(route.id)
-    if owner is not None:
-        who = "you" if owner == player else owner
-        raise IllegalActionError(f"{route.id} is already claimed by {who}", rule="route-taken")
-    twin = game_map.twin_of(route)
-    if twin is not None:
-        twin_owner = owners.get(twin.id)
-        if twin_owner == player:
-            raise IllegalActionError(
-                f"{player} already owns {twin.id}: one player may not claim both routes of a "
-                "double route",
-                rule="double-both",
-            )
-        if twin_owner is not None and n_players <= game_map.doubles_closed_up_to_players:
-            raise IllegalActionError(
-                f"{twin.id} is taken and in a {n_players}-player game the other route of a "
-                "double route is closed",
-                rule="double-closed",
-            )
+    check_route_owners(
+        owners,
+        route,
+        game_map.twin_of(route),
+        player,
+        n_players,
+        game_map.doubles_closed_up_to_players,
+        "{twin} is taken and in a {n}-player game the other route of a double route is closed",
+    )
 
 
 def check_buses(route: Route, buses_left: int) -> None:
-    if buses_left < route.length:
-        raise IllegalActionError(
-            f"{route.id} needs {route.length} buses and only {buses_left} are left",
-            rule="not-enough-buses",
-        )
+    check_pieces(route, buses_left, "buses")
 
 
 def check_players(game_map: LondonMap, players: Sequence[tuple[str, str]]) -> None:
     """A table of 2-4 players, each with a distinct player colour."""
-    low, high = game_map.min_players, game_map.max_players
-    if not low <= len(players) <= high:
-        raise InvalidStateError(
-            f"Ticket to Ride: London is for {low}-{high} players, got {len(players)}"
-        )
-    colors = [c for _, c in players]
-    for c in colors:
-        if c not in PLAYER_COLORS:
-            raise InvalidStateError(
-                f"unknown player colour {c!r}: expected one of {', '.join(PLAYER_COLORS)}"
-            )
-    if len(set(colors)) != len(colors):
-        raise InvalidStateError("two players chose the same colour")
+    check_table(players, game_map.min_players, game_map.max_players, "Ticket to Ride: London")
 
 
 def check_first_keep(game_map: LondonMap, chosen: Sequence[str], dealt: int) -> None:
