@@ -3,10 +3,11 @@ district, Trans Europa rounds on the score track, Trambahn cards and scorings by
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .conftest import Server
-from .test_dashboard import api, host_page, score_of, see, watch_requests
+from .test_dashboard import api, host_page, pair, ready, score_of, see, watch_requests
 
 
 def start(page: Any, game: str, names: list[str], **fields: str) -> None:
@@ -51,6 +52,12 @@ def test_london_by_tapping(server: Server, phone: Any) -> None:
         host.click("#keep-go")
         host.wait_for_selector(f"[data-keep={color}]", state="detached")
     host.wait_for_selector("#whose-turn[data-color=blue]")
+    # Aki's phone lists Aki's London ticket, never Ben's
+    aki = pair(host, phone, "blue")
+    aki.wait_for_selector("#my-tickets li[data-ticket='piccadilly-circus--waterloo']")
+    assert "Piccadilly Circus – Waterloo" in aki.inner_text("#my-tickets")
+    assert "covent-garden--hyde-park" not in aki.content()
+    assert aki.evaluate("fetch('/api/players/red/tickets').then(r => r.status)") in (401, 403)
     # Aki claims Big Ben - Waterloo from the Big Ben entry of district 2, with the quick fill
     host.click("#game .district[data-district='2'] details[data-location='big-ben'] summary")
     host.click("#game details[data-location='big-ben'] button[data-route='big-ben--waterloo']")
@@ -82,7 +89,7 @@ def test_london_by_tapping(server: Server, phone: Any) -> None:
     blue = next(p for p in state["players"] if p["color"] == "blue")
     assert total == str(blue["final"]["total"]) == score_of(host, "blue")
     assert blue["final"]["route_points"] == 1 and blue["final"]["ticket_points"] == -3
-    assert outside == [] and host.js_errors == []
+    assert outside == [] and host.js_errors == [] and aki.js_errors == []
 
 
 def test_transeuropa_rounds_on_the_score_track(server: Server, phone: Any) -> None:
@@ -152,4 +159,10 @@ def test_trambahn_by_tapping(server: Server, phone: Any) -> None:
     host.click("#finish-go")
     host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=red]")
     assert "Winner: Aki, Ben" in host.inner_text("#final")
+    # the history page lists the game and opens its final breakdown
+    ready(host, server.url + "/history")
+    see(host, "#history li >> nth=0 >> strong", re.compile(r"^Trambahn · "))
+    host.click("#history li >> nth=0 >> button")
+    host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")
+    assert host.locator("#map").is_hidden()
     assert host.js_errors == []
