@@ -1,15 +1,20 @@
-"""JSON forms of end states (the `companion score` input)."""
+"""JSON forms of end states (the `companion score` input).
+
+``state_object``, ``player_entries`` and ``id_list`` read the parts every board's end state
+shares (London's reads its own on top of them).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .errors import NotationError
 from .scoring import PlayerEnd
 
 
-def _str_list(value: Any, what: str) -> tuple[str, ...]:
+def id_list(value: Any, what: str) -> tuple[str, ...]:
+    """A list of ids (absent: empty), stripped and lower-cased."""
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -17,17 +22,17 @@ def _str_list(value: Any, what: str) -> tuple[str, ...]:
     return tuple(v.strip().lower() for v in value)
 
 
-def end_state_from_json(data: Any) -> tuple[str, list[PlayerEnd]]:
-    """Parse ``{"map": "europe", "players": [...]}`` into (map id, players)."""
+def state_object(data: Any) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise NotationError('the state must be a JSON object with "map" and "players"')
-    map_id = data.get("map", "europe")
-    if not isinstance(map_id, str):
-        raise NotationError('"map" must be a string such as "europe"')
-    raw_players = data.get("players")
+    return data
+
+
+def player_entries(state: Mapping[str, Any]) -> Iterator[tuple[str, str, str, Mapping[str, Any]]]:
+    """(colour, name, "player i (colour)", the object) of each player, checked one by one."""
+    raw_players = state.get("players")
     if not isinstance(raw_players, list):
         raise NotationError('"players" must be a list of player objects')
-    players = []
     for i, p in enumerate(raw_players, start=1):
         if not isinstance(p, Mapping):
             raise NotationError(f"player {i} must be a JSON object")
@@ -37,16 +42,25 @@ def end_state_from_json(data: Any) -> tuple[str, list[PlayerEnd]]:
         name = p.get("name", "")
         if not isinstance(name, str):
             raise NotationError(f'player {i}\'s "name" must be a string')
-        who = f"player {i} ({color})"
-        players.append(
-            PlayerEnd(
-                color=color.strip().lower(),
-                name=name,
-                routes=_str_list(p.get("routes"), f'{who}: "routes"'),
-                stations=_str_list(p.get("stations"), f'{who}: "stations"'),
-                tickets=_str_list(p.get("tickets"), f'{who}: "tickets"'),
-            )
+        yield color.strip().lower(), name, f"player {i} ({color})", p
+
+
+def end_state_from_json(data: Any) -> tuple[str, list[PlayerEnd]]:
+    """Parse ``{"map": "europe", "players": [...]}`` into (map id, players)."""
+    state = state_object(data)
+    map_id = state.get("map", "europe")
+    if not isinstance(map_id, str):
+        raise NotationError('"map" must be a string such as "europe"')
+    players = [
+        PlayerEnd(
+            color=color,
+            name=name,
+            routes=id_list(p.get("routes"), f'{who}: "routes"'),
+            stations=id_list(p.get("stations"), f'{who}: "stations"'),
+            tickets=id_list(p.get("tickets"), f'{who}: "tickets"'),
         )
+        for color, name, who, p in player_entries(state)
+    ]
     return map_id.strip().lower(), players
 
 

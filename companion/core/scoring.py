@@ -1,4 +1,4 @@
-"""Final scoring of a finished Europe game.
+"""Final scoring of a finished Europe game, and the pieces every board's scoring shares.
 
 Each station lets its owner borrow one route of another player at the station's city for
 tickets (the same route for every ticket); the choice is made at the end to the owner's best
@@ -8,15 +8,16 @@ advantage: the most ticket points, then the most completed tickets.
 from __future__ import annotations
 
 import itertools
-from collections import Counter, defaultdict, deque
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from .board import GameMap, Route
 from .cards import PLAYER_COLORS
 from .errors import InvalidStateError
 from .longest import longest_trail
+from .networks import Graph, Link, Networks, route_graph, shortest_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,30 +100,69 @@ class PlayerScore:
         }
 
 
+class Scored(Protocol):
+    """A player's score as the shared standings need it."""
+
+    @property
+    def color(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+S = TypeVar("S", bound=Scored)
+
+
 @dataclass(slots=True)
-class FinalScore:
-    players: list[PlayerScore]
+class Standings(Generic[S]):
+    """Every player's score and the winners' colours (any board)."""
+
+    players: list[S]
     winners: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"players": [p.to_json() for p in self.players], "winners": list(self.winners)}
 
-    def by_color(self, color: str) -> PlayerScore:
+    def by_color(self, color: str) -> S:
         for p in self.players:
             if p.color == color:
                 return p
         raise KeyError(color)
 
 
+@dataclass(slots=True)
+class FinalScore(Standings[PlayerScore]):
+    """The final score of a Europe game."""
+
+
+def rank_players(scores: Sequence[Any], key: Callable[[Any], tuple[int, ...]]) -> list[str]:
+    """Set each score's ``rank`` (equal keys share a rank) and return the winners' colours."""
+    ordered = sorted(scores, key=key)
+    for i, s in enumerate(ordered):
+        s.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(s) else i + 1
+    return [s.color for s in ordered if s.rank == 1]
+
+
+def ticket_result(
+    ticket_id: str, points: int, done: bool, graph: Graph[Any], a: str, b: str
+) -> TicketResult:
+    """A ticket held at the end: +points and the path when completed, -points otherwise."""
+    return TicketResult(
+        id=ticket_id,
+        completed=done,
+        points=points if done else -points,
+        path=shortest_path(graph, a, b) if done else (),
+    )
+
+
 # --- validation -------------------------------------------------------------------------
 
 
-def validate_end_state(game_map: GameMap, players: Sequence[PlayerEnd]) -> None:
-    """Raise InvalidStateError for a position that no legal game can reach."""
+def check_end_players(players: Sequence[Any], low: int, high: int, game: str) -> None:
+    """At most ``high`` players (fewer than ``low`` may be scored), known distinct colours."""
     if not players:
         raise InvalidStateError("the state has no players")
-    if len(players) > 5:
-        raise InvalidStateError(f"Ticket to Ride: Europe has 2-5 players, got {len(players)}")
+    if len(players) > high:
+        raise InvalidStateError(f"{game} has {low}-{high} players, got {len(players)}")
     colors = [p.color for p in players]
     for c in colors:
         if c not in PLAYER_COLORS:
@@ -133,25 +173,83 @@ def validate_end_state(game_map: GameMap, players: Sequence[PlayerEnd]) -> None:
     if dup:
         raise InvalidStateError(f"two players have the colour {dup[0]}")
 
+
+def check_end_routes(
+    color: str,
+    route_ids: Sequence[str],
+    routes: Mapping[str, Link],
+    route_owner: dict[str, str],
+    pieces: tuple[str, int],
+    label: str = "",
+) -> None:
+    """Record ``color``'s routes in ``route_owner``: known ids, owned once, within the player's
+    ``pieces`` (("trains", 45) or ("buses", 17)). ``label`` prefixes "route id" ("London ")."""
+    used = 0
+    for rid in route_ids:
+        if rid not in routes:
+            raise InvalidStateError(f"unknown {label}route id {rid!r} (player {color})")
+        if rid in route_owner:
+            other = route_owner[rid]
+            whom = "twice by " + color if other == color else f"by {other} and {color}"
+            raise InvalidStateError(f"route {rid} is owned {whom}")
+        route_owner[rid] = color
+        used += routes[rid].length
+    noun, per_player = pieces
+    if used > per_player:
+        raise InvalidStateError(
+            f"{color} has {used} {noun} on the board; each player has only {per_player}"
+        )
+
+
+def check_end_tickets(
+    color: str,
+    ticket_ids: Sequence[str],
+    tickets: Mapping[str, object],
+    ticket_holder: dict[str, str],
+    label: str = "",
+) -> None:
+    """Record ``color``'s tickets in ``ticket_holder``: known ids, each held once."""
+    for tid in ticket_ids:
+        if tid not in tickets:
+            raise InvalidStateError(f"unknown {label}ticket id {tid!r} (player {color})")
+        if tid in ticket_holder:
+            other = ticket_holder[tid]
+            whom = "twice by " + color if other == color else f"by {other} and {color}"
+            raise InvalidStateError(f"ticket {tid} is held {whom}")
+        ticket_holder[tid] = color
+
+
+def check_end_doubles(
+    route_owner: Mapping[str, str],
+    routes: Mapping[str, Link],
+    n_players: int,
+    closed_up_to: int,
+    closed: str,
+) -> None:
+    """No player on both routes of a double; with ``closed_up_to`` players or fewer, never both
+    routes of a double taken (``closed`` says so, with ``{a}``, ``{b}`` and ``{n}``)."""
+    for rid, owner in route_owner.items():
+        twin = routes[rid].twin
+        if twin is None or twin not in route_owner or rid > twin:
+            continue
+        if route_owner[twin] == owner:
+            raise InvalidStateError(
+                f"{owner} owns both {rid} and {twin}: one player may not claim both routes of a "
+                "double route"
+            )
+        if n_players <= closed_up_to:
+            raise InvalidStateError(closed.format(a=rid, b=twin, n=n_players))
+
+
+def validate_end_state(game_map: GameMap, players: Sequence[PlayerEnd]) -> None:
+    """Raise InvalidStateError for a position that no legal game can reach."""
+    check_end_players(players, 2, 5, "Ticket to Ride: Europe")
     route_owner: dict[str, str] = {}
     station_owner: dict[str, str] = {}
     ticket_holder: dict[str, str] = {}
+    pieces = ("trains", game_map.trains_per_player)
     for p in players:
-        trains = 0
-        for rid in p.routes:
-            if rid not in game_map.routes:
-                raise InvalidStateError(f"unknown route id {rid!r} (player {p.color})")
-            if rid in route_owner:
-                other = route_owner[rid]
-                whom = "twice by " + p.color if other == p.color else f"by {other} and {p.color}"
-                raise InvalidStateError(f"route {rid} is owned {whom}")
-            route_owner[rid] = p.color
-            trains += game_map.routes[rid].length
-        if trains > game_map.trains_per_player:
-            raise InvalidStateError(
-                f"{p.color} has {trains} trains on the board; each player has only "
-                f"{game_map.trains_per_player}"
-            )
+        check_end_routes(p.color, p.routes, game_map.routes, route_owner, pieces)
         if len(p.stations) > game_map.stations_per_player:
             raise InvalidStateError(
                 f"{p.color} has {len(p.stations)} stations; each player has only "
@@ -166,61 +264,22 @@ def validate_end_state(game_map: GameMap, players: Sequence[PlayerEnd]) -> None:
                     "a city holds one station at most"
                 )
             station_owner[city] = p.color
-        for tid in p.tickets:
-            if tid not in game_map.tickets:
-                raise InvalidStateError(f"unknown ticket id {tid!r} (player {p.color})")
-            if tid in ticket_holder:
-                other = ticket_holder[tid]
-                whom = "twice by " + p.color if other == p.color else f"by {other} and {p.color}"
-                raise InvalidStateError(f"ticket {tid} is held {whom}")
-            ticket_holder[tid] = p.color
-
-    for rid, owner in route_owner.items():
-        twin = game_map.routes[rid].twin
-        if twin is None or twin not in route_owner or rid > twin:
-            continue
-        if route_owner[twin] == owner:
-            raise InvalidStateError(
-                f"{owner} owns both {rid} and {twin}: one player may not claim both routes of a "
-                "double route"
-            )
-        if len(players) <= 3:
-            raise InvalidStateError(
-                f"both {rid} and {twin} are claimed, but with {len(players)} players only one "
-                "route of a double route may be used"
-            )
+        check_end_tickets(p.color, p.tickets, game_map.tickets, ticket_holder)
+    check_end_doubles(
+        route_owner,
+        game_map.routes,
+        len(players),
+        3,
+        "both {a} and {b} are claimed, but with {n} players only one route of a double route "
+        "may be used",
+    )
 
 
 # --- tickets and stations ----------------------------------------------------------------
 
 
-class _Components:
-    """Connected components of one player's own routes."""
-
-    def __init__(self, routes: Sequence[Route]) -> None:
-        self.parent: dict[str, str] = {}
-        for r in routes:
-            self.union(r.a, r.b)
-
-    def find(self, x: str) -> str:
-        parent = self.parent
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while x != root:
-            nxt = parent.get(x, x)
-            parent[x] = root
-            x = nxt
-        return root
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
-
-
 def _completed_with(
-    comps: _Components,
+    comps: Networks,
     borrowed: Sequence[Route],
     tickets: Sequence[tuple[str, str, int]],
 ) -> tuple[int, int, int]:
@@ -270,31 +329,6 @@ def _joined_value(
     return points, count
 
 
-def _path(graph: Mapping[str, list[tuple[str, Route]]], start: str, goal: str) -> tuple[str, ...]:
-    """Fewest-routes path from start to goal in ``graph`` (breadth first)."""
-    if start == goal:
-        return ()
-    prev: dict[str, tuple[str, Route]] = {}
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        city = queue.popleft()
-        for nxt, route in graph.get(city, ()):
-            if nxt in seen:
-                continue
-            seen.add(nxt)
-            prev[nxt] = (city, route)
-            if nxt == goal:
-                out: list[str] = []
-                while nxt != start:
-                    city, route = prev[nxt]
-                    out.append(route.id)
-                    nxt = city
-                return tuple(reversed(out))
-            queue.append(nxt)
-    return ()
-
-
 def _best_stations(
     game_map: GameMap,
     player: PlayerEnd,
@@ -303,7 +337,7 @@ def _best_stations(
 ) -> tuple[dict[str, str | None], list[TicketResult]]:
     tickets = [game_map.tickets[t] for t in player.tickets]
     pairs = [(t.a, t.b, t.points) for t in tickets]
-    comps = _Components(own)
+    comps = Networks(own)
 
     # For each station, the other players' routes at its city that could matter: a route
     # whose far end is already joined to the station's city by own routes adds nothing, and
@@ -353,21 +387,11 @@ def _best_stations(
                 route = None
         station_routes[city] = None if route is None else route.id
 
-    graph: dict[str, list[tuple[str, Route]]] = defaultdict(list)
-    for r in [*own, *borrowed]:
-        graph[r.a].append((r.b, r))
-        graph[r.b].append((r.a, r))
-    results = []
-    for i, t in enumerate(tickets):
-        done = bool(mask >> i & 1)
-        results.append(
-            TicketResult(
-                id=t.id,
-                completed=done,
-                points=t.points if done else -t.points,
-                path=_path(graph, t.a, t.b) if done else (),
-            )
-        )
+    graph = route_graph([*own, *borrowed])
+    results = [
+        ticket_result(t.id, t.points, bool(mask >> i & 1), graph, t.a, t.b)
+        for i, t in enumerate(tickets)
+    ]
     return station_routes, results
 
 
@@ -415,7 +439,4 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
     def key(s: PlayerScore) -> tuple[int, int, int, int]:
         return (-s.total, -s.tickets_completed, s.stations_built, 0 if s.european_express else 1)
 
-    ordered = sorted(scores, key=key)
-    for i, s in enumerate(ordered):
-        s.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(s) else i + 1
-    return FinalScore(players=scores, winners=[s.color for s in ordered if s.rank == 1])
+    return FinalScore(players=scores, winners=rank_players(scores, key))
