@@ -11,11 +11,13 @@ Text form, one action per line: ``<player> <verb> [args...]``, e.g.::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Generic, TypeVar
 
-from .cards import Card, parse_card, parse_cards, parse_player_color
+from .cards import EUROPE_CARDS, Card, CardSet, TrainCard, parse_player_color
 from .errors import NotationError
+
+C = TypeVar("C", bound=TrainCard)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +32,10 @@ class Action:
         out: dict[str, Any] = {"type": self.TYPE}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Card):
+            if isinstance(value, TrainCard):
                 value = value.value
             elif isinstance(value, tuple):
-                value = [v.value if isinstance(v, Card) else v for v in value]
+                value = [v.value if isinstance(v, TrainCard) else v for v in value]
             if value is not None:
                 out[f.name] = value
         return out
@@ -45,19 +47,20 @@ class Action:
         return []
 
 
-def _cards_text(cards: Sequence[Card] | None) -> list[str]:
+def cards_text(cards: Sequence[TrainCard] | None) -> list[str]:
     """Cards as words; an explicitly empty list is ``-`` (no words means "not known")."""
     if cards is None:
         return []
     return [c.value for c in cards] or ["-"]
 
 
-def _parse_card_words(words: Sequence[str]) -> tuple[Card, ...] | None:
+def card_words(words: Sequence[str], card_set: CardSet[C]) -> tuple[C, ...] | None:
+    """The inverse of :func:`cards_text`: no words is None (not known), ``-`` is no cards."""
     if not words:
         return None
     if list(words) == ["-"]:
         return ()
-    return tuple(parse_cards(words))
+    return tuple(card_set.parse_many(words))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +71,12 @@ class DrawDeck(Action):
     VERB: ClassVar[str] = "draw deck"
 
 
-@dataclass(frozen=True, slots=True)
-class DrawFaceUp(Action):
-    """Take one of the five face-up cards (simulation)."""
+class FaceUpDraw(Generic[C]):
+    """Take one of the five face-up cards (simulation). Each board's action declares ``card``
+    with its own cards and puts this before :class:`Action` in its bases."""
 
-    card: Card = Card.LOCOMOTIVE
+    __slots__ = ()
+    card: C
     TYPE: ClassVar[str] = "draw_face_up"
     VERB: ClassVar[str] = "draw face"
 
@@ -80,17 +84,33 @@ class DrawFaceUp(Action):
         return [self.card.value]
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimRoute(Action):
-    """Put trains on a route. ``cards`` may be None at a table where nobody tapped them."""
+class RouteClaim(Generic[C]):
+    """Put pieces on a route; each board's action declares ``route`` and ``cards`` (None at a
+    table where nobody tapped them) and puts this before :class:`Action` in its bases."""
 
-    route: str = ""
-    cards: tuple[Card, ...] | None = None
+    __slots__ = ()
+    route: str
+    cards: tuple[C, ...] | None
     TYPE: ClassVar[str] = "claim"
     VERB: ClassVar[str] = "claim"
 
     def _text_args(self) -> list[str]:
-        return [self.route, *_cards_text(self.cards)]
+        return [self.route, *cards_text(self.cards)]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawFaceUp(FaceUpDraw[Card], Action):
+    """Take one of the five face-up cards (simulation)."""
+
+    card: Card = Card.LOCOMOTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRoute(RouteClaim[Card], Action):
+    """Put trains on a route. ``cards`` may be None at a table where nobody tapped them."""
+
+    route: str = ""
+    cards: tuple[Card, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +122,7 @@ class RevealTunnel(Action):
     VERB: ClassVar[str] = "reveal"
 
     def _text_args(self) -> list[str]:
-        return _cards_text(self.cards)
+        return cards_text(self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +134,7 @@ class PayTunnel(Action):
     VERB: ClassVar[str] = "tunnel-pay"
 
     def _text_args(self) -> list[str]:
-        return _cards_text(self.cards)
+        return cards_text(self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +153,7 @@ class BuildStation(Action):
     VERB: ClassVar[str] = "station"
 
     def _text_args(self) -> list[str]:
-        return [self.city, *_cards_text(self.cards)]
+        return [self.city, *cards_text(self.cards)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,27 +221,40 @@ ACTION_TYPES: dict[str, type[Action]] = {
 }
 
 
+@dataclass(frozen=True)
+class Notation(Generic[C]):
+    """How one board reads actions: its action types and verbs, its cards, the actions it does
+    not have, and the few words in which its messages differ."""
+
+    types: Mapping[str, type[Action]]
+    verbs: Mapping[str, type[Action]]
+    cards: CardSet[C]
+    absent: Mapping[str, str] = field(default_factory=dict)  # type or verb -> why not here
+    tuple_cards: bool = True  # a (Python) tuple of card names is read as a list
+    null_count: bool = True  # "count": null in drew_cards means 2
+    face_any_case: bool = False  # "draw FACE red"
+    claim_id: str = "an id"  # "claim needs <claim_id> in ..."
+    board: str = "Europe"  # "<why>: build_station is not a <board> action"
+
+
 def _id(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise NotationError(f"{what} must be a non-empty id string")
     return value.strip().lower()
 
 
-def _card_list(value: Any, what: str) -> tuple[Card, ...]:
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise NotationError(f"{what} must be a list of card names")
-    return tuple(parse_cards(value))
-
-
-def action_from_json(data: Any) -> Action:
-    """Parse the JSON form of an action (the HTTP API's ``POST /api/actions`` body)."""
+def read_action(data: Any, notation: Notation[C]) -> Action:
+    """Parse the JSON form of an action with ``notation`` (the board's types and cards)."""
     if not isinstance(data, Mapping):
         raise NotationError('an action must be a JSON object with a "type"')
     kind = data.get("type")
-    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+    if isinstance(kind, str) and kind in notation.absent:
+        raise NotationError(f"{notation.absent[kind]}: {kind} is not a {notation.board} action")
+    types = notation.types
+    cls = types.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise NotationError(
-            f"unknown action type {kind!r}: expected one of {', '.join(sorted(ACTION_TYPES))}"
+            f"unknown action type {kind!r}: expected one of {', '.join(sorted(types))}"
         )
     if not isinstance(data.get("player"), str):
         raise NotationError(f'a {kind} action needs "player" (a player colour)')
@@ -233,14 +266,14 @@ def action_from_json(data: Any) -> Action:
         if f.name == "card":
             if not isinstance(value, str):
                 raise NotationError(f'a {kind} action needs "card" (a card name)')
-            kwargs["card"] = parse_card(value)
+            kwargs["card"] = notation.cards.parse(value)
         elif f.name == "cards":
             if value is None:
                 if cls is RevealTunnel:
                     raise NotationError('a tunnel_reveal action needs "cards" (0-3 card names)')
                 kwargs["cards"] = None
             else:
-                kwargs["cards"] = _card_list(value, f'"cards" of {kind}')
+                kwargs["cards"] = _card_list(value, f'"cards" of {kind}', notation)
         elif f.name in ("route", "city"):
             kwargs[f.name] = _id(value, f'"{f.name}" of {kind}')
         elif f.name == "tickets":
@@ -248,12 +281,60 @@ def action_from_json(data: Any) -> Action:
                 raise NotationError('"tickets" must be a list of ticket ids')
             kwargs["tickets"] = tuple(v.strip().lower() for v in value)
         elif f.name == "count":
-            if value is None:
+            if value is None and (notation.null_count or "count" not in data):
                 value = 2
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 2:
                 raise NotationError('"count" of drew_cards must be 0, 1 or 2')
             kwargs["count"] = value
     return cls(**kwargs)
+
+
+def _card_list(value: Any, what: str, notation: Notation[C]) -> tuple[C, ...]:
+    listed = isinstance(value, list) or (notation.tuple_cards and isinstance(value, tuple))
+    if not listed or not all(isinstance(v, str) for v in value):
+        raise NotationError(f"{what} must be a list of card names")
+    return tuple(notation.cards.parse_many(value))
+
+
+def read_action_text(text: str, notation: Notation[C]) -> Action:
+    """Parse the text form (see the module docstring) with ``notation``."""
+    words = text.split()
+    if len(words) < 2:
+        raise NotationError(f"cannot read action {text!r}: expected '<player> <verb> ...'")
+    player = parse_player_color(words[0])
+    verb, args = words[1].lower(), words[2:]
+    if verb in notation.absent:
+        raise NotationError(f"{notation.absent[verb]}: cannot read {text!r}")
+    types = notation.types
+    if verb == "draw":
+        face = args[0].lower() if notation.face_any_case and args else (args[0] if args else "")
+        if args == ["deck"]:
+            return types["draw_deck"](player)
+        if len(args) == 2 and face == "face":
+            return types["draw_face_up"](player, notation.cards.parse(args[1]))  # type: ignore[call-arg]
+        raise NotationError(f"cannot read {text!r}: expected 'draw deck' or 'draw face <card>'")
+    cls = notation.verbs.get(verb)
+    if cls is None:
+        raise NotationError(f"unknown verb {verb!r} in {text!r}")
+    if cls.TYPE in ("claim", "build_station"):
+        if not args:
+            what = notation.claim_id if cls.TYPE == "claim" else "an id"
+            raise NotationError(f"{verb} needs {what} in {text!r}")
+        cards = card_words(args[1:], notation.cards)
+        return cls(player, args[0].lower(), cards)  # type: ignore[call-arg]
+    if cls is RevealTunnel:
+        return RevealTunnel(player, card_words(args, EUROPE_CARDS) or ())
+    if cls is PayTunnel:
+        return PayTunnel(player, card_words(args, EUROPE_CARDS))
+    if cls is KeepTickets:
+        return KeepTickets(player, tuple(a.lower() for a in args))
+    if cls is DrewCards:
+        if len(args) > 1 or (args and args[0] not in ("0", "1", "2")):
+            raise NotationError(f"cannot read {text!r}: expected 'drew [0|1|2]'")
+        return DrewCards(player, int(args[0]) if args else 2)
+    if args:
+        raise NotationError(f"{verb} takes no arguments in {text!r}")
+    return cls(player)
 
 
 _VERBS: dict[str, type[Action]] = {
@@ -269,40 +350,14 @@ _VERBS: dict[str, type[Action]] = {
     "pass": Pass,
 }
 
+EUROPE_NOTATION: Notation[Card] = Notation(ACTION_TYPES, _VERBS, EUROPE_CARDS)
+
+
+def action_from_json(data: Any) -> Action:
+    """Parse the JSON form of an action (the HTTP API's ``POST /api/actions`` body)."""
+    return read_action(data, EUROPE_NOTATION)
+
 
 def parse_action(text: str) -> Action:
     """Parse the text form (see the module docstring)."""
-    words = text.split()
-    if len(words) < 2:
-        raise NotationError(f"cannot read action {text!r}: expected '<player> <verb> ...'")
-    player = parse_player_color(words[0])
-    verb, args = words[1].lower(), words[2:]
-    if verb == "draw":
-        if args == ["deck"]:
-            return DrawDeck(player)
-        if len(args) == 2 and args[0] == "face":
-            return DrawFaceUp(player, parse_card(args[1]))
-        raise NotationError(f"cannot read {text!r}: expected 'draw deck' or 'draw face <card>'")
-    cls = _VERBS.get(verb)
-    if cls is None:
-        raise NotationError(f"unknown verb {verb!r} in {text!r}")
-    if cls is ClaimRoute or cls is BuildStation:
-        if not args:
-            raise NotationError(f"{verb} needs an id in {text!r}")
-        cards = _parse_card_words(args[1:])
-        if cls is ClaimRoute:
-            return ClaimRoute(player, args[0].lower(), cards)
-        return BuildStation(player, args[0].lower(), cards)
-    if cls is RevealTunnel:
-        return RevealTunnel(player, _parse_card_words(args) or ())
-    if cls is PayTunnel:
-        return PayTunnel(player, _parse_card_words(args))
-    if cls is KeepTickets:
-        return KeepTickets(player, tuple(a.lower() for a in args))
-    if cls is DrewCards:
-        if len(args) > 1 or (args and args[0] not in ("0", "1", "2")):
-            raise NotationError(f"cannot read {text!r}: expected 'drew [0|1|2]'")
-        return DrewCards(player, int(args[0]) if args else 2)
-    if args:
-        raise NotationError(f"{verb} takes no arguments in {text!r}")
-    return cls(player)
+    return read_action_text(text, EUROPE_NOTATION)
