@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from .board import GameMap, Route, Variant
 from .cards import PLAYER_COLORS
-from .errors import IllegalActionError, InvalidStateError
+from .errors import IllegalActionError, InvalidStateError, NotationError
 
 
 class BoardRoute(Protocol):
@@ -136,6 +136,28 @@ def check_first_keep(
             f"keep at most {s.long_keep_max} long ticket{'s' if s.long_keep_max != 1 else ''}",
             rule="keep-long-maximum",
         )
+
+
+def check_draw_keep(chosen: Sequence[str], drawn: int, keep_min: int) -> None:
+    """Tickets drawn in a turn: keep at least ``keep_min`` (a lone last ticket must be kept)."""
+    need = min(keep_min, drawn)
+    if len(chosen) < need:
+        raise IllegalActionError(f"keep at least {need} of the drawn tickets", rule="keep-minimum")
+    if len(chosen) > drawn:
+        raise IllegalActionError(
+            f"only {drawn} ticket{'s were' if drawn != 1 else ' was'} drawn", rule="keep-maximum"
+        )
+
+
+R = TypeVar("R")
+
+
+def lookup_route(route: Callable[[str], R], route_id: str) -> R:
+    """``route(route_id)`` (a map's look-up), an unknown id refused as an illegal action."""
+    try:
+        return route(route_id)
+    except NotationError as exc:
+        raise IllegalActionError(str(exc), rule="unknown-route") from None
 
 
 @dataclass

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from companion.core.errors import IllegalActionError
 from companion.core.rules import FinalRound, check_pieces, check_route_owners, check_table
+from companion.core.rules import check_draw_keep as draw_keep
 
 from .board import LondonMap, Route
 
@@ -66,10 +67,4 @@ def check_first_keep(game_map: LondonMap, chosen: Sequence[str], dealt: int) -> 
 
 def check_draw_keep(game_map: LondonMap, chosen: Sequence[str], drawn: int) -> None:
     """Tickets drawn in a turn: keep at least one (a lone last ticket must be kept)."""
-    need = min(game_map.tickets_draw_keep_min, drawn)
-    if len(chosen) < need:
-        raise IllegalActionError(f"keep at least {need} of the drawn tickets", rule="keep-minimum")
-    if len(chosen) > drawn:
-        raise IllegalActionError(
-            f"only {drawn} ticket{'s were' if drawn != 1 else ' was'} drawn", rule="keep-maximum"
-        )
+    draw_keep(chosen, drawn, game_map.tickets_draw_keep_min)
