@@ -97,6 +97,8 @@ def run_game(
     truth_st = {e.city: (e.color, e.t) for e in script.events if e.kind == "station"}
     false = 0
     found = 0
+    false_list: list[tuple[int, str, str, str, str | None]] = []
+    late_list: list[tuple[int, str, str, int]] = []
     latencies: list[int] = []
     clear = np.array(clear_frames)
     for f, e in events:
@@ -110,14 +112,23 @@ def run_game(
             continue
         if not ok or want is None:
             false += 1
+            what = e.route if isinstance(e, ClaimSeen) else e.city
+            false_list.append((f.index, type(e).__name__, what, e.color, want and want[0]))
             continue
         found += 1
         placed = int(np.ceil(want[1] * fps))
         later = clear[clear >= placed]
         if later.size:
             latencies.append(int(f.index - later[0]))
+            if latencies[-1] > 25:
+                what = e.route if isinstance(e, ClaimSeen) else e.city
+                late_list.append((f.index, what, e.color, latencies[-1]))
+    seen = {(e.route, e.color) for _, e in events if isinstance(e, ClaimSeen)}
+    seen |= {(e.city, e.color) for _, e in events if isinstance(e, StationSeen)}
+    missed = [(k, c) for k, (c, _) in (truth | truth_st).items() if (k, c) not in seen]
     n = cam.frame_count
     return {
+        "missed": missed,
         "seed": seed,
         "reader": reader_kind,
         "frames": n,
@@ -126,6 +137,8 @@ def run_game(
         "found": found,
         "false": false,
         "false_per_1000": 1000.0 * false / max(1, n),
+        "false_list": false_list,
+        "late_list": late_list,
         "latency": latencies,
         "watch_ms": 1000.0 * t_watch / max(1, n),
         "stats": watcher.stats,
@@ -270,6 +283,12 @@ def main() -> int:
                 f"{r['false_per_1000']:>8.2f} {statistics.median(lat):>7.1f} "
                 f"{np.percentile(lat, 95):>7.1f} {max(lat):>7d} {r['watch_ms']:>8.1f}"
             )
+            for idx, kind, what, color, want in r["false_list"]:
+                print(f"    false at frame {idx}: {kind} {what} {color} (truth: {want})")
+            for what, color in r["missed"]:
+                print(f"    missed: {what} {color}")
+            for idx, what, color, lat in r["late_list"]:
+                print(f"    late at frame {idx}: {what} {color}, {lat} frames after it was clear")
             t = totals[reader]
             t[0] += r["frames"]
             t[1] += r["false"]

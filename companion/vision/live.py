@@ -78,6 +78,8 @@ class LiveConfig:
     relocate_shift: float = 0.004
     relocate_keep: float = 0.5
     register_response: float = 0.1
+    refine_iterations: int = 30
+    refine_max: float = 4.0
     adopt_seconds: float = 6.0
     stuck_seconds: float = 30.0
     locate_interval: float = 1.0
@@ -509,6 +511,7 @@ class LiveWatcher:
         self.work_size = (int(cfg.work_width), round(cfg.work_width / self.geometry.aspect))
         self._key_idx = self._key_pixels()
         self._zone = self._piece_zone()
+        self._near = self._neighbours()
         self.corners: np.ndarray | None = None
         if corners is not None:
             self.corners = np.asarray(corners, np.float64).reshape(4, 2)
@@ -573,6 +576,48 @@ class LiveWatcher:
             out[("station", cid)] = np.flatnonzero(mask)
         return out
 
+    def _spill_mask(self, key: tuple[str, str]) -> np.ndarray:
+        """Where the pieces of ``key`` can change the board's pixels: a route's spaces with room
+        for crooked trains and their shadows, or a city's spot with a station beside it."""
+        ww, wh = self.work_size
+        mask = np.zeros((wh, ww), np.uint8)
+        kind, key_id = key
+        if kind == "route":
+            for s in self.geometry.routes[key_id].spaces:
+                box = cv2.boxPoints(
+                    ((s.x * ww, s.y * wh + 0.4), (s.w * ww * 1.35, s.h * wh * 2.0), s.angle)
+                )
+                cv2.fillPoly(mask, [np.round(box).astype(np.int32)], 1)
+        else:
+            c = self.geometry.cities[key_id]
+            r = max(2, round(1.1 * max(c.w * ww, c.h * wh)))
+            cv2.circle(mask, (round(c.x * ww), round(c.y * wh)), r, 1, -1)
+        return np.asarray(cv2.dilate(mask, np.ones((3, 3), np.uint8))) > 0
+
+    def _neighbours(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """For every route and city, the other routes and cities whose pixels its pieces can
+        change (a crooked train's end over a city spot, a station's shadow over a track)."""
+        keys = list(self._key_idx)
+        ww = self.work_size[0]
+        rows = {k: (int(v.min()) // ww, int(v.max()) // ww) for k, v in self._key_idx.items()}
+        out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for key in keys:
+            spill = self._spill_mask(key)
+            ys = np.flatnonzero(spill.any(axis=1))
+            if not ys.size:
+                continue
+            y0, y1 = int(ys[0]), int(ys[-1])
+            flat = spill.reshape(-1)
+            out[key] = [
+                other
+                for other in keys
+                if other != key
+                and rows[other][1] >= y0
+                and rows[other][0] <= y1
+                and bool(flat[self._key_idx[other]].any())
+            ]
+        return out
+
     def _piece_zone(self) -> np.ndarray:
         """Where pieces can appear: every route space (with room for crooked trains and their
         shadows) and every city spot."""
@@ -628,7 +673,42 @@ class LiveWatcher:
         dst = np.array([[0, 0], [ww, 0], [ww, wh], [0, wh]], np.float32)
         back = cv2.getPerspectiveTransform(dst, corners.astype(np.float32))
         moved = cv2.perspectiveTransform((dst + np.array([dx, dy], np.float32))[None], back)[0]
-        return np.asarray(moved, np.float64)
+        moved = np.asarray(moved, np.float64)
+        return self._refine(image, moved)
+
+    def _refine(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """Corners aligned to the reference beyond a shift: the homography between the two
+        board pictures (ECC, started from identity) taken back into the frame. A locate is a
+        pixel or two off in scale and turn too, and the reader reads the spaces' boxes at
+        their nominal place: a printed box read a fifth of its width off looks like a piece
+        (its outline on one side). Kept only when it converges to a small correction."""
+        assert self._ref_gray is not None
+        cfg = self.config
+        ww, wh = self.work_size
+        gray = cv2.cvtColor(
+            np.clip(self._warp(image, corners), 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY
+        ).astype(np.float32)
+        warp = np.eye(3, dtype=np.float32)
+        criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, cfg.refine_iterations, 1e-4)
+        try:
+            _, warp = cv2.findTransformECC(
+                self._ref_gray.astype(np.float32),
+                gray,
+                warp,
+                cv2.MOTION_HOMOGRAPHY,
+                criteria,
+                None,
+                3,
+            )
+        except cv2.error:
+            return corners
+        dst = np.array([[0, 0], [ww, 0], [ww, wh], [0, wh]], np.float32)
+        seen = cv2.perspectiveTransform(dst[None], warp)[0]
+        if not np.all(np.isfinite(seen)) or float(np.abs(seen - dst).max()) > cfg.refine_max:
+            return corners
+        back = cv2.getPerspectiveTransform(dst, corners.astype(np.float32))
+        out = cv2.perspectiveTransform(seen[None].astype(np.float32), back)[0]
+        return np.asarray(out, np.float64)
 
     # -- public API --------------------------------------------------------------------------
 
@@ -892,6 +972,12 @@ class LiveWatcher:
             self._patches[key] = flat[idx].copy()
             self._pending.pop(key, None)
 
+    def _refresh_patch(self, key: tuple[str, str], flat: np.ndarray) -> None:
+        """Take the present look of ``key`` as its reference (keeping any half-read change)."""
+        idx = self._key_idx.get(key)
+        if idx is not None:
+            self._patches[key] = flat[idx].copy()
+
     def _consider(
         self, reading: BoardReading, small: np.ndarray, frame: Frame, events: list[Event]
     ) -> None:
@@ -941,7 +1027,7 @@ class LiveWatcher:
                 change = Change(kind, key_id, current, value, float(np.mean(p.confidences)))
                 verdict = self.validator(change, self.state)
                 if verdict.action == "ok":
-                    self._accept(change, flat, frame.index, frame.timestamp, events)
+                    self._accept(change, flat, frame.index, frame.timestamp, events, reading)
                 elif verdict.action == "confirm":
                     self._awaiting[key] = change
                     self.stats["confirmations"] += 1
@@ -954,7 +1040,13 @@ class LiveWatcher:
                     events.append(Vetoed(change, verdict.reason, frame.index, frame.timestamp))
 
     def _accept(
-        self, change: Change, flat: np.ndarray | None, index: int, t: float, events: list[Event]
+        self,
+        change: Change,
+        flat: np.ndarray | None,
+        index: int,
+        t: float,
+        events: list[Event],
+        reading: BoardReading | None = None,
     ) -> None:
         key = (change.kind, change.key)
         self.state.apply(change)
@@ -970,6 +1062,18 @@ class LiveWatcher:
                     self._refresh(("route", info.twin), flat)
                 self._refresh(("station", info.a), flat)
                 self._refresh(("station", info.b), flat)
+            # ... and onto whatever lies beside them (a city the track passes, a crossing
+            # route): their pixels changed because of these pieces, which must not count as
+            # evidence of a change there later. Only where the reader still sees what was
+            # reported: a piece put down there meanwhile keeps its evidence.
+            for other in self._near.get(key, ()):
+                if reading is not None:
+                    seen = (reading.routes if other[0] == "route" else reading.stations).get(
+                        other[1]
+                    )
+                    if seen != self.state.get(*other):
+                        continue
+                self._refresh_patch(other, flat)
         self._vetoed.pop(key, None)
         if change.new is None:
             events.append(PieceRemoved(change, index, t))

@@ -510,10 +510,15 @@ def draw_pieces(
     cast = -np.array([lx, ly]) * float(tcfg["shadow_length"])  # shadow offset per unit height
     shadow = np.zeros((H, W), np.uint8)
     pieces: list[_Piece] = []
-    for k, (rid, s, owner) in enumerate(trains):
+    placed: dict[str, int] = {}
+    for rid, s, owner in trains:
         base = players.get(owner)
         if base is None:
             raise ValueError(f"unknown player colour {owner!r} on {rid}")
+        # seeded by the route and the space's place on it: a train keeps its place on the board
+        # whatever else is put down (a real piece does not move when another route is claimed)
+        k = placed.get(rid, 0)
+        placed[rid] = k + 1
         rng = np.random.default_rng(stable_seed("train", seed, rid, k))
         L = s.w * W * float(tcfg["length"])
         Wd = s.h * H * float(tcfg["width"])

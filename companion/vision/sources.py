@@ -371,14 +371,29 @@ class SimEvent:
         raise SourceError(f"simulated camera event {dict(d)!r} has no claim/station/hand/shadow")
 
 
+@dataclass(frozen=True)
+class SimTurn:
+    """One turn of a simulated game: ``player`` plays from ``t`` (their hand comes in) to
+    ``done`` (their hand has left); ``action`` is "draw" (cards beside the board), "claim"
+    (``key`` a route) or "station" (``key`` a city). The next turn starts at the next ``t``."""
+
+    player: str
+    t: float
+    done: float
+    action: str
+    key: str = ""
+
+
 @dataclass
 class SimScript:
-    """A timeline of events, and how long it runs."""
+    """A timeline of events, and how long it runs (``turns``: the game's turns, when the
+    script is a simulated game)."""
 
     events: list[SimEvent]
     duration: float
     seed: int = 0
     players: tuple[str, ...] = field(default_factory=lambda: PLAYER_COLORS)
+    turns: list[SimTurn] = field(default_factory=list)
 
     def claims(self) -> list[SimEvent]:
         return [e for e in self.events if e.kind in ("claim", "station")]
@@ -480,6 +495,7 @@ def simulated_game(
     built: dict[str, str] = {}
     drawable = sorted(geo.drawable_routes())
     events: list[SimEvent] = []
+    turns: list[SimTurn] = []
     t = 1.5
     turn = 0
     skins = {c: int(rng.integers(0, 5)) for c in colors}
@@ -509,6 +525,7 @@ def simulated_game(
             dur = float(rng.uniform(1.2, 2.0))
             edge = "bottom" if y > 0.5 else "top"
             events.append(SimEvent("hand", t, until=t + dur, target=(x, y), edge=edge, **hand_kw))
+            turns.append(SimTurn(p, t, t + dur, "draw"))
             t += dur + float(rng.uniform(0.3, 1.0))
         elif roll < 0.27 and station_left[p] > 0:
             cities = [c for c in geo.cities if c not in built]
@@ -532,6 +549,7 @@ def simulated_game(
             events.append(SimEvent("station", t + HAND_RAMP + hold / 2, city=city, color=p))
             built[city] = p
             station_left[p] -= 1
+            turns.append(SimTurn(p, t, t + dur, "station", city))
             t += dur + float(rng.uniform(*idle))
         else:
             # shorter routes are more common choices, which makes longer games
@@ -552,6 +570,7 @@ def simulated_game(
             events.append(SimEvent("claim", t + HAND_RAMP + hold / 2, route=route, color=p))
             owner[route] = p
             trains[p] -= info.length
+            turns.append(SimTurn(p, t, t + dur, "claim", route))
             t += dur + float(rng.uniform(*idle))
         # in between: someone hovers or points, a shadow passes, the table gets bumped
         extra = rng.random()
@@ -586,7 +605,7 @@ def simulated_game(
             )
             events.append(SimEvent("nudge", t, offset=off))
             t += float(rng.uniform(*idle))
-    return SimScript(events=events, duration=t + 2.0, seed=seed, players=colors)
+    return SimScript(events=events, duration=t + 2.0, seed=seed, players=colors, turns=turns)
 
 
 class SimulatedCamera(FrameSource):
