@@ -688,7 +688,7 @@ class LiveWatcher:
         gray = cv2.cvtColor(
             np.clip(self._warp(image, corners), 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY
         ).astype(np.float32)
-        warp = np.eye(3, dtype=np.float32)
+        warp: Any = np.eye(3, dtype=np.float32)
         criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, cfg.refine_iterations, 1e-4)
         try:
             _, warp = cv2.findTransformECC(
@@ -697,13 +697,13 @@ class LiveWatcher:
                 warp,
                 cv2.MOTION_HOMOGRAPHY,
                 criteria,
-                None,
+                np.full(gray.shape, 255, np.uint8),
                 3,
             )
         except cv2.error:
             return corners
         dst = np.array([[0, 0], [ww, 0], [ww, wh], [0, wh]], np.float32)
-        seen = cv2.perspectiveTransform(dst[None], warp)[0]
+        seen = cv2.perspectiveTransform(dst[None], np.asarray(warp, np.float64))[0]
         if not np.all(np.isfinite(seen)) or float(np.abs(seen - dst).max()) > cfg.refine_max:
             return corners
         back = cv2.getPerspectiveTransform(dst, corners.astype(np.float32))
