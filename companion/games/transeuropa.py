@@ -244,7 +244,9 @@ class TransEuropa(GameKind):
         kind = action.get("type")
         if kind == "round_penalties":
             pen = action.get("penalties", {})
-            return "round penalties: " + ", ".join(f"{c} -{v}" for c, v in pen.items())
+            return "round penalties: " + ", ".join(
+                f"{c} -{v}" if v else f"{c} 0" for c, v in sorted(pen.items())
+            )
         if kind == "score_round":
             return "round scored from the position"
         return super().describe(action, secret=secret)

@@ -398,3 +398,53 @@ def test_redo_and_replace_work_in_every_game(client: FlaskClient, game: str) -> 
     assert fixed["players"] != first["players"] or fixed["table"] != first["table"]
     r = post(client, {"type": "replace", "seq": seq, "action": {"type": "claim", "player": "red"}})
     assert r.status_code == 400
+
+
+def test_london_final_round_is_announced(service: Service, client: FlaskClient) -> None:
+    from companion.london import london_map
+
+    m = london_map()
+    new_game(client, "london", [("Aki", "red"), ("Ben", "blue")])
+    ok(
+        client,
+        {"type": "keep_tickets", "player": "red", "tickets": ["piccadilly-circus--waterloo"]},
+    )
+    ok(client, {"type": "keep_tickets", "player": "blue", "tickets": ["covent-garden--hyde-park"]})
+    routes = sorted(m.routes.values(), key=lambda r: (-r.length, r.id))
+    st = client.get("/api/state").json
+    for _ in range(40):  # each turn: the longest route the current player may still claim
+        if st["final_round"]:
+            break
+        color = st["current"]
+        for r in routes:
+            res = post(client, {"type": "claim", "player": color, "route": r.id})
+            if res.status_code == 200:
+                break
+            assert res.status_code == 409, res.json
+        st = ok(client, {"type": "end_turn", "player": color})
+    assert st["final_round"] is True and st["announcement_code"] == "london.final_round"
+    params = st["announcement_params"]
+    assert params["n"] <= 2 and params["name"] in ("Aki", "Ben")
+    assert st["announcement"].startswith(f"Final round: {params['name']}")
+    while st["phase"] != "over":
+        st = ok(client, {"type": "end_turn", "player": st["current"]})
+    assert st["announcement_code"] == "game.last_turn_played" and st["current"] is None
+    assert "game is over" in refused(client, {"type": "drew_cards", "player": "red"})
+    st = ok(client, {"type": "finish"})
+    assert st["announcement_code"] == "game.over" and st["series"][-1]["scores"] == {
+        p["color"]: p["final"]["total"] for p in st["players"]
+    }
+
+
+def test_history_of_another_game_at_any_step(client: FlaskClient) -> None:
+    st = new_game(client, "transeuropa", [("Aki", "red"), ("Ben", "blue")])
+    first = ok(client, {"type": "round_penalties", "penalties": {"red": 1, "blue": 2}})
+    ok(client, {"type": "round_penalties", "penalties": {"red": 3, "blue": 0}})
+    gid = st["game_id"]
+    then = client.get(f"/api/games/{gid}/state?seq={first['seq']}").json
+    assert [p["score"] for p in then["players"]] == [12, 11] and then["game"] == "transeuropa"
+    events = client.get(f"/api/games/{gid}/events").json["events"]
+    assert [e["text"] for e in events[1:]] == [
+        "round penalties: blue -2, red -1",
+        "round penalties: blue 0, red -3",
+    ]
