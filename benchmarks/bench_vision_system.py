@@ -110,7 +110,7 @@ def main() -> int:
     )
     cols = (
         "frames pieces reports | FALSE-acc f-veto f-ask f-ign | true-acc t-ask t-ask-fail "
-        "t-veto by-host | w-veto w-ask | mismatch"
+        "t-veto t-ign by-host | w-veto w-ask | mismatch"
     )
     print(f"{'reader':8} {'end':6} {'seed':>4} {cols}")
     for end_turn in args.end_turn:
@@ -149,7 +149,8 @@ def _row(c: SystemCounts) -> str:
     return (
         f"{c.frames:>6} {c.pieces:>6} {c.reports:>7} | {c.false_accepted:>9} {c.false_vetoed:>6} "
         f"{c.false_asked:>5} {c.false_ignored:>5} | {c.true_accepted:>8} {c.true_asked:>5} "
-        f"{c.true_asked_failed:>10} {c.true_vetoed:>6} {c.entered_by_host:>7} | "
+        f"{c.true_asked_failed:>10} {c.true_vetoed:>6} {c.true_ignored:>5} "
+        f"{c.entered_by_host:>7} | "
         f"{c.watcher_vetoes:>6} {c.watcher_questions:>5} | {c.final_mismatches:>8}"
     )
 
