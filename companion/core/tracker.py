@@ -1,4 +1,4 @@
-"""The table tracker: follows a real game from what the table shows.
+"""The Europe table tracker: follows a real game from what the table shows.
 
 It never sees hands or decks. It knows the claims (from the camera or a tap on the map), the
 stations, the cards tapped on the reader (when they are), ticket scans and turn ends, and it
@@ -7,21 +7,20 @@ stations left, exact payments (when cards were tapped), tunnel surcharges and th
 
 Payment modes: ``strict`` (cards must be tapped and be an exact legal payment), ``lenient``
 (tapped cards are checked; a wrong payment is accepted with a warning), ``off`` (not checked).
+The machinery is :class:`~companion.core.tracking.Tracker`'s (shared with London); this module
+adds tunnels, stations and ticket variants.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .actions import (
     Action,
     BuildStation,
     ClaimRoute,
-    DrewCards,
-    EndTurn,
     KeepTickets,
     PayTunnel,
     RevealTunnel,
@@ -29,7 +28,7 @@ from .actions import (
 )
 from .board import GameMap, Route, Variant
 from .cards import Card
-from .errors import IllegalActionError, InvalidStateError, NotationError
+from .errors import IllegalActionError, NotationError
 from .payment import (
     Surcharge,
     check_route_payment,
@@ -39,53 +38,45 @@ from .payment import (
     tunnel_surcharge,
 )
 from .rules import (
-    FinalRound,
     check_first_keep,
     check_players,
     check_route_free,
     check_station_free,
     check_trains,
+    lookup_route,
 )
 from .scoring import FinalScore, PlayerEnd, score_final
+from .tracking import PAYMENT_MODES, Tracked, Tracker
 
-PAYMENT_MODES = ("strict", "lenient", "off")
+__all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer", "TrackedTunnel"]
 
 
 @dataclass
-class TrackedPlayer:
-    color: str
-    name: str
-    routes: list[str] = field(default_factory=list)
+class TrackedPlayer(Tracked):
     stations: list[str] = field(default_factory=list)
-    tickets: list[str] = field(default_factory=list)
     trains: int = 45
-    score: int = 0
-    ready: bool = False  # first tickets chosen
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def pieces(self) -> int:
+        return self.trains
+
+    def use_pieces(self, n: int) -> None:
+        self.trains -= n
+
+    def _middle_json(self) -> dict[str, Any]:
         return {
-            "color": self.color,
-            "name": self.name,
-            "routes": list(self.routes),
             "stations": list(self.stations),
             "tickets": list(self.tickets),
             "trains": self.trains,
-            "score": self.score,
-            "ready": self.ready,
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> TrackedPlayer:
-        return cls(
-            color=d["color"],
-            name=d["name"],
-            routes=list(d["routes"]),
-            stations=list(d["stations"]),
-            tickets=list(d["tickets"]),
-            trains=int(d["trains"]),
-            score=int(d["score"]),
-            ready=bool(d["ready"]),
-        )
+    def _middle_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "stations": list(d["stations"]),
+            "tickets": list(d["tickets"]),
+            "trains": int(d["trains"]),
+        }
 
 
 @dataclass
@@ -118,8 +109,14 @@ class TrackedTunnel:
         return cls(route=d["route"], played=cards(d["played"]), revealed=cards(d["revealed"]))
 
 
-class TableTracker:
+class TableTracker(Tracker[TrackedPlayer]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
+
+    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
+        **Tracker.HANDLERS,
+        ClaimRoute: "_claim",
+        BuildStation: "_station",
+    }
 
     def __init__(
         self,
@@ -130,78 +127,32 @@ class TableTracker:
         payment_mode: str = "lenient",
     ) -> None:
         check_players(players)
-        if payment_mode not in PAYMENT_MODES:
-            raise InvalidStateError(
-                f"payment mode must be one of {', '.join(PAYMENT_MODES)}, not {payment_mode!r}"
-            )
+        super().__init__(
+            [
+                TrackedPlayer(color=c, name=n or c, trains=game_map.trains_per_player)
+                for n, c in players
+            ],
+            payment_mode,
+        )
         self.map = game_map
         self.variant: Variant = game_map.variant(variant)
-        self.payment_mode = payment_mode
-        self.players = [
-            TrackedPlayer(color=c, name=n or c, trains=game_map.trains_per_player)
-            for n, c in players
-        ]
-        self.route_owner: dict[str, str] = {}
         self.station_owner: dict[str, str] = {}
-        self.phase = "setup"  # setup -> playing -> over
-        self.current = 0
-        self.acted = False
         self.tunnel: TrackedTunnel | None = None
-        self.final = FinalRound()
-        self.turn = 0
-        self.warnings: list[str] = []
         self._variant_tickets = {
             t.id for group in game_map.tickets_of_variant(self.variant) for t in group
         }
 
-    # --- queries ----------------------------------------------------------------------
-    @property
-    def n_players(self) -> int:
-        return len(self.players)
+    def _final_round_pieces(self) -> int:
+        return self.map.final_round_trains
 
-    @property
-    def current_player(self) -> TrackedPlayer:
-        return self.players[self.current]
+    def _known_ticket(self, ticket: str) -> bool:
+        return ticket in self.map.tickets
 
-    @property
-    def over(self) -> bool:
-        return self.phase == "over"
-
-    @property
-    def final_round(self) -> bool:
-        return self.final.started
-
-    def player(self, color: str) -> TrackedPlayer:
-        for p in self.players:
-            if p.color == color:
-                return p
-        raise IllegalActionError(f"no player plays {color} in this game", rule="unknown-player")
-
-    def ticket_holder(self, ticket: str) -> str | None:
-        for p in self.players:
-            if ticket in p.tickets:
-                return p.color
-        return None
+    def _shared(self) -> tuple[object, ...]:
+        return (self.map, self.variant)
 
     # --- applying ---------------------------------------------------------------------
-    def apply(self, action: Action) -> list[str]:
-        """Apply an action; returns the warnings it raised (lenient payments)."""
-        before = len(self.warnings)
-        trial = self.copy()
-        trial._apply(action)
-        self.__dict__.update(trial.__dict__)
-        return self.warnings[before:]
-
-    def _apply(self, action: Action) -> None:
-        if self.over:
-            raise IllegalActionError("the game is over", rule="game-over")
-        actor = self.player(action.player)
-        if isinstance(action, KeepTickets) and self.phase == "setup" and not actor.ready:
-            self._keep_initial(actor, action)
-            return
-        if self.phase == "setup":
-            self.phase = "playing"
-        self._turn_check(actor, action)
+    def _check_pending(self, action: Action) -> None:
         if self.tunnel is not None and not isinstance(
             action, RevealTunnel | PayTunnel | WithdrawTunnel
         ):
@@ -209,72 +160,18 @@ class TableTracker:
                 f"first settle the tunnel {self.tunnel.route}: reveal the cards, pay or withdraw",
                 rule="tunnel-pending",
             )
-        if isinstance(action, EndTurn):
-            self._end_turn()
-            return
+
+    def _settle(self, actor: TrackedPlayer, action: Action) -> bool:
         if isinstance(action, RevealTunnel | PayTunnel | WithdrawTunnel):
             self._tunnel_step(actor, action)
-            return
-        if self.acted:
-            raise IllegalActionError(
-                f"{actor.color} already took this turn's action; end the turn first",
-                rule="one-action-per-turn",
-            )
-        if isinstance(action, ClaimRoute):
-            self._claim(actor, action)
-        elif isinstance(action, BuildStation):
-            self._station(actor, action)
-        elif isinstance(action, KeepTickets):
-            self._keep_tickets(actor, action)
-        elif isinstance(action, DrewCards):
-            self.acted = True
-        else:
-            raise IllegalActionError(
-                f"{action.TYPE} is a simulation action; the table tracker does not see it",
-                rule="not-tracked",
-            )
+            return True
+        return False
 
-    def _turn_check(self, actor: TrackedPlayer, action: Action) -> None:
-        if actor is self.current_player:
-            return
-        nxt = self.players[(self.current + 1) % self.n_players]
-        if actor is nxt and self.tunnel is None and not isinstance(action, EndTurn):
-            # The table moved on without pressing "end turn": end it for them.
-            self._end_turn()
-            if self.over:
-                raise IllegalActionError("the game is over", rule="game-over")
-            return
-        raise IllegalActionError(
-            f"it is {self.current_player.color}'s turn, not {actor.color}'s", rule="not-your-turn"
-        )
-
-    def _payment(self, ok: bool, message: str, rule: str) -> None:
-        if ok or self.payment_mode == "off":
-            return
-        if self.payment_mode == "strict":
-            raise IllegalActionError(message, rule=rule)
-        self.warnings.append(message)
-
-    def _check_cards(self, check: Any, cards: Sequence[Card] | None, what: str) -> None:
-        if self.payment_mode == "off":
-            return
-        if cards is None:
-            if self.payment_mode == "strict":
-                raise IllegalActionError(
-                    f"tap the cards that pay for {what} (payments are checked strictly)",
-                    rule="no-cards-given",
-                )
-            return
-        try:
-            check(cards)
-        except IllegalActionError as exc:
-            self._payment(False, str(exc), exc.rule)
+    def _may_end_for_them(self) -> bool:
+        return self.tunnel is None
 
     def _route(self, route_id: str) -> Route:
-        try:
-            return self.map.route(route_id)
-        except NotationError as exc:
-            raise IllegalActionError(str(exc), rule="unknown-route") from None
+        return lookup_route(self.map.route, route_id)
 
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
@@ -321,11 +218,7 @@ class TableTracker:
         self._place(p, self.map.routes[t.route])
 
     def _place(self, p: TrackedPlayer, route: Route) -> None:
-        self.route_owner[route.id] = p.color
-        p.routes.append(route.id)
-        p.trains -= route.length
-        p.score += self.map.points_for(route)
-        self.acted = True
+        self._place_route(p, route.id, route.length, self.map.points_for(route))
 
     def _station(self, p: TrackedPlayer, action: BuildStation) -> None:
         if action.city not in self.map.cities:
@@ -341,22 +234,15 @@ class TableTracker:
         p.stations.append(action.city)
         self.acted = True
 
-    def _check_tickets(self, p: TrackedPlayer, tickets: Sequence[str]) -> None:
-        if len(set(tickets)) != len(tickets):
-            raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
-        for t in tickets:
-            if t not in self.map.tickets:
-                raise IllegalActionError(f"unknown ticket id {t!r}", rule="unknown-ticket")
-            if t not in self._variant_tickets:
-                raise IllegalActionError(
-                    f"{t} is not a ticket of the {self.variant.name} variant", rule="wrong-variant"
-                )
-            holder = self.ticket_holder(t)
-            if holder is not None:
-                raise IllegalActionError(f"{t} is already held by {holder}", rule="ticket-held")
+    def _check_ticket(self, ticket: str) -> None:
+        if ticket not in self._variant_tickets:
+            raise IllegalActionError(
+                f"{ticket} is not a ticket of the {self.variant.name} variant",
+                rule="wrong-variant",
+            )
 
     def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(p, action.tickets)
+        self._check_tickets(action.tickets)
         s = self.variant.setup
         check_first_keep(self.map, self.variant, action.tickets, s.long_dealt + s.regular_dealt)
         longs = [t for t in action.tickets if self.map.tickets[t].long]
@@ -371,13 +257,10 @@ class TableTracker:
                 f"only {s.long_dealt + s.regular_dealt} tickets are dealt at the start",
                 rule="keep-maximum",
             )
-        p.tickets.extend(action.tickets)
-        p.ready = True
-        if all(q.ready for q in self.players):
-            self.phase = "playing"
+        self._kept_first(p, action.tickets)
 
     def _keep_tickets(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(p, action.tickets)
+        self._check_tickets(action.tickets)
         if not 1 <= len(action.tickets) <= self.variant.draw:
             raise IllegalActionError(
                 f"keep 1 to {self.variant.draw} of the tickets drawn, not {len(action.tickets)}",
@@ -397,14 +280,7 @@ class TableTracker:
             raise IllegalActionError(
                 f"first settle the tunnel {self.tunnel.route}", rule="tunnel-pending"
             )
-        if self.final.turn_ended(
-            self.current, self.current_player.trains, self.map.final_round_trains, self.n_players
-        ):
-            self.phase = "over"
-        self.acted = False
-        self.turn += 1
-        if not self.over:
-            self.current = (self.current + 1) % self.n_players
+        super()._end_turn()
 
     # --- results and forms ------------------------------------------------------------
     def end_positions(self) -> list[PlayerEnd]:
@@ -421,15 +297,7 @@ class TableTracker:
             "kind": "tracker",
             "map": self.map.id,
             "variant": self.variant.id,
-            "payment_mode": self.payment_mode,
-            "phase": self.phase,
-            "current": self.current,
-            "acted": self.acted,
-            "turn": self.turn,
-            "final_trigger": self.final.trigger,
-            "turns_left": self.final.turns_left,
-            "players": [p.to_json() for p in self.players],
-            "route_owner": dict(self.route_owner),
+            **self._turn_json(),
             "station_owner": dict(self.station_owner),
             "tunnel": None if self.tunnel is None else self.tunnel.to_json(),
             "warnings": list(self.warnings),
@@ -445,19 +313,10 @@ class TableTracker:
                 variant=data["variant"],
                 payment_mode=data["payment_mode"],
             )
-            t.players = players
-            t.phase = data["phase"]
-            t.current = int(data["current"])
-            t.acted = bool(data["acted"])
-            t.turn = int(data["turn"])
-            t.final = FinalRound(data["final_trigger"], data["turns_left"])
-            t.route_owner = dict(data["route_owner"])
+            t._load_turn(data, players)
             t.station_owner = dict(data["station_owner"])
             t.tunnel = None if data["tunnel"] is None else TrackedTunnel.from_json(data["tunnel"])
             t.warnings = list(data["warnings"])
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"not a tracker state: {exc}") from exc
         return t
-
-    def copy(self) -> TableTracker:
-        return copy.deepcopy(self, {id(self.map): self.map, id(self.variant): self.variant})
