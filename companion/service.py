@@ -787,6 +787,9 @@ class Pending:
     reader_player: str | None = None
     confirmations: list[Confirmation] = field(default_factory=list)
     counter: int = 0
+    # (seq of the end_turn, player, cards): a player's taps when they ended their turn
+    # without an action, kept for a claim the camera reports late (see reconcile; not shown)
+    ended: tuple[int, str, list[str]] | None = None
 
     def clear_payment(self) -> None:
         self.payment_player = None
@@ -1171,8 +1174,25 @@ def _rule_decision(kind: str, exc: RulesError, action: dict[str, Any]) -> Decisi
     return Decision(kind, str(exc), action, f"rule.{rule}", params)
 
 
-def reconcile(fold: AnyFold | None, pending: Pending, obs: Mapping[str, Any]) -> Decision:
-    """Decide what an observation means for the game (pure: changes neither argument)."""
+def _ended_turn(fold: GameFold, color: str) -> Step | None:
+    """The step that ended ``color``'s turn, when it is the game's last live step."""
+    for s in reversed(fold.steps):
+        if s.effective is None:
+            continue
+        if s.effective.get("type") == "end_turn" and s.effective.get("player") == color:
+            return s
+        return None
+    return None
+
+
+def reconcile(
+    fold: AnyFold | None, pending: Pending, obs: Mapping[str, Any], *, late: bool = True
+) -> Decision:
+    """Decide what an observation means for the game (pure: changes neither argument).
+
+    ``late``: a claim or station of the player whose turn has just ended (the last step of
+    the game, nobody acted since) is a ``late`` decision: the service tries it in that turn.
+    """
     kind = obs["kind"]
     if isinstance(fold, OtherFold):
         if kind == "button":
@@ -1244,6 +1264,23 @@ def reconcile(fold: AnyFold | None, pending: Pending, obs: Mapping[str, Any]) ->
             params={"color": color},
         )
     cur = t.current_player.color
+    ended = _ended_turn(fold, color) if late and not t.acted and t.phase != "setup" else None
+    if ended is not None and t.tunnel is None:
+        action.pop("cards", None)
+        if pending.ended is not None and pending.ended[:2] == (ended.seq, color):
+            action["cards"] = list(pending.ended[2])
+        key = action.get("route") or action.get("city")
+        return Decision(
+            "late",
+            f"{color}'s turn ended before the camera saw {key}",
+            action,
+            "camera.late_claim",
+            {
+                "color": color,
+                **{k: action[k] for k in ("route", "city") if k in action},
+                "seq": ended.seq,
+            },
+        )
     if color != cur and not t.acted and t.phase != "setup":
         return Decision(
             "confirm",
@@ -1488,7 +1525,10 @@ class Service:
         """Call the in-process listeners (e.g. the buttons' LED and buzzer).
 
         ``kind``: "state", "pending", "notice", "refused" (a 409: ``{"error", "rule"}``) or
-        "vetoed" (a camera sighting that cannot be: ``{"text", "color"}``). Listeners run on
+        "vetoed" (a camera sighting that cannot be: ``{"text", "color"}``, and for a claim or
+        station ``"kind"`` "claim"/"station", ``"key"`` its route/city, ``"owner"`` its owner if
+        any) or "rejected" (a camera question answered no: ``{"kind", "key", "color"}``; the
+        camera's watcher forgets that sighting). Listeners run on
         the loop thread (or the caller's for a refusal outside it): they must only queue.
         """
         for fn in list(self.listeners):
@@ -1696,6 +1736,17 @@ class Service:
             winners=trial.final.winners if trial.final else None,
         )
         self.events.append(event)
+        p = self.pending
+        if (
+            action["type"] == "end_turn"
+            and not fold.tracker.acted
+            and p.cards
+            and p.payment_player == action.get("player")
+        ):
+            # Ended without an action: these taps may pay for a claim the camera reports late.
+            p.ended = (event.seq, str(action["player"]), list(p.cards))
+        else:
+            p.ended = None
         trial.steps = [*fold.steps, Step(event.seq, actor.name, action, dict(action))]
         trial.seq = event.seq
         trial.warnings = warnings
@@ -1790,13 +1841,18 @@ class Service:
         who = actor or Actor.device("camera")
         return self.post(lambda: self._observe(obs, who))
 
-    def _observe(self, obs: dict[str, Any], actor: Actor) -> dict[str, Any]:
-        decision = reconcile(self.fold, self.pending, obs)
+    def _observe(self, obs: dict[str, Any], actor: Actor, late: bool = True) -> dict[str, Any]:
+        decision = reconcile(self.fold, self.pending, obs, late=late)
         seq = self.seq
         if decision.kind == "ignore":
             return {"result": "ignored", "text": _sentence(decision.reason), "seq": seq}
         if decision.kind == "veto":
-            self._tell("vetoed", {"text": _sentence(decision.reason), "color": obs.get("color")})
+            told: dict[str, Any] = {"text": _sentence(decision.reason), "color": obs.get("color")}
+            if obs["kind"] in ("claim_seen", "station_seen"):
+                told["kind"] = "claim" if obs["kind"] == "claim_seen" else "station"
+                told["key"] = obs.get("route") or obs.get("city")
+                told["owner"] = decision.params.get("owner")
+            self._tell("vetoed", told)
             self.notice(
                 decision.reason,
                 "warning",
@@ -1811,9 +1867,15 @@ class Service:
         if decision.kind == "button":
             return self._button(obs["name"], actor)
         assert decision.action is not None
+        device = Actor("device", None, actor.name if actor.role == "device" else "camera")
+        if decision.kind == "late":
+            try:
+                return self._late(decision, device)
+            except ServiceError:
+                # That turn already had its action (or the claim cannot be): as before.
+                return self._observe(obs, actor, late=False)
         if decision.kind == "confirm":
             return self._ask(obs, decision)
-        device = Actor("device", None, actor.name if actor.role == "device" else "camera")
         try:
             self._step(decision.action, device)
         except ServiceError as exc:
@@ -1823,6 +1885,46 @@ class Service:
             again = Decision("confirm", exc.message, decision.action, code, params)
             return self._ask(obs, again)
         return {"result": "applied", "text": _sentence(describe(decision.action)), "seq": self.seq}
+
+    def _late(self, decision: Decision, device: Actor) -> dict[str, Any]:
+        """A claim/station seen after its player ended a turn without an action, nobody having
+        acted since: put it into that turn. Logged as two events, ``replace`` of the end_turn
+        by the claim, then the end_turn again, so that replaying the log gives this state."""
+        fold = self._require_europe()
+        assert decision.action is not None
+        action = dict(decision.action)
+        seq = int(decision.params["seq"])
+        end = fold.step(seq)
+        if end is None or end.effective is None:
+            raise Conflict("That turn is no longer the last one.", "late-claim")
+        fix = {"type": "replace", "seq": seq, "action": action}
+        again = dict(end.effective)
+        probe = [
+            Event(0, fold.game_id, 0.0, device.name, fix),
+            Event(0, fold.game_id, 0.0, end.actor, again),
+        ]
+        try:
+            trial = self._strict_fold([*self.events, *probe])
+        except RulesError as exc:
+            raise conflict(exc) from None
+        assert isinstance(trial, GameFold)
+        for actor_name, a in ((device.name, fix), (end.actor, again)):
+            self.events.append(self.store.append(fold.game_id, actor_name, a))
+        self.fold = fold_game(self.events, self.map)
+        if self.pending.ended is not None and self.pending.ended[0] == seq:
+            self.pending.ended = None
+        self._drop_stale_confirmations()
+        self._refresh()
+        color = str(action.get("player"))
+        where: dict[str, Any] = {k: action[k] for k in ("route", "city") if k in action}
+        text = f"{describe(action)}: seen after {color}'s turn ended, entered into that turn"
+        self.notice(text, "info", color, code="camera.late_claim", params={"color": color, **where})
+        new = self.fold
+        if isinstance(new, GameFold) and new.tracker.final_round and not fold.tracker.final_round:
+            ann = _announcement_of(new)
+            if ann:
+                self.notice(ann[0], "info", code=ann[1], params=ann[2])
+        return {"result": "applied", "text": _sentence(text), "seq": self.seq}
 
     def _ask(self, obs: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
         assert decision.action is not None
@@ -2018,6 +2120,8 @@ class Service:
             self._step(action, actor if actor.role != "player" else Actor.player(conf.color))
         self.pending.confirmations = [c for c in self.pending.confirmations if c.id != cid]
         self._refresh(pending_only=not accept)
+        if not accept:
+            self._tell("rejected", {"kind": conf.kind, "key": conf.key, "color": conf.color})
         return self._snapshot
 
     def clear_pending(self, actor: Actor) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import queue
 import secrets
 import signal
 import socket
@@ -419,6 +420,35 @@ def camera_notice(event: Any) -> tuple[str, dict[str, Any]]:
     return "message", {}
 
 
+def watch_refusals(service: Any) -> queue.SimpleQueue[tuple[str, str, str, str | None]]:
+    """A queue of the sightings the game refused (vetoed, or a question answered no), as
+    (watcher kind "route"/"station", id, colour, owner), filled by a service listener."""
+    refused: queue.SimpleQueue[tuple[str, str, str, str | None]] = queue.SimpleQueue()
+
+    def heard(kind: str, data: dict[str, Any]) -> None:
+        if kind in ("vetoed", "rejected") and data.get("key") and data.get("color"):
+            what = "route" if data.get("kind") == "claim" else "station"
+            refused.put((what, str(data["key"]), str(data["color"]), data.get("owner")))
+
+    service.listeners.append(heard)
+    return refused
+
+
+def forget_refused(
+    watcher: Any, refused: queue.SimpleQueue[tuple[str, str, str, str | None]]
+) -> int:
+    """Make the watcher forget the refused sightings (on the camera's thread); how many."""
+    n = 0
+    while True:
+        try:
+            kind, key, color, owner = refused.get_nowait()
+        except queue.Empty:
+            return n
+        if watcher.forget(kind, key, color, owner):
+            log.info("camera: forgot %s %s %s (refused by the game)", kind, key, color)
+            n += 1
+
+
 def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
     """Watch the camera in a thread; claims and stations seen become observations."""
     from companion.service import Actor
@@ -440,6 +470,7 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
     else:
         reader = VisionReader(None)
     watcher = LiveWatcher(reader)
+    refused = watch_refusals(service)
 
     def loop() -> None:
         try:
@@ -447,6 +478,7 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
                 for frame in source:
                     if stop.is_set():
                         return
+                    forget_refused(watcher, refused)
                     for event in watcher.process(frame):
                         what, data = camera_observation(event)
                         if what == "observe":

@@ -835,6 +835,16 @@ class LiveWatcher:
         self._vetoed[(kind, key)] = change.new
         return True
 
+    def forget(self, kind: str, key: str, color: str, owner: str | None = None) -> bool:
+        """Take back a reported ``color`` on route/city ``key`` (``kind`` "route"/"station")
+        that the game refused: the record goes back to ``owner`` (the game's; None: free), so
+        a later real piece there is judged afresh. False if ``color`` was not on record."""
+        if self.state.get(kind, key) != color:
+            return False
+        self.state.apply(Change(kind, key, color, owner))
+        self._awaiting.pop((kind, key), None)
+        return True
+
     # -- steps -------------------------------------------------------------------------------
 
     def _set(self, state: str, motion: float = 0.0, area: float = 0.0, reason: str = "") -> None:

@@ -306,3 +306,28 @@ def test_real_reader_on_rendered_frames_makes_no_false_claim(
     false, found, total, _ = _score(cam, events)
     assert false == 0
     assert found >= total - 1
+
+
+def test_a_forgotten_sighting_lets_the_real_claim_through(renderer: BoardRenderer) -> None:
+    # the same table as above, but the game refused red on berlin-wien (the service's veto,
+    # fed back by serve): blue's trains there are then a claim, not "already belongs to red"
+    script = [
+        {"t": 2.0, "claim": "berlin-wien", "color": "red"},
+        {"t": 5.0, "claim": "berlin-wien", "color": "blue"},
+        {"t": 12.0, "until": 12.5, "shadow": [0.9, 0.9]},
+    ]
+    cam = SimulatedCamera(script, seed=1, fps=FPS, size=SIZE, renderer=renderer, flicker=0.01)
+    watcher = LiveWatcher(OracleReader(renderer.geometry, seed=1), geometry=renderer.geometry)
+    events: list[Event] = []
+    with cam:
+        for f in cam:
+            for e in watcher.process(f):
+                events.append(e)
+                if isinstance(e, ClaimSeen) and e.color == "red":
+                    assert not watcher.forget("route", e.route, "blue")  # not on record
+                    assert watcher.forget("route", e.route, "red")
+                    assert watcher.state.routes == {}
+    claims = [(e.route, e.color) for e in events if isinstance(e, ClaimSeen)]
+    assert claims == [("berlin-wien", "red"), ("berlin-wien", "blue")]
+    assert not [e for e in events if isinstance(e, Vetoed)]
+    assert watcher.state.routes == {"berlin-wien": "blue"}
