@@ -108,6 +108,7 @@ class PendingTunnel:
 class Game(Simulation[Card, PlayerState]):
     """A complete game of Ticket to Ride: Europe with all hidden information."""
 
+    map: GameMap
     CARD_NOUN: ClassVar[str] = "train card"
     REDEALS: ClassVar[int] = 20
     NOT_SIMULATED: ClassVar[str] = "{type} is a table-tracker action, not part of a simulated game"

@@ -10,6 +10,8 @@ from .board import GameMap, Route, Variant
 from .cards import PLAYER_COLORS
 from .errors import IllegalActionError, InvalidStateError, NotationError
 
+DOUBLES_CLOSED_UP_TO = 3  # Europe: with 2-3 players only one route of a double is used
+
 
 class BoardRoute(Protocol):
     """What the board-level checks need to know of a route (a Europe or a London route)."""
@@ -19,6 +21,24 @@ class BoardRoute(Protocol):
 
     @property
     def length(self) -> int: ...
+
+
+def route_open(
+    owners: Mapping[str, str],
+    route_id: str,
+    twin_id: str | None,
+    player: str,
+    n_players: int,
+    closed_up_to: int,
+) -> bool:
+    """What :func:`check_route_owners` checks, as a yes/no (for searching many routes)."""
+    if route_id in owners:
+        return False
+    if twin_id is not None:
+        twin_owner = owners.get(twin_id)
+        if twin_owner is not None and (twin_owner == player or n_players <= closed_up_to):
+            return False
+    return True
 
 
 def check_route_owners(
@@ -91,7 +111,7 @@ def check_route_free(
         game_map.twin_of(route),
         player,
         n_players,
-        3,
+        DOUBLES_CLOSED_UP_TO,
         "{twin} is taken and with {n} players only one route of a double route may be used",
     )
 

@@ -109,6 +109,7 @@ class Simulation(Generic[C, P]):
     action (IllegalActionError, naming the rule) leaves the game exactly as it was.
     """
 
+    map: Any  # the board's map (each board's class names its type)
     CARD_NOUN: ClassVar[str] = "card"  # "after drawing one <noun> ...", "no <noun> ... drawn"
     REDEALS: ClassVar[int] = 20  # at most this many redeals of a face-up row with too many wilds
     NOT_SIMULATED: ClassVar[str] = "{type} is not part of a simulated game"

@@ -56,6 +56,7 @@ class PlayerState(SimPlayer[Card]):
 class Game(Simulation[Card, PlayerState]):
     """A complete game of Ticket to Ride: London with all hidden information."""
 
+    map: LondonMap
     CARD_NOUN: ClassVar[str] = "card"
     # Redeals of a row with 3 buses: a better row is always possible when one is tried, so the
     # cap only guards against an endless loop.
