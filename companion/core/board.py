@@ -2,12 +2,98 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from .cards import Card
+from .cards import Card, TrainCard
 from .errors import NotationError
+
+C = TypeVar("C", bound=TrainCard)
+
+
+class RouteBasics(Generic[C]):
+    """What every board's route does with its ends and colour; each board's route (a frozen
+    dataclass) declares the fields and puts this first in its bases."""
+
+    __slots__ = ()
+    id: str
+    a: str
+    b: str
+    color: C | None
+
+    @property
+    def is_grey(self) -> bool:
+        return self.color is None
+
+    @property
+    def color_name(self) -> str:
+        return "grey" if self.color is None else self.color.value
+
+    def other_end(self, end: str) -> str:
+        if end == self.a:
+            return self.b
+        if end == self.b:
+            return self.a
+        raise ValueError(f"{end} is not an end of {self.id}")
+
+
+class _Linked(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def a(self) -> str: ...
+
+    @property
+    def b(self) -> str: ...
+
+    @property
+    def length(self) -> int: ...
+
+    @property
+    def twin(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=_Linked)
+T = TypeVar("T")
+
+
+def routes_by_end(ends: Iterable[str], routes: Iterable[R]) -> dict[str, tuple[R, ...]]:
+    """For each city/location, the routes that end there (in the order given)."""
+    at: dict[str, list[R]] = {end: [] for end in ends}
+    for r in routes:
+        at[r.a].append(r)
+        at[r.b].append(r)
+    return {end: tuple(rs) for end, rs in at.items()}
+
+
+class MapLookups(Generic[R, T]):
+    """Look-ups every board's map offers; unknown ids are a NotationError naming the board
+    (LABEL: "" for Europe, "London ")."""
+
+    LABEL: ClassVar[str] = ""
+    routes: Mapping[str, R]
+    tickets: Mapping[str, T]
+    route_points: Mapping[int, int]
+
+    def route(self, route_id: str) -> R:
+        try:
+            return self.routes[route_id]
+        except KeyError:
+            raise NotationError(f"unknown {self.LABEL}route id {route_id!r}") from None
+
+    def ticket(self, ticket_id: str) -> T:
+        try:
+            return self.tickets[ticket_id]
+        except KeyError:
+            raise NotationError(f"unknown {self.LABEL}ticket id {ticket_id!r}") from None
+
+    def points_for(self, route: R) -> int:
+        return self.route_points[route.length]
+
+    def twin_of(self, route: R) -> R | None:
+        return None if route.twin is None else self.routes[route.twin]
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +103,7 @@ class City:
 
 
 @dataclass(frozen=True, slots=True)
-class Route:
+class Route(RouteBasics[Card]):
     """One route between two cities. ``color`` is None for grey routes."""
 
     id: str
@@ -34,23 +120,8 @@ class Route:
         return self.locomotives > 0
 
     @property
-    def is_grey(self) -> bool:
-        return self.color is None
-
-    @property
     def cities(self) -> tuple[str, str]:
         return (self.a, self.b)
-
-    def other_end(self, city: str) -> str:
-        if city == self.a:
-            return self.b
-        if city == self.b:
-            return self.a
-        raise ValueError(f"{city} is not an end of {self.id}")
-
-    @property
-    def color_name(self) -> str:
-        return "grey" if self.color is None else self.color.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +157,7 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class GameMap:
+class GameMap(MapLookups[Route, Ticket]):
     """All facts of one map. Build it with :meth:`from_dict` from the data file."""
 
     id: str
@@ -151,10 +222,6 @@ class GameMap:
                     draw=int(v["draw"]),
                     draw_keep_min=int(v["draw_keep_min"]),
                 )
-            at: dict[str, list[Route]] = {c: [] for c in cities}
-            for route in routes.values():
-                at[route.a].append(route)
-                at[route.b].append(route)
             cards = data["train_cards"]
             return cls(
                 id=data["map"],
@@ -176,29 +243,17 @@ class GameMap:
                 tunnel_reveal=int(data["tunnel_reveal"]),
                 cards_per_color=int(cards["per_color"]),
                 locomotive_cards=int(cards["locomotives"]),
-                routes_at={c: tuple(rs) for c, rs in at.items()},
+                routes_at=routes_by_end(cities, routes.values()),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"map data is malformed: {exc}") from exc
 
-    # --- look-ups with plain errors -------------------------------------------------
-    def route(self, route_id: str) -> Route:
-        try:
-            return self.routes[route_id]
-        except KeyError:
-            raise NotationError(f"unknown route id {route_id!r}") from None
-
+    # --- look-ups with plain errors (route, ticket: MapLookups) -----------------------
     def city(self, city_id: str) -> City:
         try:
             return self.cities[city_id]
         except KeyError:
             raise NotationError(f"unknown city id {city_id!r}") from None
-
-    def ticket(self, ticket_id: str) -> Ticket:
-        try:
-            return self.tickets[ticket_id]
-        except KeyError:
-            raise NotationError(f"unknown ticket id {ticket_id!r}") from None
 
     def variant(self, variant_id: str) -> Variant:
         try:
@@ -209,18 +264,12 @@ class GameMap:
                 f"unknown variant {variant_id!r}: expected one of {known}"
             ) from None
 
-    def points_for(self, route: Route) -> int:
-        return self.route_points[route.length]
-
     def tickets_of_variant(self, variant: Variant) -> tuple[list[Ticket], list[Ticket]]:
         """The (long, regular) tickets of a variant, in data-file order."""
         chosen = [t for t in self.tickets.values() if any(d in t.decks for d in variant.decks)]
         if "big_cities" in variant.decks:
             chosen = [t for t in chosen if not t.long]
         return [t for t in chosen if t.long], [t for t in chosen if not t.long]
-
-    def twin_of(self, route: Route) -> Route | None:
-        return None if route.twin is None else self.routes[route.twin]
 
     def route_ids(self) -> Sequence[str]:
         return list(self.routes)

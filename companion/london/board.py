@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
+from companion.core.board import MapLookups, RouteBasics, routes_by_end
 from companion.core.errors import NotationError
 
 from .cards import Card
@@ -33,7 +34,7 @@ class District:
 
 
 @dataclass(frozen=True, slots=True)
-class Route:
+class Route(RouteBasics[Card]):
     """One route between two locations. ``color`` is None for grey routes."""
 
     id: str
@@ -42,21 +43,6 @@ class Route:
     length: int
     color: Card | None
     twin: str | None = None
-
-    @property
-    def is_grey(self) -> bool:
-        return self.color is None
-
-    @property
-    def color_name(self) -> str:
-        return "grey" if self.color is None else self.color.value
-
-    def other_end(self, location: str) -> str:
-        if location == self.a:
-            return self.b
-        if location == self.b:
-            return self.a
-        raise ValueError(f"{location} is not an end of {self.id}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +54,10 @@ class Ticket:
 
 
 @dataclass(frozen=True)
-class LondonMap:
+class LondonMap(MapLookups[Route, Ticket]):
     """All facts of the London board and the numbers of its rules."""
+
+    LABEL: ClassVar[str] = "London "
 
     id: str
     name: str
@@ -128,10 +116,6 @@ class LondonMap:
                     raise ValueError(f"route {r.id} joins an unknown location")
                 if r.twin is not None and routes[r.twin].twin != r.id:
                     raise ValueError(f"route {r.id} and its twin do not name each other")
-            at: dict[str, list[Route]] = {loc: [] for loc in locations}
-            for r in routes.values():
-                at[r.a].append(r)
-                at[r.b].append(r)
             cards = data["transport_cards"]
             players = data["players"]
             return cls(
@@ -156,29 +140,10 @@ class LondonMap:
                 tickets_draw_keep_min=int(data["tickets_draw_keep_min"]),
                 final_round_buses=int(data["final_round_buses"]),
                 doubles_closed_up_to_players=int(data["doubles_closed_up_to_players"]),
-                routes_at={loc: tuple(rs) for loc, rs in at.items()},
+                routes_at=routes_by_end(locations, routes.values()),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"London map data is malformed: {exc}") from exc
-
-    # --- look-ups with plain errors -------------------------------------------------
-    def route(self, route_id: str) -> Route:
-        try:
-            return self.routes[route_id]
-        except KeyError:
-            raise NotationError(f"unknown London route id {route_id!r}") from None
-
-    def ticket(self, ticket_id: str) -> Ticket:
-        try:
-            return self.tickets[ticket_id]
-        except KeyError:
-            raise NotationError(f"unknown London ticket id {ticket_id!r}") from None
-
-    def points_for(self, route: Route) -> int:
-        return self.route_points[route.length]
-
-    def twin_of(self, route: Route) -> Route | None:
-        return None if route.twin is None else self.routes[route.twin]
 
     def district(self, number: int) -> District:
         for d in self.districts:
