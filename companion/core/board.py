@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .cards import Card, TrainCard
 from .errors import NotationError
+from .networks import Link
 
 C = TypeVar("C", bound=TrainCard)
 
@@ -38,24 +39,7 @@ class RouteBasics(Generic[C]):
         raise ValueError(f"{end} is not an end of {self.id}")
 
 
-class _Linked(Protocol):
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def a(self) -> str: ...
-
-    @property
-    def b(self) -> str: ...
-
-    @property
-    def length(self) -> int: ...
-
-    @property
-    def twin(self) -> str | None: ...
-
-
-R = TypeVar("R", bound=_Linked)
+R = TypeVar("R", bound=Link)
 T = TypeVar("T")
 
 

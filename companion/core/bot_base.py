@@ -24,25 +24,24 @@ from .rules import route_open
 from .simulation import Simulation
 
 C = TypeVar("C", bound=TrainCard)
-G = TypeVar("G", bound=Simulation[Any, Any])
+G = TypeVar("G", bound=Simulation[Any, Any, Any])
 A = TypeVar("A", bound=Action)
 
 
 def first_claims(
-    game: Simulation[C, Any],
-    routes: Iterable[Any],
-    closed_up_to: int,
+    game: Simulation[C, Any, Any],
     options: Callable[[Any], Iterator[list[C]]],
     claim: Callable[[str, str, tuple[C, ...]], A],
 ) -> Iterator[A]:
-    """One claim (the first payment ``options`` gives) per route of ``routes`` the current
-    player may take: free, not closed by its double (see :func:`route_open`), enough pieces."""
+    """One claim (the first payment ``options`` gives) per route the current player may take:
+    free, not closed by its double (see :func:`route_open`), enough pieces."""
     p = game.current_player
     owners = game.route_owner
     color = p.color
     n = game.n_players
     left = p.pieces
-    for route in routes:
+    closed_up_to = game.rules.doubles_closed_up_to
+    for route in game.map.routes.values():
         if route.length > left or not route_open(
             owners, route.id, route.twin, color, n, closed_up_to
         ):
@@ -53,7 +52,7 @@ def first_claims(
 
 
 def turn_moves(
-    game: Simulation[C, Any],
+    game: Simulation[C, Any, Any],
     draw_face: Callable[[str, C], Action],
     claims: Callable[[], Iterable[Action]],
     others: Callable[[], Iterable[Action]] = tuple,
@@ -134,10 +133,6 @@ class TicketBot(Generic[G]):
     def moves(self, game: G) -> list[Action]:
         raise NotImplementedError
 
-    def check_free(self, game: G, route: Any, color: str) -> None:
-        """Raise IllegalActionError unless ``color`` may take ``route`` (double routes)."""
-        raise NotImplementedError
-
     def _settle(self, moves: list[Action]) -> Action | None:
         """A pending step of the turn to finish first (a tunnel)."""
         return None
@@ -145,16 +140,16 @@ class TicketBot(Generic[G]):
     def _needed_routes(self, game: G, color: str) -> list[Any]:
         """Free routes on the cheapest paths for the player's unfinished tickets."""
         m = game.map
+        owners = game.route_owner
+        closed_up_to = game.rules.doubles_closed_up_to
         usable: list[tuple[Any, int]] = []
         for r in m.routes.values():
-            owner = game.route_owner.get(r.id)
+            owner = owners.get(r.id)
             if owner == color:
                 usable.append((r, 0))
-            elif owner is None:
-                try:
-                    self.check_free(game, r, color)
-                except IllegalActionError:
-                    continue
+            elif owner is None and route_open(
+                owners, r.id, r.twin, color, game.n_players, closed_up_to
+            ):
                 usable.append((r, r.length))
         needed: dict[str, Any] = {}
         for tid in game.player(color).tickets:

@@ -8,7 +8,6 @@ capped), tunnels and stations.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from . import bot_base
 from .actions import (
@@ -25,7 +24,7 @@ from .cards import EUROPE_CARDS
 from .errors import IllegalActionError
 from .game import Game, Phase
 from .payment import payment_choices, station_options, surcharge_options
-from .rules import DOUBLES_CLOSED_UP_TO, check_route_free, check_station_free
+from .rules import check_station_free
 
 __all__ = ["RandomBot", "TicketBot", "claimable_routes", "legal_moves", "play_random_game"]
 
@@ -35,8 +34,6 @@ def claimable_routes(game: Game) -> Iterator[ClaimRoute]:
     hand = game.current_player.hand
     return bot_base.first_claims(
         game,
-        game.map.routes.values(),
-        DOUBLES_CLOSED_UP_TO,
         lambda r: payment_choices(r, r.color, hand, EUROPE_CARDS, r.locomotives),
         ClaimRoute,
     )
@@ -115,9 +112,6 @@ class TicketBot(bot_base.TicketBot[Game]):
 
     def moves(self, game: Game) -> list[Action]:
         return legal_moves(game)
-
-    def check_free(self, game: Game, route: Any, color: str) -> None:
-        check_route_free(game.map, game.route_owner, route, color, game.n_players)
 
     def _settle(self, moves: list[Action]) -> Action | None:
         pays = [m for m in moves if isinstance(m, PayTunnel)]

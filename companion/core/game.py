@@ -33,12 +33,13 @@ from .payment import (
     tunnel_surcharge,
 )
 from .rules import (
+    DOUBLES_CLOSED_UP_TO,
+    TurnRules,
     check_first_keep,
     check_players,
     check_route_free,
     check_station_free,
     check_trains,
-    lookup_route,
 )
 from .scoring import FinalScore, PlayerEnd, score_final
 from .simulation import Phase, SimPlayer, Simulation
@@ -105,7 +106,7 @@ class PendingTunnel:
         )
 
 
-class Game(Simulation[Card, PlayerState]):
+class Game(Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: Europe with all hidden information."""
 
     map: GameMap
@@ -122,25 +123,19 @@ class Game(Simulation[Card, PlayerState]):
     }
 
     def __init__(self, game_map: GameMap, variant: Variant, players: list[PlayerState]) -> None:
-        super().__init__(EUROPE_CARDS, players)
-        self.map = game_map
+        rules = TurnRules(
+            face_up_wild_limit=game_map.face_up_locomotive_limit,
+            final_round_pieces=game_map.final_round_trains,
+            tickets_drawn=variant.draw,
+            tickets_draw_keep_min=variant.draw_keep_min,
+            doubles_closed_up_to=DOUBLES_CLOSED_UP_TO,
+        )
+        super().__init__(game_map, EUROPE_CARDS, rules, players)
         self.variant = variant
         self.box: list[str] = []  # tickets out of the game
         self.station_owner: dict[str, str] = {}
         self.tunnel: PendingTunnel | None = None
         self.last_revealed: tuple[Card, ...] = ()  # the cards the latest tunnel turned up
-
-    def _face_up_wild_limit(self) -> int:
-        return self.map.face_up_locomotive_limit
-
-    def _final_round_pieces(self) -> int:
-        return self.map.final_round_trains
-
-    def _tickets_drawn(self) -> int:
-        return self.variant.draw
-
-    def _tickets_draw_keep_min(self) -> int:
-        return self.variant.draw_keep_min
 
     def _shared(self) -> tuple[object, ...]:
         return (self.map, self.variant)
@@ -220,9 +215,6 @@ class Game(Simulation[Card, PlayerState]):
             (bottom if where == "bottom" else self.box).append(t)
         self.rng.shuffle(bottom)
         self.ticket_deck.extend(bottom)
-
-    def _route(self, route_id: str) -> Route:
-        return lookup_route(self.map.route, route_id)
 
     def _claim(self, p: PlayerState, action: ClaimRoute) -> None:
         route = self._route(action.route)

@@ -8,9 +8,9 @@ them with its buses: ``paying_color_in``, ``check_payment``, ``payment_choices``
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .board import Route
 from .cards import COLORS, EUROPE_CARDS, LOCO, Card, CardSet, TrainCard
@@ -129,12 +129,19 @@ def check_route_payment(route: Route, cards: Sequence[Card]) -> Card:
     return check_payment(route, cards, EUROPE_CARDS, route.locomotives)
 
 
-def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
+def payment_verdict(
+    route: PaidRoute, cards: Sequence[C], check: Callable[[Any, Sequence[C]], object]
+) -> tuple[bool, str]:
+    """(legal?, why) of paying ``route`` with ``cards``, ``check`` being the board's check."""
     try:
-        check_route_payment(route, cards)
+        check(route, cards)
     except IllegalActionError as exc:
         return False, str(exc)
     return True, f"{describe(cards)} pays for {route.id}"
+
+
+def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
+    return payment_verdict(route, cards, check_route_payment)
 
 
 @dataclass(frozen=True, slots=True)

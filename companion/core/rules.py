@@ -180,6 +180,17 @@ def lookup_route(route: Callable[[str], R], route_id: str) -> R:
         raise IllegalActionError(str(exc), rule="unknown-route") from None
 
 
+@dataclass(frozen=True, slots=True)
+class TurnRules:
+    """The numbers of a board's turn rules, whatever its map calls them."""
+
+    face_up_wild_limit: int  # this many wild cards face up: the row is redealt
+    final_round_pieces: int  # a turn ended with this many trains/buses or fewer: final round
+    tickets_drawn: int  # tickets drawn in a turn
+    tickets_draw_keep_min: int  # of which at least this many are kept
+    doubles_closed_up_to: int  # with this many players or fewer, one route of a double only
+
+
 @dataclass
 class FinalRound:
     """The end of the game: once a player ends a turn with few trains left, everyone (that

@@ -56,28 +56,27 @@ class TicketResult:
         }
 
 
-@dataclass(slots=True)
-class PlayerScore:
+@dataclass(slots=True, kw_only=True)
+class ScoreSheet:
+    """One player's final score on any board; each board adds its own items (stations and the
+    longest route, districts) between the tickets and the total."""
+
     name: str
     color: str
     route_points: int
     ticket_points: int
     tickets: list[TicketResult]
-    stations_built: int
-    station_points: int
-    station_routes: dict[str, str | None]
-    longest_route: int
-    longest_trail: tuple[str, ...]
-    european_express: bool
-    express_points: int
     total: int
     rank: int = 0
     routes: tuple[str, ...] = ()
-    trains_used: int = 0
 
     @property
     def tickets_completed(self) -> int:
         return sum(1 for t in self.tickets if t.completed)
+
+    def _items_json(self) -> dict[str, Any]:
+        """The board's items, between ``tickets_completed`` and ``total`` in the JSON form."""
+        raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +86,25 @@ class PlayerScore:
             "ticket_points": self.ticket_points,
             "tickets": [t.to_json() for t in self.tickets],
             "tickets_completed": self.tickets_completed,
+            **self._items_json(),
+            "total": self.total,
+            "rank": self.rank,
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class PlayerScore(ScoreSheet):
+    stations_built: int
+    station_points: int
+    station_routes: dict[str, str | None]
+    longest_route: int
+    longest_trail: tuple[str, ...]
+    european_express: bool
+    express_points: int
+    trains_used: int = 0
+
+    def _items_json(self) -> dict[str, Any]:
+        return {
             "stations_built": self.stations_built,
             "station_points": self.station_points,
             "station_routes": dict(self.station_routes),
@@ -95,8 +113,6 @@ class PlayerScore:
             "european_express": self.european_express,
             "express_points": self.express_points,
             "trains_used": self.trains_used,
-            "total": self.total,
-            "rank": self.rank,
         }
 
 

@@ -18,12 +18,15 @@ from enum import StrEnum
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from .actions import Action, DrawDeck, DrawTickets, FaceUpDraw, KeepTickets, Pass, RouteClaim
+from .board import MapLookups
 from .cards import CardSet, TrainCard
 from .errors import IllegalActionError
+from .networks import Link
 from .payment import PaidRoute, has_cards
-from .rules import FinalRound, check_draw_keep
+from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
 
 C = TypeVar("C", bound=TrainCard)
+R = TypeVar("R", bound=Link)
 
 
 class Phase(StrEnum):
@@ -102,14 +105,14 @@ def cards_json(cards: Sequence[TrainCard | None]) -> list[str | None]:
     return [None if c is None else c.value for c in cards]
 
 
-class Simulation(Generic[C, P]):
+class Simulation(Generic[C, P, R]):
     """A complete game with all hidden information, for any board.
 
     ``apply(action)`` checks the action completely before changing anything, so an illegal
     action (IllegalActionError, naming the rule) leaves the game exactly as it was.
     """
 
-    map: Any  # the board's map (each board's class names its type)
+    map: MapLookups[R, Any]  # each board's class names its map type
     CARD_NOUN: ClassVar[str] = "card"  # "after drawing one <noun> ...", "no <noun> ... drawn"
     REDEALS: ClassVar[int] = 20  # at most this many redeals of a face-up row with too many wilds
     NOT_SIMULATED: ClassVar[str] = "{type} is not part of a simulated game"
@@ -121,8 +124,12 @@ class Simulation(Generic[C, P]):
         Pass: "_pass",
     }
 
-    def __init__(self, cards: CardSet[C], players: list[P]) -> None:
+    def __init__(
+        self, game_map: MapLookups[R, Any], cards: CardSet[C], rules: TurnRules, players: list[P]
+    ) -> None:
+        self.map = game_map
         self.cards = cards
+        self.rules = rules
         self.players = players
         self.deck: list[C] = []  # top is the end of the list
         self.discard: list[C] = []
@@ -136,22 +143,9 @@ class Simulation(Generic[C, P]):
         self.turn = 0
         self.rng = random.Random(0)
 
-    # --- the board's numbers (each board's map names them its own way) ------------------
-    def _face_up_wild_limit(self) -> int:
-        raise NotImplementedError
-
-    def _final_round_pieces(self) -> int:
-        raise NotImplementedError
-
-    def _tickets_drawn(self) -> int:
-        raise NotImplementedError
-
-    def _tickets_draw_keep_min(self) -> int:
-        raise NotImplementedError
-
     def _shared(self) -> tuple[object, ...]:
-        """Immutable objects a copy shares (the map, the variant)."""
-        raise NotImplementedError
+        """Immutable objects a copy shares (the map; Europe's variant too)."""
+        return (self.map,)
 
     # --- creation ---------------------------------------------------------------------
     def _deal(self, seed: int, deck: list[C], hand_size: int, face_up: int) -> None:
@@ -222,7 +216,7 @@ class Simulation(Generic[C, P]):
         Repeated until the row holds fewer, unless the cards outside the hands cannot make such
         a row (then the row stays); at most REDEALS times.
         """
-        limit = self._face_up_wild_limit()
+        limit = self.rules.face_up_wild_limit
         wild = self.cards.wild
         for _ in range(self.REDEALS):
             if sum(1 for c in self.face_up if c is wild) < limit:
@@ -328,6 +322,9 @@ class Simulation(Generic[C, P]):
         else:
             self._after_draw()
 
+    def _route(self, route_id: str) -> R:
+        return lookup_route(self.map.route, route_id)
+
     def _after_draw(self) -> None:
         self.cards_drawn += 1
         if self.cards_drawn >= 2 or not self.can_draw_card(second=True):
@@ -365,7 +362,7 @@ class Simulation(Generic[C, P]):
     def _draw_tickets(self, p: P, action: DrawTickets) -> None:
         if not self.ticket_deck:
             raise IllegalActionError("the ticket deck is empty", rule="no-tickets")
-        n = min(self._tickets_drawn(), len(self.ticket_deck))
+        n = min(self.rules.tickets_drawn, len(self.ticket_deck))
         p.offered = self.ticket_deck[:n]
         del self.ticket_deck[:n]
 
@@ -373,7 +370,7 @@ class Simulation(Generic[C, P]):
         if not p.offered:
             raise IllegalActionError("no tickets were drawn to choose from", rule="no-offer")
         chosen = self._check_chosen(p, action.tickets)
-        check_draw_keep(chosen, len(p.offered), self._tickets_draw_keep_min())
+        check_draw_keep(chosen, len(p.offered), self.rules.tickets_draw_keep_min)
         self.ticket_deck.extend(t for t in p.offered if t not in chosen)
         p.tickets.extend(chosen)
         p.offered = []
@@ -389,7 +386,7 @@ class Simulation(Generic[C, P]):
 
     def _end_turn(self) -> None:
         if self.final.turn_ended(
-            self.current, self.current_player.pieces, self._final_round_pieces(), self.n_players
+            self.current, self.current_player.pieces, self.rules.final_round_pieces, self.n_players
         ):
             self.phase = Phase.OVER
         self.cards_drawn = 0
@@ -436,4 +433,5 @@ class Simulation(Generic[C, P]):
 
     def copy(self) -> Self:
         """A deep copy that shares the (immutable) map and variant."""
-        return copy.deepcopy(self, {id(x): x for x in (self.cards, *self._shared())})
+        shared = (self.cards, self.rules, *self._shared())
+        return copy.deepcopy(self, {id(x): x for x in shared})

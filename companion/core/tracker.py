@@ -38,12 +38,13 @@ from .payment import (
     tunnel_surcharge,
 )
 from .rules import (
+    DOUBLES_CLOSED_UP_TO,
+    TurnRules,
     check_first_keep,
     check_players,
     check_route_free,
     check_station_free,
     check_trains,
-    lookup_route,
 )
 from .scoring import FinalScore, PlayerEnd, score_final
 from .tracking import PAYMENT_MODES, Tracked, Tracker
@@ -109,8 +110,10 @@ class TrackedTunnel:
         return cls(route=d["route"], played=cards(d["played"]), revealed=cards(d["revealed"]))
 
 
-class TableTracker(Tracker[TrackedPlayer]):
+class TableTracker(Tracker[TrackedPlayer, Route]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
+
+    map: GameMap
 
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
         **Tracker.HANDLERS,
@@ -127,26 +130,29 @@ class TableTracker(Tracker[TrackedPlayer]):
         payment_mode: str = "lenient",
     ) -> None:
         check_players(players)
+        v = game_map.variant(variant)
+        rules = TurnRules(
+            face_up_wild_limit=game_map.face_up_locomotive_limit,
+            final_round_pieces=game_map.final_round_trains,
+            tickets_drawn=v.draw,
+            tickets_draw_keep_min=v.draw_keep_min,
+            doubles_closed_up_to=DOUBLES_CLOSED_UP_TO,
+        )
         super().__init__(
+            game_map,
+            rules,
             [
                 TrackedPlayer(color=c, name=n or c, trains=game_map.trains_per_player)
                 for n, c in players
             ],
             payment_mode,
         )
-        self.map = game_map
-        self.variant: Variant = game_map.variant(variant)
+        self.variant: Variant = v
         self.station_owner: dict[str, str] = {}
         self.tunnel: TrackedTunnel | None = None
         self._variant_tickets = {
             t.id for group in game_map.tickets_of_variant(self.variant) for t in group
         }
-
-    def _final_round_pieces(self) -> int:
-        return self.map.final_round_trains
-
-    def _known_ticket(self, ticket: str) -> bool:
-        return ticket in self.map.tickets
 
     def _shared(self) -> tuple[object, ...]:
         return (self.map, self.variant)
@@ -169,9 +175,6 @@ class TableTracker(Tracker[TrackedPlayer]):
 
     def _may_end_for_them(self) -> bool:
         return self.tunnel is None
-
-    def _route(self, route_id: str) -> Route:
-        return lookup_route(self.map.route, route_id)
 
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)

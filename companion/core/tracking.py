@@ -16,13 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from .actions import Action, DrewCards, EndTurn, KeepTickets
+from .board import MapLookups
 from .cards import TrainCard
 from .errors import IllegalActionError, InvalidStateError
-from .rules import FinalRound
+from .networks import Link
+from .rules import FinalRound, TurnRules, lookup_route
 
 PAYMENT_MODES = ("strict", "lenient", "off")
 
 C = TypeVar("C", bound=TrainCard)
+R = TypeVar("R", bound=Link)
 
 
 @dataclass
@@ -77,8 +80,10 @@ class Tracked:
 T = TypeVar("T", bound=Tracked)
 
 
-class Tracker(Generic[T]):
+class Tracker(Generic[T, R]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
+
+    map: MapLookups[R, Any]  # each board's class names its map type
 
     # action type -> the name of the method that handles it (actor, action)
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
@@ -87,11 +92,15 @@ class Tracker(Generic[T]):
     }
     TICKET_ID: ClassVar[str] = "ticket id"  # "unknown <TICKET_ID> 'x'"
 
-    def __init__(self, players: list[T], payment_mode: str) -> None:
+    def __init__(
+        self, game_map: MapLookups[R, Any], rules: TurnRules, players: list[T], payment_mode: str
+    ) -> None:
         if payment_mode not in PAYMENT_MODES:
             raise InvalidStateError(
                 f"payment mode must be one of {', '.join(PAYMENT_MODES)}, not {payment_mode!r}"
             )
+        self.map = game_map
+        self.rules = rules
         self.payment_mode = payment_mode
         self.players = players
         self.route_owner: dict[str, str] = {}
@@ -102,16 +111,9 @@ class Tracker(Generic[T]):
         self.turn = 0
         self.warnings: list[str] = []
 
-    # --- the board's numbers ----------------------------------------------------------
-    def _final_round_pieces(self) -> int:
-        raise NotImplementedError
-
-    def _known_ticket(self, ticket: str) -> bool:
-        raise NotImplementedError
-
     def _shared(self) -> tuple[object, ...]:
-        """Immutable objects a copy shares (the map, the variant)."""
-        raise NotImplementedError
+        """Immutable objects a copy shares (the map; Europe's variant too)."""
+        return (self.map,)
 
     # --- queries ----------------------------------------------------------------------
     @property
@@ -226,6 +228,9 @@ class Tracker(Generic[T]):
                 raise
             self.warnings.append(str(exc))
 
+    def _route(self, route_id: str) -> R:
+        return lookup_route(self.map.route, route_id)
+
     def _place_route(self, p: T, route_id: str, length: int, points: int) -> None:
         self.route_owner[route_id] = p.color
         p.routes.append(route_id)
@@ -240,7 +245,7 @@ class Tracker(Generic[T]):
         if len(set(tickets)) != len(tickets):
             raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
         for t in tickets:
-            if not self._known_ticket(t):
+            if t not in self.map.tickets:
                 raise IllegalActionError(f"unknown {self.TICKET_ID} {t!r}", rule="unknown-ticket")
             self._check_ticket(t)
             holder = self.ticket_holder(t)
@@ -264,7 +269,7 @@ class Tracker(Generic[T]):
 
     def _end_turn(self) -> None:
         if self.final.turn_ended(
-            self.current, self.current_player.pieces, self._final_round_pieces(), self.n_players
+            self.current, self.current_player.pieces, self.rules.final_round_pieces, self.n_players
         ):
             self.phase = "over"
         self.acted = False
@@ -297,4 +302,4 @@ class Tracker(Generic[T]):
         self.route_owner = dict(data["route_owner"])
 
     def copy(self) -> Self:
-        return copy.deepcopy(self, {id(x): x for x in self._shared()})
+        return copy.deepcopy(self, {id(x): x for x in (self.rules, *self._shared())})

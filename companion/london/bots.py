@@ -6,7 +6,6 @@ The bots are the core's (:mod:`companion.core.bot_base`) with London's moves and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from companion.core import bot_base
 from companion.core.payment import payment_choices
@@ -15,7 +14,6 @@ from .actions import Action, ClaimRoute, DrawFaceUp
 from .board import LondonMap
 from .cards import LONDON_CARDS
 from .game import Game, Phase
-from .rules import check_route_free
 
 __all__ = ["PLAYER_ORDER", "RandomBot", "TicketBot", "legal_moves", "play_random_game"]
 
@@ -27,8 +25,6 @@ def claimable_routes(game: Game) -> Iterator[ClaimRoute]:
     hand = game.current_player.hand
     return bot_base.first_claims(
         game,
-        game.map.routes.values(),
-        game.map.doubles_closed_up_to_players,
         lambda r: payment_choices(r, r.color, hand, LONDON_CARDS),
         ClaimRoute,
     )
@@ -68,9 +64,6 @@ class TicketBot(bot_base.TicketBot[Game]):
 
     def moves(self, game: Game) -> list[Action]:
         return legal_moves(game)
-
-    def check_free(self, game: Game, route: Any, color: str) -> None:
-        check_route_free(game.map, game.route_owner, route, color, game.n_players)
 
 
 def play_random_game(

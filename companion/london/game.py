@@ -14,14 +14,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import IllegalActionError, NotationError
-from companion.core.rules import lookup_route
 from companion.core.simulation import Phase, SimPlayer, Simulation
 
 from .actions import Action, ClaimRoute, DrawFaceUp, KeepTickets
 from .board import LondonMap, Route
 from .cards import LONDON_CARDS, Card
 from .payment import check_route_payment
-from .rules import check_buses, check_first_keep, check_players, check_route_free
+from .rules import (
+    check_buses,
+    check_first_keep,
+    check_players,
+    check_route_free,
+    turn_rules,
+)
 from .scoring import FinalScore, PlayerEnd, score_final
 
 __all__ = ["Game", "Phase", "PlayerState", "apply"]
@@ -53,7 +58,7 @@ class PlayerState(SimPlayer[Card]):
         return PlayerEnd(self.color, self.name, tuple(self.routes), tuple(self.tickets))
 
 
-class Game(Simulation[Card, PlayerState]):
+class Game(Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: London with all hidden information."""
 
     map: LondonMap
@@ -69,23 +74,7 @@ class Game(Simulation[Card, PlayerState]):
     }
 
     def __init__(self, game_map: LondonMap, players: list[PlayerState]) -> None:
-        super().__init__(LONDON_CARDS, players)
-        self.map = game_map
-
-    def _face_up_wild_limit(self) -> int:
-        return self.map.face_up_bus_limit
-
-    def _final_round_pieces(self) -> int:
-        return self.map.final_round_buses
-
-    def _tickets_drawn(self) -> int:
-        return self.map.tickets_draw
-
-    def _tickets_draw_keep_min(self) -> int:
-        return self.map.tickets_draw_keep_min
-
-    def _shared(self) -> tuple[object, ...]:
-        return (self.map,)
+        super().__init__(game_map, LONDON_CARDS, turn_rules(game_map), players)
 
     # --- creation ---------------------------------------------------------------------
     @classmethod
@@ -128,9 +117,6 @@ class Game(Simulation[Card, PlayerState]):
         # unkept first tickets go under the ticket deck
         self.ticket_deck.extend(t for t in p.offered if t not in chosen)
         self._kept_first(p, chosen)
-
-    def _route(self, route_id: str) -> Route:
-        return lookup_route(self.map.route, route_id)
 
     def _claim(self, p: PlayerState, action: ClaimRoute) -> None:
         route = self._route(action.route)

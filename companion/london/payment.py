@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from companion.core.errors import IllegalActionError
 from companion.core.payment import (
     check_payment,
     describe,
     has_cards,
     paying_color_in,
     payment_choices,
+    payment_verdict,
 )
 
 from .board import Route
@@ -41,11 +41,7 @@ def check_route_payment(route: Route, cards: Sequence[Card]) -> Card:
 
 
 def is_legal_payment(route: Route, cards: Sequence[Card]) -> tuple[bool, str]:
-    try:
-        check_route_payment(route, cards)
-    except IllegalActionError as exc:
-        return False, str(exc)
-    return True, f"{describe(cards)} pays for {route.id}"
+    return payment_verdict(route, cards, check_route_payment)
 
 
 def payment_options(route: Route, hand: Counter[Card]) -> Iterator[list[Card]]:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from companion.core.errors import IllegalActionError
-from companion.core.rules import FinalRound, check_pieces, check_route_owners, check_table
+from companion.core.rules import (
+    FinalRound,
+    TurnRules,
+    check_pieces,
+    check_route_owners,
+    check_table,
+)
 from companion.core.rules import check_draw_keep as draw_keep
 
 from .board import LondonMap, Route
@@ -17,6 +23,7 @@ __all__ = [
     "check_first_keep",
     "check_players",
     "check_route_free",
+    "turn_rules",
 ]
 
 
@@ -68,3 +75,14 @@ def check_first_keep(game_map: LondonMap, chosen: Sequence[str], dealt: int) -> 
 def check_draw_keep(game_map: LondonMap, chosen: Sequence[str], drawn: int) -> None:
     """Tickets drawn in a turn: keep at least one (a lone last ticket must be kept)."""
     draw_keep(chosen, drawn, game_map.tickets_draw_keep_min)
+
+
+def turn_rules(game_map: LondonMap) -> TurnRules:
+    """London's turn numbers, from the map data."""
+    return TurnRules(
+        face_up_wild_limit=game_map.face_up_bus_limit,
+        final_round_pieces=game_map.final_round_buses,
+        tickets_drawn=game_map.tickets_draw,
+        tickets_draw_keep_min=game_map.tickets_draw_keep_min,
+        doubles_closed_up_to=game_map.doubles_closed_up_to_players,
+    )

@@ -17,6 +17,7 @@ from companion.core.errors import NotationError
 from companion.core.networks import Networks, route_graph
 from companion.core.notation import id_list, player_entries, state_object
 from companion.core.scoring import (
+    ScoreSheet,
     Standings,
     TicketResult,
     check_end_doubles,
@@ -72,37 +73,17 @@ class DistrictResult:
         return {"district": self.district, "completed": self.completed, "points": self.points}
 
 
-@dataclass(slots=True)
-class PlayerScore:
-    name: str
-    color: str
-    route_points: int
-    ticket_points: int
-    tickets: list[TicketResult]
+@dataclass(slots=True, kw_only=True)
+class PlayerScore(ScoreSheet):
     districts: list[DistrictResult]
     district_points: int
-    total: int
-    rank: int = 0
-    routes: tuple[str, ...] = ()
     buses_used: int = 0
 
-    @property
-    def tickets_completed(self) -> int:
-        return sum(1 for t in self.tickets if t.completed)
-
-    def to_json(self) -> dict[str, Any]:
+    def _items_json(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "color": self.color,
-            "route_points": self.route_points,
-            "ticket_points": self.ticket_points,
-            "tickets": [t.to_json() for t in self.tickets],
-            "tickets_completed": self.tickets_completed,
             "district_points": self.district_points,
             "districts": [d.to_json() for d in self.districts],
             "buses_used": self.buses_used,
-            "total": self.total,
-            "rank": self.rank,
         }
 
 

@@ -18,13 +18,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import NotationError
-from companion.core.rules import lookup_route
 from companion.core.tracking import PAYMENT_MODES, Tracked, Tracker
 
 from .actions import Action, ClaimRoute, KeepTickets
 from .board import LondonMap, Route
 from .payment import check_route_payment
-from .rules import check_buses, check_draw_keep, check_first_keep, check_players, check_route_free
+from .rules import (
+    check_buses,
+    check_draw_keep,
+    check_first_keep,
+    check_players,
+    check_route_free,
+    turn_rules,
+)
 from .scoring import FinalScore, PlayerEnd, score_final
 
 __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer"]
@@ -49,9 +55,11 @@ class TrackedPlayer(Tracked):
         return {"tickets": list(d["tickets"]), "buses": int(d["buses"])}
 
 
-class TableTracker(Tracker[TrackedPlayer]):
+class TableTracker(Tracker[TrackedPlayer, Route]):
     """Follows a real London table. ``apply`` raises IllegalActionError and changes nothing
     if the action is refused."""
+
+    map: LondonMap
 
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {**Tracker.HANDLERS, ClaimRoute: "_claim"}
     TICKET_ID: ClassVar[str] = "London ticket id"
@@ -65,27 +73,16 @@ class TableTracker(Tracker[TrackedPlayer]):
     ) -> None:
         check_players(game_map, players)
         super().__init__(
+            game_map,
+            turn_rules(game_map),
             [
                 TrackedPlayer(color=c, name=n or c, buses=game_map.buses_per_player)
                 for n, c in players
             ],
             payment_mode,
         )
-        self.map = game_map
-
-    def _final_round_pieces(self) -> int:
-        return self.map.final_round_buses
-
-    def _known_ticket(self, ticket: str) -> bool:
-        return ticket in self.map.tickets
-
-    def _shared(self) -> tuple[object, ...]:
-        return (self.map,)
 
     # --- applying ---------------------------------------------------------------------
-    def _route(self, route_id: str) -> Route:
-        return lookup_route(self.map.route, route_id)
-
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
         check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
