@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import main
 from companion.london.board import london_map
 from companion.london.scoring import end_state_to_json, score_final
 
+from ..core.cli_helpers import run, write
 from ..london.brute import brute_score
 from ..london.endstates import random_end_state
 
@@ -32,18 +32,6 @@ STATE = {
         {"name": "Ben", "color": "blue", "routes": ["baker-street--hyde-park"], "tickets": []},
     ],
 }
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def write(tmp_path: Path, data: object, name: str = "state.json") -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
-    return str(path)
 
 
 def test_london_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

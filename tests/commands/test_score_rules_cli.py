@@ -10,25 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import main
 from companion.core.scoring import score_final
 from companion.data import europe_map
 
 from ..core.brute import brute_score
+from ..core.cli_helpers import run, write
 from ..core.endstates import random_end_state
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def write(tmp_path: Path, data: object, name: str = "state.json") -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
-    return str(path)
-
 
 STATE = {
     "map": "europe",

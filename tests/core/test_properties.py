@@ -8,6 +8,7 @@ and the table tracker, fed only what a table would show, agrees with the simulat
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,6 +36,8 @@ from companion.core.cards import full_deck
 from companion.core.game import Game, Phase
 from companion.core.tracker import TableTracker
 from companion.data import europe_map
+
+from .playing import play_checked
 
 EMAP = europe_map()
 VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
@@ -114,19 +117,16 @@ def play(
     g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
     mirror = TableMirror(g)
     bot = bot or RandomBot(seed)
-    actions: list[Action] = []
-    check_invariants(g)
-    while not g.over and len(actions) < max_actions:
-        action = bot.choose(g)
-        turn_before = g.turn
-        g.apply(action)
-        actions.append(action)
-        check_invariants(g)
-        check_notation(action)
-        mirror.feed(g, action, turn_before)
-        if len(actions) % 50 == 0:
-            data = g.to_json()
-            assert Game.from_json(data, EMAP).to_json() == data
+    actions = play_checked(
+        g,
+        bot,
+        mirror,
+        max_actions,
+        check_invariants,
+        check_notation,
+        partial(Game.from_json, game_map=EMAP),
+        50,
+    )
     return g, actions, mirror
 
 

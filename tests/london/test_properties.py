@@ -8,6 +8,7 @@ round-trip, and the table tracker, fed only what a table shows, agrees with the 
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +31,7 @@ from companion.london.game import Game, Phase
 from companion.london.scoring import score_final
 from companion.london.tracker import TableTracker
 
+from ..core.playing import play_checked
 from .brute import brute_score
 
 LMAP = london_map()
@@ -88,19 +90,16 @@ def play(
     g = Game.new(LMAP, [(c.title(), c) for c in COLORS[:n]], seed=seed)
     mirror = TableMirror(g)
     bot = bot or RandomBot(seed)
-    actions: list[Action] = []
-    check_invariants(g)
-    while not g.over and len(actions) < max_actions:
-        action = bot.choose(g)
-        turn_before = g.turn
-        g.apply(action)
-        actions.append(action)
-        check_invariants(g)
-        check_notation(action)
-        mirror.feed(g, action, turn_before)
-        if len(actions) % 25 == 0:
-            data = g.to_json()
-            assert Game.from_json(data, LMAP).to_json() == data
+    actions = play_checked(
+        g,
+        bot,
+        mirror,
+        max_actions,
+        check_invariants,
+        check_notation,
+        partial(Game.from_json, game_map=LMAP),
+        25,
+    )
     return g, actions, mirror
 
 
