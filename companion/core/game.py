@@ -9,7 +9,7 @@ this module adds tunnels, stations and ticket variants.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -42,6 +42,7 @@ from .rules import (
     check_trains,
 )
 from .scoring import FinalScore, PlayerEnd, score_final
+from .seats import PiecesAlias
 from .simulation import Phase, SimPlayer, Simulation
 
 __all__ = ["Game", "PendingTunnel", "Phase", "PlayerState", "apply"]
@@ -50,25 +51,17 @@ __all__ = ["Game", "PendingTunnel", "Phase", "PlayerState", "apply"]
 @dataclass
 class PlayerState(SimPlayer[Card]):
     stations: list[str] = field(default_factory=list)
-    trains: int = 45
+    pieces: int = 45
+    trains = PiecesAlias()
+    PIECES: ClassVar[str] = "trains"
+    CARD: ClassVar[Callable[[str], Any]] = Card
 
-    @property
-    def pieces(self) -> int:
-        return self.trains
-
-    def use_pieces(self, n: int) -> None:
-        self.trains -= n
-
-    def _pieces_json(self) -> dict[str, Any]:
-        return {"stations": list(self.stations), "trains": self.trains}
+    def _extra_json(self) -> dict[str, Any]:
+        return {"stations": list(self.stations)}
 
     @classmethod
-    def _pieces_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {"stations": list(d["stations"]), "trains": int(d["trains"])}
-
-    @classmethod
-    def _card(cls, name: str) -> Card:
-        return Card(name)
+    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {"stations": list(d["stations"])}
 
     def end_position(self) -> PlayerEnd:
         return PlayerEnd(
@@ -160,7 +153,7 @@ class Game(Simulation[Card, PlayerState, Route]):
             game_map,
             v,
             [
-                PlayerState(color=c, name=n or c, trains=game_map.trains_per_player)
+                PlayerState(color=c, name=n or c, pieces=game_map.trains_per_player)
                 for n, c in players
             ],
         )

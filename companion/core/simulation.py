@@ -24,6 +24,7 @@ from .errors import IllegalActionError
 from .networks import Link
 from .payment import PaidRoute, has_cards
 from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
+from .seats import Seat, TurnOrder
 
 C = TypeVar("C", bound=TrainCard)
 R = TypeVar("R", bound=Link)
@@ -36,37 +37,21 @@ class Phase(StrEnum):
 
 
 @dataclass
-class SimPlayer(Generic[C]):
-    """A player of a simulated game. Each board adds its pieces (trains, buses) and stations."""
+class SimPlayer(Seat, Generic[C]):
+    """A player of a simulated game: a seat with a hand and the tickets on offer. Each board
+    names its cards (``CARD``) and pieces, and adds its own fields (``_extra_json``)."""
 
-    color: str
-    name: str
     hand: Counter[C] = field(default_factory=Counter)
-    tickets: list[str] = field(default_factory=list)
     offered: list[str] = field(default_factory=list)  # drawn, not yet kept or returned
-    routes: list[str] = field(default_factory=list)
-    score: int = 0  # the score track: route points so far
-    ready: bool = False  # chose the first tickets
+    CARD: ClassVar[Callable[[str], Any]]
 
-    @property
-    def pieces(self) -> int:
-        """Trains or buses left."""
-        raise NotImplementedError
-
-    def use_pieces(self, n: int) -> None:
-        raise NotImplementedError
-
-    def _pieces_json(self) -> dict[str, Any]:
-        """The board's own fields, between ``routes`` and ``score`` in the JSON form."""
-        raise NotImplementedError
+    def _extra_json(self) -> dict[str, Any]:
+        """The board's own fields, between ``routes`` and the pieces in the JSON form."""
+        return {}
 
     @classmethod
-    def _pieces_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    @classmethod
-    def _card(cls, name: str) -> C:
-        raise NotImplementedError
+    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,7 +63,8 @@ class SimPlayer(Generic[C]):
             "tickets": list(self.tickets),
             "offered": list(self.offered),
             "routes": list(self.routes),
-            **self._pieces_json(),
+            **self._extra_json(),
+            self.PIECES: self.pieces,
             "score": self.score,
             "ready": self.ready,
         }
@@ -88,11 +74,12 @@ class SimPlayer(Generic[C]):
         return cls(
             color=d["color"],
             name=d["name"],
-            hand=Counter({cls._card(k): int(v) for k, v in d["hand"].items()}),
+            hand=Counter({cls.CARD(k): int(v) for k, v in d["hand"].items()}),
             tickets=list(d["tickets"]),
             offered=list(d["offered"]),
             routes=list(d["routes"]),
-            **cls._pieces_from_json(d),
+            **cls._extra_from_json(d),
+            pieces=int(d[cls.PIECES]),
             score=int(d["score"]),
             ready=bool(d["ready"]),
         )
@@ -105,7 +92,7 @@ def cards_json(cards: Sequence[TrainCard | None]) -> list[str | None]:
     return [None if c is None else c.value for c in cards]
 
 
-class Simulation(Generic[C, P, R]):
+class Simulation(TurnOrder[P], Generic[C, P, R]):
     """A complete game with all hidden information, for any board.
 
     ``apply(action)`` checks the action completely before changing anything, so an illegal
@@ -127,20 +114,16 @@ class Simulation(Generic[C, P, R]):
     def __init__(
         self, game_map: MapLookups[R, Any], cards: CardSet[C], rules: TurnRules, players: list[P]
     ) -> None:
+        super().__init__(players, rules)
         self.map = game_map
         self.cards = cards
-        self.rules = rules
-        self.players = players
         self.deck: list[C] = []  # top is the end of the list
         self.discard: list[C] = []
         self.face_up: list[C | None] = []
         self.ticket_deck: list[str] = []  # top is index 0
         self.route_owner: dict[str, str] = {}
-        self.current = 0
         self.phase = Phase.SETUP
         self.cards_drawn = 0
-        self.final = FinalRound()
-        self.turn = 0
         self.rng = random.Random(0)
 
     def _shared(self) -> tuple[object, ...]:
@@ -160,24 +143,6 @@ class Simulation(Generic[C, P, R]):
         self._check_face_up()
 
     # --- queries ----------------------------------------------------------------------
-    @property
-    def n_players(self) -> int:
-        return len(self.players)
-
-    @property
-    def current_player(self) -> P:
-        return self.players[self.current]
-
-    def player(self, color: str) -> P:
-        for p in self.players:
-            if p.color == color:
-                return p
-        raise IllegalActionError(f"no player plays {color} in this game", rule="unknown-player")
-
-    @property
-    def final_round(self) -> bool:
-        return self.final.started
-
     @property
     def over(self) -> bool:
         return self.phase is Phase.OVER
@@ -356,7 +321,7 @@ class Simulation(Generic[C, P, R]):
     def _place_route(self, p: P, route_id: str, length: int, points: int) -> None:
         self.route_owner[route_id] = p.color
         p.routes.append(route_id)
-        p.use_pieces(length)
+        p.pieces -= length
         p.score += points
 
     def _draw_tickets(self, p: P, action: DrawTickets) -> None:
@@ -385,14 +350,9 @@ class Simulation(Generic[C, P, R]):
         self._end_turn()
 
     def _end_turn(self) -> None:
-        if self.final.turn_ended(
-            self.current, self.current_player.pieces, self.rules.final_round_pieces, self.n_players
-        ):
+        if self._next_turn():
             self.phase = Phase.OVER
         self.cards_drawn = 0
-        self.turn += 1
-        if self.phase is not Phase.OVER:
-            self.current = (self.current + 1) % self.n_players
 
     # --- JSON form --------------------------------------------------------------------
     def _turn_json(self) -> dict[str, Any]:

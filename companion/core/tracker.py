@@ -47,6 +47,7 @@ from .rules import (
     check_trains,
 )
 from .scoring import FinalScore, PlayerEnd, score_final
+from .seats import PiecesAlias
 from .tracking import PAYMENT_MODES, Tracked, Tracker
 
 __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer", "TrackedTunnel"]
@@ -55,29 +56,16 @@ __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer", "TrackedTunnel"]
 @dataclass
 class TrackedPlayer(Tracked):
     stations: list[str] = field(default_factory=list)
-    trains: int = 45
+    pieces: int = 45
+    trains = PiecesAlias()
+    PIECES: ClassVar[str] = "trains"
 
-    @property
-    def pieces(self) -> int:
-        return self.trains
-
-    def use_pieces(self, n: int) -> None:
-        self.trains -= n
-
-    def _middle_json(self) -> dict[str, Any]:
-        return {
-            "stations": list(self.stations),
-            "tickets": list(self.tickets),
-            "trains": self.trains,
-        }
+    def _extra_json(self) -> dict[str, Any]:
+        return {"stations": list(self.stations)}
 
     @classmethod
-    def _middle_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "stations": list(d["stations"]),
-            "tickets": list(d["tickets"]),
-            "trains": int(d["trains"]),
-        }
+    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {"stations": list(d["stations"])}
 
 
 @dataclass
@@ -142,7 +130,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
             game_map,
             rules,
             [
-                TrackedPlayer(color=c, name=n or c, trains=game_map.trains_per_player)
+                TrackedPlayer(color=c, name=n or c, pieces=game_map.trains_per_player)
                 for n, c in players
             ],
             payment_mode,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from .actions import Action, DrewCards, EndTurn, KeepTickets
@@ -21,6 +21,7 @@ from .cards import TrainCard
 from .errors import IllegalActionError, InvalidStateError
 from .networks import Link
 from .rules import FinalRound, TurnRules, lookup_route
+from .seats import Seat, TurnOrder
 
 PAYMENT_MODES = ("strict", "lenient", "off")
 
@@ -29,38 +30,25 @@ R = TypeVar("R", bound=Link)
 
 
 @dataclass
-class Tracked:
-    """A player as the table shows it. Each board adds its pieces (trains, buses), stations."""
+class Tracked(Seat):
+    """A player as the table shows it; each board names its pieces and adds its own fields."""
 
-    color: str
-    name: str
-    routes: list[str] = field(default_factory=list)
-    tickets: list[str] = field(default_factory=list)
-    score: int = 0
-    ready: bool = False  # first tickets chosen
-
-    @property
-    def pieces(self) -> int:
-        """Trains or buses left."""
-        raise NotImplementedError
-
-    def use_pieces(self, n: int) -> None:
-        raise NotImplementedError
-
-    def _middle_json(self) -> dict[str, Any]:
-        """The board's fields between ``routes`` and ``score`` in the JSON form (tickets too)."""
-        raise NotImplementedError
+    def _extra_json(self) -> dict[str, Any]:
+        """The board's own fields, between ``routes`` and ``tickets`` in the JSON form."""
+        return {}
 
     @classmethod
-    def _middle_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
 
     def to_json(self) -> dict[str, Any]:
         return {
             "color": self.color,
             "name": self.name,
             "routes": list(self.routes),
-            **self._middle_json(),
+            **self._extra_json(),
+            "tickets": list(self.tickets),
+            self.PIECES: self.pieces,
             "score": self.score,
             "ready": self.ready,
         }
@@ -71,7 +59,9 @@ class Tracked:
             color=d["color"],
             name=d["name"],
             routes=list(d["routes"]),
-            **cls._middle_from_json(d),
+            **cls._extra_from_json(d),
+            tickets=list(d["tickets"]),
+            pieces=int(d[cls.PIECES]),
             score=int(d["score"]),
             ready=bool(d["ready"]),
         )
@@ -80,7 +70,7 @@ class Tracked:
 T = TypeVar("T", bound=Tracked)
 
 
-class Tracker(Generic[T, R]):
+class Tracker(TurnOrder[T], Generic[T, R]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
 
     map: MapLookups[R, Any]  # each board's class names its map type
@@ -99,16 +89,12 @@ class Tracker(Generic[T, R]):
             raise InvalidStateError(
                 f"payment mode must be one of {', '.join(PAYMENT_MODES)}, not {payment_mode!r}"
             )
+        super().__init__(players, rules)
         self.map = game_map
-        self.rules = rules
         self.payment_mode = payment_mode
-        self.players = players
         self.route_owner: dict[str, str] = {}
         self.phase = "setup"  # setup -> playing -> over
-        self.current = 0
         self.acted = False
-        self.final = FinalRound()
-        self.turn = 0
         self.warnings: list[str] = []
 
     def _shared(self) -> tuple[object, ...]:
@@ -117,26 +103,8 @@ class Tracker(Generic[T, R]):
 
     # --- queries ----------------------------------------------------------------------
     @property
-    def n_players(self) -> int:
-        return len(self.players)
-
-    @property
-    def current_player(self) -> T:
-        return self.players[self.current]
-
-    @property
     def over(self) -> bool:
         return self.phase == "over"
-
-    @property
-    def final_round(self) -> bool:
-        return self.final.started
-
-    def player(self, color: str) -> T:
-        for p in self.players:
-            if p.color == color:
-                return p
-        raise IllegalActionError(f"no player plays {color} in this game", rule="unknown-player")
 
     def ticket_holder(self, ticket: str) -> str | None:
         for p in self.players:
@@ -234,7 +202,7 @@ class Tracker(Generic[T, R]):
     def _place_route(self, p: T, route_id: str, length: int, points: int) -> None:
         self.route_owner[route_id] = p.color
         p.routes.append(route_id)
-        p.use_pieces(length)
+        p.pieces -= length
         p.score += points
         self.acted = True
 
@@ -268,14 +236,9 @@ class Tracker(Generic[T, R]):
         raise NotImplementedError
 
     def _end_turn(self) -> None:
-        if self.final.turn_ended(
-            self.current, self.current_player.pieces, self.rules.final_round_pieces, self.n_players
-        ):
+        if self._next_turn():
             self.phase = "over"
         self.acted = False
-        self.turn += 1
-        if not self.over:
-            self.current = (self.current + 1) % self.n_players
 
     # --- forms ------------------------------------------------------------------------
     def _turn_json(self) -> dict[str, Any]:

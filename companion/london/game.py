@@ -9,11 +9,12 @@ tickets from one deck), its ticket keeps and the face-up check after a claim.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import IllegalActionError, NotationError
+from companion.core.seats import PiecesAlias
 from companion.core.simulation import Phase, SimPlayer, Simulation
 
 from .actions import Action, ClaimRoute, DrawFaceUp, KeepTickets
@@ -34,25 +35,10 @@ __all__ = ["Game", "Phase", "PlayerState", "apply"]
 
 @dataclass
 class PlayerState(SimPlayer[Card]):
-    buses: int = 17
-
-    @property
-    def pieces(self) -> int:
-        return self.buses
-
-    def use_pieces(self, n: int) -> None:
-        self.buses -= n
-
-    def _pieces_json(self) -> dict[str, Any]:
-        return {"buses": self.buses}
-
-    @classmethod
-    def _pieces_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {"buses": int(d["buses"])}
-
-    @classmethod
-    def _card(cls, name: str) -> Card:
-        return Card(name)
+    pieces: int = 17
+    buses = PiecesAlias()
+    PIECES: ClassVar[str] = "buses"
+    CARD: ClassVar[Callable[[str], Any]] = Card
 
     def end_position(self) -> PlayerEnd:
         return PlayerEnd(self.color, self.name, tuple(self.routes), tuple(self.tickets))
@@ -86,7 +72,7 @@ class Game(Simulation[Card, PlayerState, Route]):
         check_players(game_map, players)
         m = game_map
         game = cls(
-            m, [PlayerState(color=c, name=n or c, buses=m.buses_per_player) for n, c in players]
+            m, [PlayerState(color=c, name=n or c, pieces=m.buses_per_player) for n, c in players]
         )
         game._deal(seed, LONDON_CARDS.deck(m.cards_per_color, m.bus_cards), m.hand_size, m.face_up)
         tickets = list(m.tickets)

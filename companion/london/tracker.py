@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import NotationError
+from companion.core.seats import PiecesAlias
 from companion.core.tracking import PAYMENT_MODES, Tracked, Tracker
 
 from .actions import Action, ClaimRoute, KeepTickets
@@ -38,21 +39,9 @@ __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer"]
 
 @dataclass
 class TrackedPlayer(Tracked):
-    buses: int = 17
-
-    @property
-    def pieces(self) -> int:
-        return self.buses
-
-    def use_pieces(self, n: int) -> None:
-        self.buses -= n
-
-    def _middle_json(self) -> dict[str, Any]:
-        return {"tickets": list(self.tickets), "buses": self.buses}
-
-    @classmethod
-    def _middle_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {"tickets": list(d["tickets"]), "buses": int(d["buses"])}
+    pieces: int = 17
+    buses = PiecesAlias()
+    PIECES: ClassVar[str] = "buses"
 
 
 class TableTracker(Tracker[TrackedPlayer, Route]):
@@ -76,7 +65,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
             game_map,
             turn_rules(game_map),
             [
-                TrackedPlayer(color=c, name=n or c, buses=game_map.buses_per_player)
+                TrackedPlayer(color=c, name=n or c, pieces=game_map.buses_per_player)
                 for n, c in players
             ],
             payment_mode,

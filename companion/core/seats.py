@@ -1,0 +1,88 @@
+"""Players at the table and whose turn it is: shared by every board's simulation and tracker.
+
+A :class:`Seat` holds what every board's player has (routes, tickets, pieces left, the score
+track); each board names its pieces (``trains``, ``buses``) with :class:`PiecesAlias` and its
+JSON key ``PIECES``. :class:`TurnOrder` holds the players, the current one, the turn count and
+the final round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar, overload
+
+from .errors import IllegalActionError
+from .rules import FinalRound, TurnRules
+
+
+class PiecesAlias:
+    """A board's own name for a seat's ``pieces`` (``trains = PiecesAlias()``)."""
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any] | None = None) -> PiecesAlias: ...
+
+    @overload
+    def __get__(self, obj: Seat, owner: type[Any] | None = None) -> int: ...
+
+    def __get__(self, obj: Seat | None, owner: type[Any] | None = None) -> int | PiecesAlias:
+        return self if obj is None else obj.pieces
+
+    def __set__(self, obj: Seat, value: int) -> None:
+        obj.pieces = value
+
+
+@dataclass
+class Seat:
+    """A player as every board has one. ``PIECES`` is the board's JSON name of ``pieces``."""
+
+    color: str
+    name: str
+    routes: list[str] = field(default_factory=list)
+    tickets: list[str] = field(default_factory=list)
+    pieces: int = 0  # trains or buses left
+    score: int = 0  # the score track: route points so far
+    ready: bool = False  # chose the first tickets
+    PIECES: ClassVar[str] = "trains"
+
+
+S = TypeVar("S", bound=Seat)
+
+
+class TurnOrder(Generic[S]):
+    """The players in turn order, whose turn it is, the turn count and the final round."""
+
+    def __init__(self, players: list[S], rules: TurnRules) -> None:
+        self.players = players
+        self.rules = rules
+        self.current = 0
+        self.turn = 0
+        self.final = FinalRound()
+
+    @property
+    def n_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def current_player(self) -> S:
+        return self.players[self.current]
+
+    @property
+    def final_round(self) -> bool:
+        return self.final.started
+
+    def player(self, color: str) -> S:
+        for p in self.players:
+            if p.color == color:
+                return p
+        raise IllegalActionError(f"no player plays {color} in this game", rule="unknown-player")
+
+    def _next_turn(self) -> bool:
+        """End the current player's turn (the final round counts down) and move on; True when
+        that was the last turn of the game."""
+        last = self.final.turn_ended(
+            self.current, self.current_player.pieces, self.rules.final_round_pieces, self.n_players
+        )
+        self.turn += 1
+        if not last:
+            self.current = (self.current + 1) % self.n_players
+        return last
