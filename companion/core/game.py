@@ -45,16 +45,15 @@ from .scoring import FinalScore, PlayerEnd, score_final
 from .seats import PiecesAlias
 from .simulation import Phase, SimPlayer, Simulation
 
-__all__ = ["Game", "PendingTunnel", "Phase", "PlayerState", "apply"]
+__all__ = ["Game", "PendingTunnel", "Phase", "PlayerState", "StationSeat", "apply"]
 
 
-@dataclass
-class PlayerState(SimPlayer[Card]):
+@dataclass(kw_only=True)
+class StationSeat:
+    """A Europe player (simulated or tracked) also has the stations built: put first in the
+    bases, before the seat."""
+
     stations: list[str] = field(default_factory=list)
-    pieces: int = 45
-    trains = PiecesAlias()
-    PIECES: ClassVar[str] = "trains"
-    CARD: ClassVar[Callable[[str], Any]] = Card
 
     def _extra_json(self) -> dict[str, Any]:
         return {"stations": list(self.stations)}
@@ -62,6 +61,14 @@ class PlayerState(SimPlayer[Card]):
     @classmethod
     def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
         return {"stations": list(d["stations"])}
+
+
+@dataclass
+class PlayerState(StationSeat, SimPlayer[Card]):
+    pieces: int = 45
+    trains = PiecesAlias()
+    PIECES: ClassVar[str] = "trains"
+    CARD: ClassVar[Callable[[str], Any]] = Card
 
     def end_position(self) -> PlayerEnd:
         return PlayerEnd(

@@ -8,6 +8,7 @@ the final round.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
@@ -43,6 +44,14 @@ class Seat:
     score: int = 0  # the score track: route points so far
     ready: bool = False  # chose the first tickets
     PIECES: ClassVar[str] = "trains"
+
+    def _extra_json(self) -> dict[str, Any]:
+        """The board's own fields in the JSON form (Europe: ``stations``)."""
+        return {}
+
+    @classmethod
+    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
 
 
 S = TypeVar("S", bound=Seat)

@@ -45,14 +45,6 @@ class SimPlayer(Seat, Generic[C]):
     offered: list[str] = field(default_factory=list)  # drawn, not yet kept or returned
     CARD: ClassVar[Callable[[str], Any]]
 
-    def _extra_json(self) -> dict[str, Any]:
-        """The board's own fields, between ``routes`` and the pieces in the JSON form."""
-        return {}
-
-    @classmethod
-    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
     def to_json(self) -> dict[str, Any]:
         return {
             "color": self.color,

@@ -14,7 +14,7 @@ adds tunnels, stations and ticket variants.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .actions import (
@@ -29,6 +29,7 @@ from .actions import (
 from .board import GameMap, Route, Variant
 from .cards import Card
 from .errors import IllegalActionError, NotationError
+from .game import StationSeat
 from .payment import (
     Surcharge,
     check_route_payment,
@@ -54,18 +55,10 @@ __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer", "TrackedTunnel"]
 
 
 @dataclass
-class TrackedPlayer(Tracked):
-    stations: list[str] = field(default_factory=list)
+class TrackedPlayer(StationSeat, Tracked):
     pieces: int = 45
     trains = PiecesAlias()
     PIECES: ClassVar[str] = "trains"
-
-    def _extra_json(self) -> dict[str, Any]:
-        return {"stations": list(self.stations)}
-
-    @classmethod
-    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {"stations": list(d["stations"])}
 
 
 @dataclass

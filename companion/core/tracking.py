@@ -33,14 +33,6 @@ R = TypeVar("R", bound=Link)
 class Tracked(Seat):
     """A player as the table shows it; each board names its pieces and adds its own fields."""
 
-    def _extra_json(self) -> dict[str, Any]:
-        """The board's own fields, between ``routes`` and ``tickets`` in the JSON form."""
-        return {}
-
-    @classmethod
-    def _extra_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
     def to_json(self) -> dict[str, Any]:
         return {
             "color": self.color,
