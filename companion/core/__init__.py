@@ -3,6 +3,11 @@
 Value types (cards, routes, tickets, actions), the full simulation (:class:`Game`), the table
 tracker (:class:`TableTracker`) and final scoring (:func:`score_final`). Illegal actions raise
 :class:`IllegalActionError` naming the rule.
+
+The machinery every board shares lives here too, parametrised by the board's cards and numbers
+(London, :mod:`companion.london`, is built on it): ``cards.CardSet``, ``payment.check_payment``,
+``seats``, ``simulation.Simulation``, ``tracking.Tracker``, ``networks``, ``bot_base`` and the
+shared pieces of ``rules``, ``board``, ``actions``, ``scoring`` and ``notation``.
 """
 
 from .actions import Action, action_from_json, parse_action
