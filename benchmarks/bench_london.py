@@ -11,7 +11,8 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Callable
+
+from timing import timed
 
 from companion.london.board import LondonMap, london_map
 from companion.london.bots import TicketBot, play_random_game
@@ -53,15 +54,6 @@ def dense_state(m: LondonMap, rng: random.Random, n_players: int = 4) -> list[Pl
         PlayerEnd(c, c, tuple(routes[c]), tuple(tickets[5 * i : 5 * i + 5]))
         for i, c in enumerate(routes)
     ]
-
-
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
 
 
 def main() -> None:

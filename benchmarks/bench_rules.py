@@ -13,6 +13,8 @@ import random
 import statistics
 import time
 
+from timing import timed
+
 from companion.core.board import GameMap
 from companion.core.bots import play_random_game
 from companion.core.longest import longest_trail
@@ -89,15 +91,6 @@ def worst_single_network(m: GameMap, rng: random.Random, tries: int) -> list[str
         if t > worst_t:
             worst, worst_t = chosen, t
     return worst
-
-
-def timed(fn, repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
 
 
 def main() -> None:
