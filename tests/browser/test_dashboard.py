@@ -244,7 +244,8 @@ def test_japanese_ui_and_switch(server: Server, phone: Any) -> None:
     assert page.js_errors == []
 
 
-def test_final_round_is_announced(server: Server, phone: Any) -> None:
+def two_player_game(server: Server) -> None:
+    """A new game of A (blue) and B (red), both with their first tickets kept."""
     api(
         server,
         "POST",
@@ -264,6 +265,10 @@ def test_final_round_is_announced(server: Server, phone: Any) -> None:
             "/api/actions",
             {"type": "keep_tickets", "player": color, "tickets": tickets},
         )
+
+
+def test_final_round_is_announced(server: Server, phone: Any) -> None:
+    two_player_game(server)
     # Give blue routes worth 42 trains (the board as the host corrected it), then a 1-train claim.
     routes: dict[str, str] = {}
     total = 0

@@ -7,29 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import Server
-from .test_dashboard import api, ready
-
-
-def _two_player_game(server: Server) -> None:
-    api(
-        server,
-        "POST",
-        "/api/actions",
-        {
-            "type": "new_game",
-            "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}],
-        },
-    )
-    for color, tickets in (
-        ("blue", ["paris-wien", "berlin-roma"]),
-        ("red", ["kyiv-sochi", "essen-kyiv"]),
-    ):
-        api(
-            server,
-            "POST",
-            "/api/actions",
-            {"type": "keep_tickets", "player": color, "tickets": tickets},
-        )
+from .test_dashboard import api, ready, two_player_game
 
 
 def _toasts(page: Any, needle: str) -> str:
@@ -41,7 +19,7 @@ def _toasts(page: Any, needle: str) -> str:
 
 
 def test_notices_are_translated(server: Server, phone: Any) -> None:
-    _two_player_game(server)
+    two_player_game(server)
     page = phone("ja-JP")
     ready(page, server.url + "/")
     page.wait_for_selector("#conn:not(.off)")
@@ -78,7 +56,7 @@ def test_notices_are_translated(server: Server, phone: Any) -> None:
 
 
 def test_the_final_round_announcement_is_translated(server: Server, phone: Any) -> None:
-    _two_player_game(server)
+    two_player_game(server)
     # blue's routes worth 42 trains (the board as the host corrected it), then a 1-train claim
     data = json.loads(
         (Path(__file__).resolve().parents[2] / "companion/data/europe.json").read_text()
