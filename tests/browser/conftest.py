@@ -93,6 +93,10 @@ class Server:
         self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
         self.server.close()
         self.thread.join(5)
+        # Connections the browser left open (keep-alive, streams) would otherwise be closed by
+        # the garbage collector, inside some later test, as an unclosed-socket warning.
+        for channel in list(self.server._map.values()):
+            channel.close()
         self.store.close()
 
 
