@@ -154,11 +154,6 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
             total.update(p.hand)
         return total
 
-    def expected_actor(self) -> str | None:
-        if self.phase is not Phase.PLAYING:
-            return None
-        return self.current_player.color
-
     # --- card movement ----------------------------------------------------------------
     def _take_from_deck(self) -> C | None:
         if not self.deck and self.discard:
