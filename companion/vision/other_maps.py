@@ -409,10 +409,17 @@ class SmoothWarp:
     """A smooth random displacement of the board (positions as fractions, 0..1 each way).
 
     A sum of ``waves`` plane waves of 0.6-1.6 cycles per board in random directions, with its
-    best affine fit (over a grid) taken away, scaled so that the largest displacement on the
-    board is ``amplitude`` (a fraction of the board's width across, of its height down)."""
+    best affine fit (over a grid) taken away, scaled so that the largest displacement at
+    ``points`` (default: a grid over the whole board) is ``amplitude`` (a fraction of the
+    board's width across, of its height down)."""
 
-    def __init__(self, rng: np.random.Generator, amplitude: float, waves: int = 4) -> None:
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        amplitude: float,
+        waves: int = 4,
+        points: np.ndarray | None = None,
+    ) -> None:
         self.k = rng.uniform(0.6, 1.6, waves) * 2 * math.pi
         theta = rng.uniform(0, 2 * math.pi, waves)
         self.dirs = np.column_stack([np.cos(theta), np.sin(theta)])
@@ -422,10 +429,10 @@ class SmoothWarp:
         self.scale = 1.0
         g = np.linspace(0.0, 1.0, 25)
         grid = np.array([(x, y) for y in g for x in g])
-        raw = self._raw(grid)
         design = np.column_stack([grid, np.ones(len(grid))])
-        self.affine = np.linalg.lstsq(design, raw, rcond=None)[0]
-        peak = float(np.sqrt((self._raw(grid) - design @ self.affine) ** 2).sum(axis=1).max())
+        self.affine = np.linalg.lstsq(design, self._raw(grid), rcond=None)[0]
+        at = grid if points is None else np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        peak = float(np.sqrt((self.displacement(at) ** 2).sum(axis=1)).max())
         self.scale = amplitude / max(peak, 1e-9)
 
     def _raw(self, pts: np.ndarray) -> np.ndarray:
@@ -452,13 +459,15 @@ def warped_europe(
     *,
     amplitude: float | None = None,
 ) -> BoardGeometry:
-    """The Europe board with its cities and routes moved by a :class:`SmoothWarp` of
-    ``amplitude`` (default 0.05-0.10 of the board). Each space moves with the board under it:
-    its centre is warped, its angle follows the warped track and its length stretches with it
-    (within 0.6-1.5 times), so that routes still join their (moved) cities."""
+    """The Europe board with its cities and routes moved by a :class:`SmoothWarp`: the city
+    that moves most moves by ``amplitude`` (default 0.05-0.10 of the board). Each space moves
+    with the board under it: its centre is warped, its angle follows the warped track and its
+    length stretches with it (within 0.6-1.5 times), so that routes still join their (moved)
+    cities."""
     g = base or load_geometry()
     amp = float(amplitude if amplitude is not None else rng.uniform(0.05, 0.10))
-    warp = SmoothWarp(rng, amp)
+    spots = np.array([[c.x, c.y] for c in g.cities.values()])
+    warp = SmoothWarp(rng, amp, points=spots)
     a = g.aspect
     routes: dict[str, RouteInfo] = {}
     for rid, info in g.routes.items():
