@@ -20,6 +20,7 @@ import numpy as np
 from companion.vision.classify import fit_distances, fit_features
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.read import ReadContext, default_context, take_samples
+from companion.vision.register import refine_registration
 from companion.vision.sample import U8Array, decimate
 from companion.vision.types import NoBoardError
 
@@ -478,19 +479,34 @@ def locate_board(
                     corners, explained, cost = c2, e2, cost2
             if explained >= accept:  # further edges only when the near ones do not fit
                 break
-    if explained < float(cfg["refine_below"]):
+    # The fine registration on the printed spaces themselves (a fraction of a space), on the
+    # full picture; the old corner nudging only when it cannot be done.
+    off = (k - 1) / 2.0 if method == "outline" else 0.0
+    to_full = np.array([[k, 0.0, off], [0.0, k, off], [0.0, 0.0, 1.0]])
+    reg = refine_registration(image_bgr, to_full @ corners_homography(corners), ctx, store)
+    h_full = to_full @ corners_homography(corners)
+    registered = False
+    if reg.inliers >= int(ctx.cfg["register"]["min_spaces"]):
+        e2, cost2 = board_fit(work, np.linalg.inv(to_full) @ reg.homography, ctx)
+        log.debug("registered on %d spaces: explains %.3f (cost %.2f)", reg.inliers, e2, cost2)
+        if cost2 <= cost:  # the facts must agree (a bent board can fool the outlines)
+            h_full, explained, cost, registered = reg.homography, e2, cost2, True
+    if not registered and explained < float(cfg["refine_below"]):
         corners, cost = _refine(work, corners, ctx, cfg)
         explained, cost = board_fit(work, corners_homography(corners), ctx)
+        h_full = to_full @ corners_homography(corners)
     if explained < float(cfg["min_explained"]):
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
-    # Back to the picture (a work pixel averages k x k picture pixels): outlines are in pixel
-    # centres, the frame in pixel edges.
-    full = corners * k + ((k - 1) / 2.0 if method == "outline" else 0.0)
     h_img, w_img = image_bgr.shape[:2]
     return BoardLocation(
-        corners_homography(full),
+        h_full,
         quality=explained,
         image_size=(w_img, h_img),
         method=method,
-        details={"cost": cost, "candidates": float(n_candidates)},
+        details={
+            "cost": cost,
+            "candidates": float(n_candidates),
+            "registered_spaces": float(reg.inliers if registered else 0),
+            "registration_moved_px": reg.moved,
+        },
     )

@@ -19,13 +19,12 @@ from companion.vision.classify import (
     WindowSet,
     classify_spaces,
     fit_model_from_config,
-    gain_table,
     lab8,
     load_vision_config,
     make_windows,
     model_from_config,
     space_features_lab8,
-    white_balance_gains,
+    tone_table,
 )
 from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
 from companion.vision.read_stations import classify_stations_lab8
@@ -66,6 +65,9 @@ class ReadContext:
     route_slices: dict[str, slice]
     printed_colors: list[str]
     city_mask: npt.NDArray[np.bool_]  # (n_cities, n*n): city samples off every train space
+    paper_mask: npt.NDArray[np.bool_]  # (n_wb,): white-balance points off tracks and cities
+    tone_percentiles: list[float]
+    tone_reference: FloatArray  # (len(tone_percentiles), 3) BGR
 
 
 def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
@@ -127,6 +129,9 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
         route_slices=slices,
         printed_colors=printed,
         city_mask=off_the_tracks(geometry, grids.cities, float(cfg["stations"]["track_width"])),
+        paper_mask=paper_mask(geometry, grids.wb.reshape(-1, 2), float(s["paper_track_width"])),
+        tone_percentiles=[float(v) for v in s["tone_percentiles"]],
+        tone_reference=np.array(s["tone_reference"], dtype=np.float64).T,
     )
 
 
@@ -178,6 +183,19 @@ def off_the_tracks(
     return np.asarray(mask)
 
 
+def paper_mask(
+    geometry: BoardGeometry, points: FloatArray, width_scale: float
+) -> npt.NDArray[np.bool_]:
+    """(m,): which board points lie off every train space (its width scaled by
+    ``width_scale``) and outside every city's spot (twice its size): the board's own paper."""
+    off = off_the_tracks(geometry, points.reshape(1, -1, 2), width_scale)[0]
+    for c in geometry.cities.values():
+        du = (points[:, 0] - c.u) / max(c.w, 1e-9)
+        dv = (points[:, 1] - c.v) / max(c.h, 1e-9)
+        off &= du * du + dv * dv > 1.0
+    return np.asarray(off)
+
+
 def lane_pairs(geometry: BoardGeometry) -> list[tuple[str, str]]:
     """The double routes: (lane 1, lane 2) route ids with the same two cities."""
     out = []
@@ -216,9 +234,9 @@ def default_context() -> ReadContext:
 
 @dataclass
 class Samples:
-    spaces: U8Array  # white-balanced space patches (n, ny, nx, 3) BGR
-    cities: U8Array  # white-balanced city patches (n, k, k, 3) BGR
-    gains: FloatArray
+    spaces: U8Array  # tone-mapped space patches (n, ny, nx, 3) BGR
+    cities: U8Array  # tone-mapped city patches (n, k, k, 3) BGR
+    tone: U8Array  # the (1, 256, 3) lookup table that mapped them (``classify.tone_table``)
     spaces_lab: U8Array | None = None  # the same as OpenCV 8-bit Lab (when asked for)
     cities_lab: U8Array | None = None
     raw: U8Array | None = None  # spaces then cities (n_px, 3) BGR before white balance
@@ -248,23 +266,24 @@ def sample_raw(
 
 
 def balance_samples(raw: RawSamples, ctx: ReadContext, *, lab: bool = True) -> Samples:
-    """White-balance raw samples on the board's paper (and convert them to 8-bit Lab)."""
+    """Tone-map raw samples on the board's paper (and convert them to 8-bit Lab)."""
     import cv2
 
-    s = ctx.cfg["sampling"]
-    gains = white_balance_gains(raw.wb, float(s["white_target"]), float(s["white_percentile"]))
-    body = np.asarray(cv2.LUT(raw.body.reshape(1, -1, 3), gain_table(gains)), dtype=np.uint8)
+    lo, hi = ctx.cfg["sampling"]["tone_slopes"]
+    paper = raw.wb[ctx.paper_mask]
+    tone = tone_table(paper, ctx.tone_percentiles, ctx.tone_reference, (float(lo), float(hi)))
+    body = np.asarray(cv2.LUT(raw.body.reshape(1, -1, 3), tone), dtype=np.uint8)
     body = body.reshape(-1, 3)
     k = raw.n_space_px
     spaces = body[:k].reshape(*raw.spaces_shape, 3)
     cities = body[k:].reshape(*raw.cities_shape, 3)
     if not lab:
-        return Samples(spaces=spaces, cities=cities, gains=gains, raw=raw.body)
+        return Samples(spaces=spaces, cities=cities, tone=tone, raw=raw.body)
     body_lab = lab8(body)
     return Samples(
         spaces=spaces,
         cities=cities,
-        gains=gains,
+        tone=tone,
         spaces_lab=body_lab[:k].reshape(*raw.spaces_shape, 3),
         cities_lab=body_lab[k:].reshape(*raw.cities_shape, 3),
         raw=raw.body,

@@ -27,14 +27,17 @@ from companion.vision.classify import (
     SpaceModel,
     clip_cues,
     distances,
+    fit_features,
     hypothesis_scores,
     log_softmax,
     model_to_config,
     space_features,
+    white_balance_gains,
     window_penalty,
 )
 from companion.vision.geometry import corners_homography
-from companion.vision.read import ReadContext, Samples, make_context, take_samples
+from companion.vision.read import ReadContext, Samples, make_context, sample_raw, take_samples
+from companion.vision.register import refine_registration
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)
@@ -86,8 +89,33 @@ def full_frame_homography(shape: tuple[int, ...]) -> FloatArray:
     return corners_homography(np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64))
 
 
+def photo_homography(image: Any, ctx: ReadContext) -> FloatArray:
+    """Where the board is in a photo cropped to it: the whole frame, registered on the printed
+    spaces (as ``locate_board`` does last)."""
+    return refine_registration(image, full_frame_homography(image.shape), ctx).homography
+
+
+def tone_reference(images: list[Any], ctx: ReadContext) -> FloatArray:
+    """The reference tones (len(tone_percentiles), 3) BGR: the board paper's percentiles on
+    the given (cropped) photos, each first white-balanced (``sampling.white_percentile`` of the
+    paper sent to ``sampling.white_target``), averaged over the photos."""
+    s = ctx.cfg["sampling"]
+    rows = []
+    for image in images:
+        raw = sample_raw(image, photo_homography(image, ctx), ctx)
+        paper = raw.wb[ctx.paper_mask]
+        gains = white_balance_gains(paper, float(s["white_target"]), float(s["white_percentile"]))
+        rows.append(np.percentile(paper * gains, ctx.tone_percentiles, axis=0))
+    return np.asarray(np.mean(rows, axis=0), dtype=np.float64)
+
+
+def with_tone_reference(ctx: ReadContext, reference: FloatArray) -> ReadContext:
+    """``ctx`` with other reference tones (the rest unchanged)."""
+    return replace(ctx, tone_reference=np.asarray(reference, dtype=np.float64))
+
+
 def photo_samples(image: Any, ctx: ReadContext, h: FloatArray | None = None) -> Samples:
-    return take_samples(image, full_frame_homography(image.shape) if h is None else h, ctx)
+    return take_samples(image, photo_homography(image, ctx) if h is None else h, ctx)
 
 
 def fit_space_model(
@@ -210,6 +238,36 @@ def fit_coefficients(
     return np.asarray(np.r_[theta[0], theta[1], theta[2] - float(mu @ beta), beta])
 
 
+def fit_locate_means(
+    data: list[tuple[Any, list[str | None]]], ctx: ReadContext
+) -> dict[str, dict[str, list[float]]]:
+    """Class means of the locating features (``classify.fit_features``) on labelled photos
+    (image, space labels), sampled as the reader samples them (tone-mapped, registered): per
+    player colour for the plastic, per printed colour for the free spaces. The scales and the
+    cap stay as they are in ``vision.json``."""
+    plastic: dict[str, list[FloatArray]] = {c: [] for c in PLAYER_COLORS}
+    printed: dict[str, list[FloatArray]] = {}
+    for image, labels in data:
+        samples = take_samples(image, photo_homography(image, ctx), ctx, ctx.fit_grids, lab=False)
+        feats = fit_features(samples.spaces)
+        for i, lab in enumerate(labels):
+            if lab == UNKNOWN:
+                continue
+            if lab is None:
+                printed.setdefault(ctx.printed_colors[i], []).append(feats[i])
+            else:
+                plastic[lab].append(feats[i])
+    old = ctx.fit_model
+
+    def means(rows: dict[str, list[FloatArray]], prior: dict[str, FloatArray]) -> Any:
+        return {
+            c: [round(float(v), 3) for v in (np.mean(rows[c], axis=0) if rows.get(c) else mu)]
+            for c, mu in sorted(prior.items())
+        }
+
+    return {"plastic": means(plastic, old.plastic), "printed": means(printed, old.printed)}
+
+
 def photo_features(samples: Samples, ctx: ReadContext) -> SpaceFeatures:
     return space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
 
@@ -222,24 +280,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the model into vision.json")
     args = parser.parse_args(argv)
     ctx = make_context()
+    photos = [ph for ph in labelled_photos(args.photos, ctx) if ph.space_labels is not None]
+    images = [cv2.imread(str(ph.path)) for ph in photos]
+    reference = tone_reference(images, ctx)
+    ctx = with_tone_reference(ctx, reference)
     data: list[tuple[SpaceFeatures, list[str | None]]] = []
-    for ph in labelled_photos(args.photos, ctx):
-        if ph.space_labels is None:
-            continue
-        image = cv2.imread(str(ph.path))
+    for ph, image in zip(photos, images, strict=True):
+        assert ph.space_labels is not None
         feats = photo_features(photo_samples(image, ctx), ctx)
         data.append((feats, ph.space_labels))
         print(f"{ph.name}: {feats.printed.shape[0]} spaces")
     model = fit_space_model(data, ctx)
+    locate_means = fit_locate_means(
+        [(image, ph.space_labels or []) for ph, image in zip(photos, images, strict=True)], ctx
+    )
     cfg_model = dict(ctx.cfg["space_model"])
     cfg_model.update(model_to_config(model))
     if args.write:
         path = Path(__file__).resolve().parents[1] / "data" / "vision.json"
         cfg = json.loads(path.read_text(encoding="utf-8"))
         cfg["space_model"] = cfg_model
+        cfg["locate"]["model"].update(locate_means)
+        cfg["sampling"]["tone_reference"] = [
+            [round(float(v), 2) for v in row] for row in reference.T
+        ]
         path.write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}")
     else:
+        print("tone_reference (B, G, R rows):", reference.T.round(2).tolist())
         print(json.dumps(cfg_model, indent=1))
     return 0
 

@@ -2,7 +2,8 @@
 
 Real photos are read from ../shared/photos (never copied) and skipped when absent. Everything
 else is drawn here from the board's facts: space boxes in the printed colours the tuned model
-expects (its own numbers, converted from Lab), a paper background and a dark border.
+expects (its own numbers, converted from Lab), a paper background spread in the tones the reader
+expects of a board's paper, and a dark border.
 """
 
 from __future__ import annotations
@@ -28,6 +29,21 @@ def lab_to_bgr(lab: Any) -> tuple[int, int, int]:
     return tuple(round(float(np.clip(v, 0, 1)) * 255) for v in bgr)  # type: ignore[return-value]
 
 
+def paper(ctx: ReadContext, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """The board's paper, land and sea: smooth blotches whose tones spread per channel as the
+    reader's tone reference says a board's paper does (so its tone map is about identity)."""
+    h, w = shape
+    field = cv2.resize(rng.normal(0, 1, (12, 18)).astype(np.float32), (w, h))
+    rank = field.argsort(axis=None).argsort().reshape(h, w) / (h * w - 1) * 100.0
+    out = np.empty((h, w, 3), np.uint8)
+    knots = [0.0, *ctx.tone_percentiles, 100.0]
+    for c in range(3):
+        ref = ctx.tone_reference[:, c]
+        tones = [ref[0] * 0.8, *ref, min(255.0, ref[-1] + 4.0)]
+        out[..., c] = np.interp(rank, knots, tones).astype(np.uint8)
+    return out
+
+
 def draw_board(
     ctx: ReadContext,
     size: tuple[int, int] = (1200, 800),
@@ -38,20 +54,22 @@ def draw_board(
     rng = np.random.default_rng(seed)
     w, h = size
     g = load_geometry()
-    img = np.zeros((h, w, 3), np.uint8)
-    img[:] = (226, 229, 232)  # pale paper (BGR), about the white balance target
+    img = paper(ctx, (h, w), rng)
     b = int(0.03 * h)
     cv2.rectangle(img, (0, 0), (w - 1, h - 1), (40, 50, 60), 2 * b)
     hmat = corners_homography(np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64))
     model = ctx.model
     a = g.aspect
+    # The printed outline sits inside the measured box, as on the real board.
+    outline_along = float(ctx.cfg["register"]["outline_along"])
+    outline_across = float(ctx.cfg["register"]["outline_across"])
     owners = owners or {}
     for rid in g.route_ids:
         owner = owners.get(rid)
         for sp in g.spaces[rid]:
             th = np.radians(sp.angle)
-            dl = np.array([np.cos(th), np.sin(th)]) * sp.length * a / 2 * 0.92
-            dw = np.array([-np.sin(th), np.cos(th)]) * sp.width / 2 * 0.85
+            dl = np.array([np.cos(th), np.sin(th)]) * sp.length * a / 2 * outline_along
+            dw = np.array([-np.sin(th), np.cos(th)]) * sp.width / 2 * outline_across
             cen = np.array([sp.u * a, sp.v])
             pts = np.array([cen - dl - dw, cen + dl - dw, cen + dl + dw, cen - dl + dw])
             pts[:, 0] /= a

@@ -197,16 +197,15 @@ def test_read_board_shares_one_default_context() -> None:
 
 @pytest.mark.photos
 def test_live_reads_with_a_cache_on_the_shared_photos(ctx, photos_dir, small_photos) -> None:
-    """Live frames (known location, ReadCache, adaptation started from the last frame's) keep
-    the photo reader's accuracy."""
+    """Live frames (the location a calibration found, ReadCache, adaptation started from the
+    last frame's) keep the photo reader's accuracy."""
     from companion.vision.read import ReadCache
 
     total = Accuracy()
     rng = np.random.default_rng(8)
     for photo in labelled_photos(photos_dir, ctx):
         img = small_photos[photo.name]
-        h, w = img.shape[:2]
-        loc = BoardLocation.from_corners([[0, 0], [w, 0], [w, h], [0, h]], (w, h))
+        loc = locate_board(img, context=ctx)  # as a calibration finds it, registered
         cache = ReadCache()
         for _ in range(3):
             cache.reference = None  # every frame read in full (from the last frame's means)

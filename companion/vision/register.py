@@ -1,0 +1,165 @@
+"""Fine registration of a located board on its own printed train spaces.
+
+Locating gives the board's outline to within a few tenths of a space's width (the outline's
+corners are rounded, the paper's edge is worn, a phone photo is bent a little by its lens). That
+is enough to find the board but not to read it: a space read a third of its width off its print
+shows the print's edge and the paper beside it, and an empty route printed in a player's colour
+starts to look like a plastic train.
+
+Every printed space has a thin dark outline. Across the track, the two long sides are dark lines
+one box width apart; along it, the two ends are dark lines one box length apart. For every space
+the shift (along and across) that puts those line pairs where the darkest pair is is measured on
+its sampled patch; spaces whose lines are not clearly there (covered by a train, a station, a
+hand) are left out, and a homography is fitted to all the rest at once (RANSAC), so that a few
+wrong measurements cannot pull it. Two rounds (the second from the first's result).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.geometry import FloatArray, project
+from companion.vision.sample import U8Array, subset_grids
+
+if TYPE_CHECKING:
+    from companion.vision.read import ReadContext
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Registration:
+    homography: FloatArray
+    used: int  # spaces that measured their shift clearly (last round)
+    inliers: int  # of those, the ones the fitted homography agrees with
+    moved: float  # largest move of a board corner over all rounds, in picture pixels
+
+
+def _pair_shift(
+    profile: FloatArray, first: float, gap: float, reach: float, step: float
+) -> tuple[FloatArray, FloatArray]:
+    """For profiles (n, m): the shift in [-reach, reach] (samples) that makes the pair of dark
+    lines at ``first + t`` and ``first + gap + t`` darkest against the middle between them and
+    the outside, and how clear that is (contrast of the best shift over the median shift)."""
+    n, m = profile.shape
+    shifts = np.arange(-reach, reach + 1e-9, step)
+    pos = np.arange(m, dtype=np.float64)
+    quarter = gap / 4.0
+
+    def at(x: FloatArray) -> FloatArray:  # linear interpolation of every profile at x (k,)
+        x = np.clip(x, 0.0, m - 1.0)
+        i = np.minimum(np.floor(x).astype(np.int64), m - 2)
+        f = x - i
+        return np.asarray(profile[:, i] * (1 - f) + profile[:, i + 1] * f, dtype=np.float64)
+
+    del pos
+    scores = np.empty((n, len(shifts)))
+    for k, t in enumerate(shifts):
+        a, b = first + t, first + gap + t
+        lines = at(np.array([a, b])).mean(axis=1)
+        inner = at(np.array([a + quarter, a + 2 * quarter, b - quarter])).mean(axis=1)
+        outer = at(np.array([a - quarter, b + quarter])).mean(axis=1)
+        scores[:, k] = (inner + outer) / 2.0 - lines
+    best = np.argmax(scores, axis=1)
+    rows = np.arange(n)
+    clear = scores[rows, best] - np.median(scores, axis=1)
+    # Sub-step: the vertex of the parabola through the best score and its two neighbours.
+    lo = np.clip(best - 1, 0, len(shifts) - 1)
+    hi = np.clip(best + 1, 0, len(shifts) - 1)
+    s0, s1, s2 = scores[rows, lo], scores[rows, best], scores[rows, hi]
+    den = s0 - 2 * s1 + s2
+    frac = np.where(
+        (lo < best) & (hi > best) & (den < 0), 0.5 * (s0 - s2) / np.where(den < 0, den, -1.0), 0.0
+    )
+    return np.asarray(shifts[best] + frac * step, dtype=np.float64), np.asarray(clear)
+
+
+def measure_shifts(
+    gray: npt.NDArray[Any], ctx: ReadContext
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """Per space (from grey patches (n, ny, nx)): the shift along and across of its printed
+    outline from where the homography put it, in patch samples, and which are clear."""
+    cfg = ctx.cfg["register"]
+    lo = ctx.layout
+    _, ny, nx = gray.shape
+    g = gray.astype(np.float64)
+    rows = g[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2)  # across profile (n, ny)
+    cols = g[:, lo.y(-0.25) : lo.y(0.25), :].mean(axis=1)  # along profile (n, nx)
+    len_s = nx / lo.scale_len  # samples per box length
+    wid_s = ny / lo.scale_wid
+    reach = float(cfg["reach"])  # in box widths
+    step = float(cfg["step"])
+    # Sample i is at (i + 0.5) / n of the patch: the box edge at -0.5 box is at index
+    # centre - 0.5 box - 0.5.
+    gap_c = float(cfg["outline_across"]) * wid_s  # the printed outline inside the box
+    gap_a = float(cfg["outline_along"]) * len_s
+    across, c_clear = _pair_shift(rows, (ny - gap_c - 1) / 2, gap_c, reach * wid_s, step * wid_s)
+    along, a_clear = _pair_shift(cols, (nx - gap_a - 1) / 2, gap_a, reach * wid_s, step * wid_s)
+    min_clear = float(cfg["min_contrast"])
+    ok = (c_clear >= min_clear) & (a_clear >= min_clear)
+    return along, across, ok
+
+
+def refine_registration(
+    image: U8Array,
+    h: FloatArray,
+    ctx: ReadContext,
+    store: dict[int, U8Array] | None = None,
+) -> Registration:
+    """``h`` (board points -> picture) moved onto the printed spaces' outlines."""
+    from companion.vision.read import sample_raw
+
+    cfg = ctx.cfg["register"]
+    grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
+    pts = ctx.grids.spaces  # (n, ny, nx, 2) board points of every patch sample
+    n, ny, nx, _ = pts.shape
+    centre = pts[:, ny // 2 - 1 : ny // 2 + 1, nx // 2 - 1 : nx // 2 + 1].mean(axis=(1, 2))
+    # Board points per patch sample along (x) and across (y), per space.
+    d_along = (pts[:, :, -1] - pts[:, :, 0]).mean(axis=1) / (nx - 1)
+    d_across = (pts[:, -1, :] - pts[:, 0, :]).mean(axis=1) / (ny - 1)
+    unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    corners0 = project(h, unit)
+    current = np.asarray(h, dtype=np.float64)
+    used = inliers = 0
+    for _ in range(int(cfg["rounds"])):
+        raw = sample_raw(image, current, ctx, grids, store=store)
+        patches = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3)
+        gray = patches.astype(np.uint16).sum(axis=3)
+        along, across, ok = measure_shifts(gray, ctx)
+        used = int(ok.sum())
+        if used < int(cfg["min_spaces"]):
+            log.debug("registration: only %d clear spaces, keeping the homography", used)
+            break
+        seen = centre + along[:, None] * d_along + across[:, None] * d_across
+        # The board point each box centre really shows, as a small affine map of the board
+        # (a whole homography is poorly held at the corners, where there are no spaces).
+        tol = float(cfg["ransac_samples"]) * float(np.median(np.hypot(*d_across.T)))
+        found, mask = cv2.estimateAffine2D(
+            centre[ok].astype(np.float64),
+            seen[ok].astype(np.float64),
+            method=cv2.RANSAC,
+            ransacReprojThreshold=tol,
+            maxIters=2000,
+            confidence=0.999,
+            refineIters=10,
+        )
+        if found is None or mask is None:
+            break
+        inliers = int(mask.sum())
+        if inliers < int(cfg["min_spaces"]):
+            break
+        affine = np.vstack([np.asarray(found, dtype=np.float64), [0.0, 0.0, 1.0]])
+        found = current @ affine
+        current = np.asarray(found, dtype=np.float64)
+    moved = float(
+        np.abs(
+            project(current, np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])) - corners0
+        ).max()
+    )
+    return Registration(current, used, inliers, moved)
