@@ -2,6 +2,7 @@
 
 Prints per-space / per-route / per-station accuracy on each labelled photo and overall,
 leave-one-photo-out numbers (the space model re-fitted without the photo it is tested on),
+the photos as other cameras and rooms would take them (companion.vision.perturb),
 locating raw photos at an angle (in-memory perspective warps onto a drawn table), refusals, and
 single-threaded speed (wall median / p95 and this process's CPU time, with the machine's load):
 cropped and uncropped 12-megapixel photos (locate + read), 1080p live frames with a known
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion.vision.geometry import corners_homography  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.perturb import CAMERA_VARIATIONS  # noqa: E402
 from companion.vision.read import (  # noqa: E402
     ReadCache,
     make_context,
@@ -130,6 +132,24 @@ def main() -> int:
         print(f"{p.name:42s} {acc.row()}")
     print(f"{'overall (held-out)':42s} {total.row()}")
     print("(station thresholds were hand-set on all photos: station numbers are NOT held out)")
+
+    print("\n== other cameras and rooms: every photo transformed, located and read ==")
+    worst = 1.0
+    for name, change in CAMERA_VARIATIONS.items():
+        total, refused = Accuracy(), []
+        for p in photos:
+            try:
+                reading = read_board(change(images[p.name]), context=ctx)
+            except NoBoardError:
+                refused.append(p.name)
+                continue
+            acc, _ = score_reading(reading, p, ctx)
+            total.add(acc)
+        if total.routes_total:
+            worst = min(worst, total.routes_right / total.routes_total)
+        note = f"  REFUSED: {', '.join(refused)}" if refused else ""
+        print(f"  {name:20s} {total.row()}{note}")
+    print(f"  worst routes share over the variations: {100 * worst:.2f} %")
 
     print("\n== raw photos at an angle (in-memory warps onto a table, some upside down) ==")
     rng = np.random.default_rng(2024)

@@ -216,3 +216,23 @@ def test_live_reads_with_a_cache_on_the_shared_photos(ctx, photos_dir, small_pho
         total.add(acc)
     assert total.routes_right / total.routes_total >= 0.995, total.row()
     assert total.stations_right / total.stations_total >= 0.995, total.row()
+
+
+@pytest.mark.photos
+@pytest.mark.parametrize(
+    "variation",
+    ["warm light", "gamma 1.4", "saturation x0.7", "lamp to one side", "turned 7 degrees"],
+)
+def test_other_cameras_and_rooms(ctx, photos_dir, variation: str) -> None:
+    """The full-size photos as another camera, light or framing would give them, located and
+    read by the reader itself: still >= 99 % of the routes and stations right."""
+    from companion.vision.perturb import CAMERA_VARIATIONS
+
+    change = CAMERA_VARIATIONS[variation]
+    total = Accuracy()
+    for photo in labelled_photos(photos_dir, ctx):
+        image = change(cv2.imread(str(photo.path)))
+        acc, _ = score_reading(read_board(image, context=ctx), photo, ctx)
+        total.add(acc)
+    assert total.routes_right >= 0.99 * total.routes_total, total.row()
+    assert total.stations_right >= 0.985 * total.stations_total, total.row()
