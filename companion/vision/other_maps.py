@@ -242,12 +242,11 @@ def _lanes(
     bend = sign * float(rng.uniform(0.0, 0.18))
     path_len = _length(_bezier(p, q, bend))
     n = int((path_len - 2 * gap) // pitch)
-    extra = rng.random()
-    n += 2 if extra < 0.15 else 1 if extra < 0.5 else 0  # more spaces: a more curved route
-    n = min(n, max_spaces)
-    n = max(1, n)
     if n > max_spaces or chord < 0.6 * length + 2 * gap:
         return None
+    extra = rng.random()
+    n += 2 if extra < 0.15 else 1 if extra < 0.5 else 0  # more spaces: a more curved route
+    n = max(1, min(n, max_spaces))
     need = n * pitch + 2 * gap
     if path_len < need:
         found = _bend_for(p, q, need, sign)
