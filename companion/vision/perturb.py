@@ -61,7 +61,7 @@ def noise(img: Image, sigma: float, seed: int = 1) -> Image:
 def light_gradient(img: Image, darkest: float) -> Image:
     """A lamp to one side: brightness falling linearly to ``darkest`` across the picture."""
     g = np.linspace(darkest, 1.0, img.shape[1], dtype=np.float32)[None, :, None]
-    return np.clip(img * g, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(img * g, 0, 255), dtype=np.uint8)
 
 
 def vignette(img: Image, strength: float) -> Image:
@@ -69,7 +69,7 @@ def vignette(img: Image, strength: float) -> Image:
     h, w = img.shape[:2]
     y, x = np.mgrid[0:h, 0:w].astype(np.float32)
     r2 = ((x - w / 2) / (w / 2)) ** 2 + ((y - h / 2) / (h / 2)) ** 2
-    return np.clip(img * (1 - strength * r2 / 2)[..., None], 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(img * (1 - strength * r2 / 2)[..., None], 0, 255), dtype=np.uint8)
 
 
 def turned(img: Image, degrees: float, scale: float = 0.8) -> Image:

@@ -268,6 +268,64 @@ def fit_locate_means(
     return {"plastic": means(plastic, old.plastic), "printed": means(printed, old.printed)}
 
 
+def station_rows(
+    photos: list[LabelledPhoto], images: list[Any], ctx: ReadContext
+) -> list[tuple[FloatArray, str | None]]:
+    """Every labelled city of the photos: its shares of each player colour (as the reader
+    measures them, in the light adapted on that photo's trains) and its label."""
+    from companion.vision.read import read_samples
+    from companion.vision.read_stations import station_fractions_lab8
+
+    rows: list[tuple[FloatArray, str | None]] = []
+    for ph, image in zip(photos, images, strict=True):
+        if ph.station_labels is None:
+            continue
+        samples = photo_samples(image, ctx)
+        _, res = read_samples(samples, ctx)
+        assert samples.cities_lab is not None
+        frac = station_fractions_lab8(samples.cities_lab, res.model, ctx.cfg, ctx.city_mask)
+        rows.extend((frac[i], lab) for i, lab in enumerate(ph.station_labels) if lab != UNKNOWN)
+    return rows
+
+
+def fit_station_thresholds(
+    rows: list[tuple[FloatArray, str | None]], prior: dict[str, float]
+) -> dict[str, float]:
+    """Per player colour, the share of a city's ground in that colour that makes a station:
+    the geometric mean of the weakest station of that colour and the strongest city without
+    a station (the prior's value for a colour with no station among ``rows``)."""
+    out: dict[str, float] = {}
+    for k, c in enumerate(PLAYER_COLORS):
+        pos = [f[k] for f, lab in rows if lab == c]
+        neg = [f[k] for f, lab in rows if lab is None]
+        if not pos or not neg:
+            out[c] = prior[c]
+            continue
+        weakest, strongest = min(pos), max(neg)
+        out[c] = round(float(np.sqrt(max(weakest, 1e-4) * max(strongest, 1e-4))), 4)
+    return out
+
+
+def stations_held_out(
+    rows: list[tuple[FloatArray, str | None]], ctx: ReadContext
+) -> tuple[int, int, list[int]]:
+    """Leave one city out: every labelled city decided with thresholds fitted on all the
+    others. Returns (right, total, the rows decided wrong)."""
+    from companion.vision.read_stations import decide_stations
+
+    prior = {c: float(v) for c, v in ctx.cfg["stations"]["min_fraction"].items()}
+    right, wrong = 0, []
+    for i, (frac, lab) in enumerate(rows):
+        th = fit_station_thresholds(rows[:i] + rows[i + 1 :], prior)
+        cfg = {"stations": {**ctx.cfg["stations"], "min_fraction": th}}
+        got, _ = decide_stations(frac[None, :], cfg)
+        if got[0] == lab:
+            right += 1
+        else:
+            wrong.append(i)
+    return right, len(rows), wrong
+
+
 def photo_features(samples: Samples, ctx: ReadContext) -> SpaceFeatures:
     return space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
 
@@ -280,8 +338,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the model into vision.json")
     args = parser.parse_args(argv)
     ctx = make_context()
-    photos = [ph for ph in labelled_photos(args.photos, ctx) if ph.space_labels is not None]
-    images = [cv2.imread(str(ph.path)) for ph in photos]
+    every = labelled_photos(args.photos, ctx)
+    all_images = {ph.name: cv2.imread(str(ph.path)) for ph in every}
+    photos = [ph for ph in every if ph.space_labels is not None]
+    images = [all_images[ph.name] for ph in photos]
     reference = tone_reference(images, ctx)
     ctx = with_tone_reference(ctx, reference)
     data: list[tuple[SpaceFeatures, list[str | None]]] = []
@@ -296,6 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     cfg_model = dict(ctx.cfg["space_model"])
     cfg_model.update(model_to_config(model))
+    fitted = replace(ctx, model=model)
+    rows = station_rows(every, [all_images[ph.name] for ph in every], fitted)
+    prior = {c: float(v) for c, v in ctx.cfg["stations"]["min_fraction"].items()}
+    thresholds = fit_station_thresholds(rows, prior)
+    print("station thresholds by the rule (vision.json keeps its own):", thresholds)
     if args.write:
         path = Path(__file__).resolve().parents[1] / "data" / "vision.json"
         cfg = json.loads(path.read_text(encoding="utf-8"))
