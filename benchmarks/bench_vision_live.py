@@ -97,6 +97,7 @@ def run_game(
     truth_st = {e.city: (e.color, e.t) for e in script.events if e.kind == "station"}
     false = 0
     found = 0
+    asked = {True: 0, False: 0}  # unsure claims (questions), right and wrong
     false_list: list[tuple[int, str, str, str, str | None]] = []
     late_list: list[tuple[int, str, str, int]] = []
     latencies: list[int] = []
@@ -110,6 +111,12 @@ def run_game(
             ok = want is not None and want[0] == e.color
         else:
             continue
+        if isinstance(e, ClaimSeen) and e.unsure:
+            # same colour as the print: a question for the host, never recorded unasked
+            asked[ok] += 1
+            if not ok:
+                false_list.append((f.index, "question", e.route, e.color, want and want[0]))
+                continue
         if not ok or want is None:
             false += 1
             what = e.route if isinstance(e, ClaimSeen) else e.city
@@ -138,6 +145,8 @@ def run_game(
         "false": false,
         "false_per_1000": 1000.0 * false / max(1, n),
         "false_list": false_list,
+        "asked_true": asked[True],
+        "asked_false": asked[False],
         "late_list": late_list,
         "latency": latencies,
         "watch_ms": 1000.0 * t_watch / max(1, n),
@@ -284,9 +293,15 @@ def main() -> int:
                 f"{np.percentile(lat, 95):>7.1f} {max(lat):>7d} {r['watch_ms']:>8.1f}"
             )
             for idx, kind, what, color, want in r["false_list"]:
-                print(f"    false at frame {idx}: {kind} {what} {color} (truth: {want})")
+                label = "wrong question" if kind == "question" else "false"
+                print(f"    {label} at frame {idx}: {kind} {what} {color} (truth: {want})")
             for what, color in r["missed"]:
                 print(f"    missed: {what} {color}")
+            if r["asked_true"] or r["asked_false"]:
+                print(
+                    f"    questions (same colour as the print): {r['asked_true']} right, "
+                    f"{r['asked_false']} wrong"
+                )
             for idx, what, color, lat in r["late_list"]:
                 print(f"    late at frame {idx}: {what} {color}, {lat} frames after it was clear")
             t = totals[reader]

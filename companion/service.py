@@ -1150,6 +1150,10 @@ def check_observation(data: Any) -> dict[str, Any]:
     for key in ("color", "player"):
         if key in out and out[key] not in PLAYER_COLORS:
             raise BadRequest(f"unknown player colour {out[key]!r}.")
+    if kind == "claim_seen" and data.get("unsure") is not None:
+        if not isinstance(data.get("unsure"), bool):
+            raise BadRequest('"unsure" must be true or false.')
+        out["unsure"] = bool(data["unsure"])
     return out
 
 
@@ -1294,6 +1298,15 @@ def reconcile(
         trial.apply(action_from_json(action))
     except IllegalActionError as exc:
         return _rule_decision("veto" if exc.rule in VETO_RULES else "confirm", exc, action)
+    if obs.get("unsure"):
+        route = action.get("route")
+        return Decision(
+            "confirm",
+            f"the camera cannot tell {color} trains from {route}'s print, which is {color} too",
+            action,
+            "camera.unsure_same_colour",
+            {"color": color, "route": route},
+        )
     return Decision("apply", "", action)
 
 

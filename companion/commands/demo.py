@@ -363,6 +363,7 @@ class DeviceTable:
         self.tap_pause = 0.0 if fast else tap_pause
         self.rng = random.Random(seed)
         self.stats: Counter[str] = Counter()
+        self.asked: list[str] = []  # the camera's questions the host answered yes
         # the reader: a pty the real transport opens, like /dev/ttr-reader
         self.reader = SimulatedReader(state_dir / "demo-reader")
         self.reader.start()
@@ -492,11 +493,27 @@ class DeviceTable:
             return False
         deadline = end + REPORT_WINDOW
         while not self.stop.is_set():
-            if _holds(self.service.state(), kind, key, color):
+            state = self.service.state()
+            if _holds(state, kind, key, color):
                 return True
+            self._agree(state, key, color)
             if not cam.wait_until(min(cam.seen + 0.2, deadline), 10.0) or cam.seen >= deadline:
                 return _holds(self.service.state(), kind, key, color)
         return False
+
+    def _agree(self, state: dict[str, Any], key: str, color: str) -> None:
+        """The camera asks about the piece just put down (trains on a route printed in their
+        own colour): the host, who saw it put down, says yes."""
+        from companion.service import Actor, ServiceError
+
+        for c in state["pending"]["confirmations"]:
+            if (c["route"] or c["city"]) == key and c["color"] == color:
+                log.info("demo: the host confirms the camera's question %s", c)
+                self.asked.append(key)
+                try:
+                    self.service.confirm(c["id"], True, Actor.host())
+                except ServiceError as exc:
+                    log.info("demo: %s", exc.message)
 
     def put_down(self, route: str, color: str) -> None:
         cam = self.camera

@@ -392,7 +392,10 @@ def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
     from companion.vision import live
 
     if isinstance(event, live.ClaimSeen):
-        return "observe", {"kind": "claim_seen", "route": event.route, "color": event.color}
+        obs: dict[str, Any] = {"kind": "claim_seen", "route": event.route, "color": event.color}
+        if event.unsure:
+            obs["unsure"] = True
+        return "observe", obs
     if isinstance(event, live.StationSeen):
         return "observe", {"kind": "station_seen", "city": event.city, "color": event.color}
     if isinstance(event, live.NeedsConfirmation | live.Vetoed):

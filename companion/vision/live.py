@@ -39,7 +39,7 @@ import numpy as np
 from companion.data import load_json
 from companion.vision.render import BoardGeometry, load_geometry
 from companion.vision.sources import Frame
-from companion.vision.types import BoardReading, NoBoardError
+from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,8 @@ class LiveConfig:
     min_confidence: float = 0.5
     evidence_pixel: float = 8.0
     evidence_share: float = 0.5
+    same_colour_evidence: float = 0.8
+    same_colour_confidence: float = 0.3
     twin_margin: float = 0.1
     relocate_after_frames: int = 4
     relocate_shift: float = 0.004
@@ -167,14 +169,19 @@ class WatchState:
 
 @dataclass(frozen=True)
 class ClaimSeen:
+    """Trains seen on a route. ``unsure``: the reader could not see them (the route is printed
+    in their colour) but most of the route's pixels changed and stayed changed: a question
+    for a human rather than a claim to record."""
+
     route: str
     color: str
     confidence: float
     frame: int
     t: float
+    unsure: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "event": "claim",
             "route": self.route,
             "color": self.color,
@@ -182,9 +189,13 @@ class ClaimSeen:
             "frame": self.frame,
             "t": round(self.t, 3),
         }
+        if self.unsure:
+            out["unsure"] = True
+        return out
 
     def text(self) -> str:
-        return f"claim   {self.route} {self.color} ({self.confidence:.2f})"
+        mark = ", unsure: same colour as the print" if self.unsure else ""
+        return f"claim   {self.route} {self.color} ({self.confidence:.2f}{mark})"
 
 
 @dataclass(frozen=True)
@@ -534,6 +545,8 @@ class LiveWatcher:
                 "vetoes",
                 "confirmations",
                 "read_errors",
+                "hints",
+                "hints_vetoed",
             ),
             0,
         )
@@ -550,6 +563,9 @@ class LiveWatcher:
         self._pending: dict[tuple[str, str], _Pending] = {}
         self._vetoed: dict[tuple[str, str], str | None] = {}
         self._awaiting: dict[tuple[str, str], Change] = {}
+        # routes printed in a player colour whose pixels changed while the reader saw nothing
+        self._hints: dict[tuple[str, str], int] = {}
+        self._hint_refused: set[tuple[str, str]] = set()
         self._lost_reported = False
 
     # -- geometry of the work image ----------------------------------------------------------
@@ -1002,7 +1018,10 @@ class LiveWatcher:
                     self._pending.pop(key, None)
                     self._vetoed.pop(key, None)
                     self._awaiting.pop(key, None)
+                    if kind == "route" and value is None:
+                        self._same_colour_hint(key_id, flat, gain, frame, events, reading)
                     continue
+                self._hints.pop(key, None)
                 if key in self._vetoed and self._vetoed[key] == value:
                     continue
                 waiting = self._awaiting.get(key)
@@ -1049,6 +1068,45 @@ class LiveWatcher:
                     self.stats["vetoes"] += 1
                     events.append(Vetoed(change, verdict.reason, frame.index, frame.timestamp))
 
+    def _same_colour_hint(
+        self,
+        route: str,
+        flat: np.ndarray,
+        gain: float,
+        frame: Frame,
+        events: list[Event],
+        reading: BoardReading,
+    ) -> None:
+        """A free route printed in a player's colour whose pixels changed (most of them, and
+        more than its twin's) for ``confirm_reads`` reads in a row while the reader still sees
+        it free: trains of that colour were most likely put on it. Reported as an unsure
+        claim (the game asks a human), once; the rules' vetoes apply as to any claim."""
+        cfg = self.config
+        key = ("route", route)
+        info = self.geometry.routes[route]
+        if info.color not in PLAYER_COLORS or key in self._hint_refused:
+            return
+        evidence = self._evidence(key, flat, gain)
+        if evidence < cfg.same_colour_evidence or (
+            info.twin
+            and self._evidence(("route", info.twin), flat, gain) > evidence + cfg.twin_margin
+        ):
+            self._hints.pop(key, None)
+            return
+        count = self._hints.get(key, 0) + 1
+        self._hints[key] = count
+        if count < cfg.confirm_reads:
+            return
+        del self._hints[key]
+        change = Change("route", route, None, info.color, cfg.same_colour_confidence)
+        verdict = self.validator(change, self.state)
+        if verdict.action == "veto":
+            self._hint_refused.add(key)
+            self.stats["hints_vetoed"] += 1
+            return
+        self.stats["hints"] += 1
+        self._accept(change, flat, frame.index, frame.timestamp, events, reading, unsure=True)
+
     def _accept(
         self,
         change: Change,
@@ -1057,6 +1115,8 @@ class LiveWatcher:
         t: float,
         events: list[Event],
         reading: BoardReading | None = None,
+        *,
+        unsure: bool = False,
     ) -> None:
         key = (change.kind, change.key)
         self.state.apply(change)
@@ -1089,7 +1149,7 @@ class LiveWatcher:
             events.append(PieceRemoved(change, index, t))
         elif change.kind == "route":
             self.stats["claims"] += 1
-            events.append(ClaimSeen(change.key, change.new, change.confidence, index, t))
+            events.append(ClaimSeen(change.key, change.new, change.confidence, index, t, unsure))
         else:
             self.stats["stations"] += 1
             events.append(StationSeen(change.key, change.new, change.confidence, index, t))

@@ -224,7 +224,9 @@ class SimulatedTable:
             return
         if isinstance(e, ClaimSeen):
             kind, key = "route", e.route
-            obs = {"kind": "claim_seen", "route": e.route, "color": e.color}
+            obs: dict[str, Any] = {"kind": "claim_seen", "route": e.route, "color": e.color}
+            if e.unsure:
+                obs["unsure"] = True
         elif isinstance(e, StationSeen):
             kind, key = "station", e.city
             obs = {"kind": "station_seen", "city": e.city, "color": e.color}

@@ -163,3 +163,25 @@ def test_unknown_card_notice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         sim.close()
         s.stop()
         store.close()
+
+
+def test_an_unsure_camera_claim_is_a_question(svc: tuple[Service, list[dict[str, Any]]]) -> None:
+    """Trains on a route printed in their own colour: the camera saw the pixels change but
+    cannot read the colour; the game asks instead of recording it, and a yes records it."""
+    s, got = svc
+    game(s)
+    out = s.observe({"kind": "claim_seen", "route": "paris-zurich", "color": "red", "unsure": True})
+    assert out["result"] == "pending"
+    assert "paris-zurich" not in s.fold.tracker.route_owner  # not recorded unasked
+    confs = s.state()["pending"]["confirmations"]
+    assert [c["reason_code"] for c in confs] == ["camera.unsure_same_colour"]
+    ask = next(n for n in got if n["code"] == "camera.confirm_claim")
+    assert ask["params"]["reason"]["params"] == {"color": "red", "route": "paris-zurich"}
+    assert translated("camera.unsure_same_colour")
+    s.confirm(confs[0]["id"], True, HOST)
+    assert s.fold.tracker.route_owner.get("paris-zurich") == "red"
+    # a flag that is not a boolean is refused with one sentence
+    from companion.service import BadRequest
+
+    with pytest.raises(BadRequest, match="unsure"):
+        s.observe({"kind": "claim_seen", "route": "berlin-wien", "color": "blue", "unsure": "yes"})

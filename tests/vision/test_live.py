@@ -331,3 +331,47 @@ def test_a_forgotten_sighting_lets_the_real_claim_through(renderer: BoardRendere
     assert claims == [("berlin-wien", "red"), ("berlin-wien", "blue")]
     assert not [e for e in events if isinstance(e, Vetoed)]
     assert watcher.state.routes == {"berlin-wien": "blue"}
+
+
+class _BlindToTheirOwnColour(OracleReader):
+    """A reader that cannot see trains on a route printed in their own colour (the real
+    reader's weak spot): such a route reads free."""
+
+    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
+        r = super().read(frame, corners)
+        routes = {
+            rid: (None if c == self.geometry.routes[rid].color else c)
+            for rid, c in r.routes.items()
+        }
+        return BoardReading(routes, r.stations, r.confidence)
+
+
+def test_trains_on_a_route_printed_in_their_colour_become_one_question(
+    renderer: BoardRenderer,
+) -> None:
+    script = [
+        {"t": 2.0, "claim": "berlin-wien", "color": "green"},  # printed green: unseen
+        {"t": 5.0, "claim": "berlin-essen", "color": "red"},  # printed blue: seen
+        {"t": 12.0, "until": 12.5, "shadow": [0.9, 0.9]},
+    ]
+    reader = _BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=3)
+    events, watcher, _ = _run(renderer, script, reader=reader)
+    claims = _claims(events)
+    assert [(c.route, c.color, c.unsure) for c in claims] == [
+        ("berlin-wien", "green", True),
+        ("berlin-essen", "red", False),
+    ]
+    assert claims[0].confidence < watcher.config.min_confidence
+    assert claims[0].to_json()["unsure"] is True and "unsure" not in claims[1].to_json()
+    assert watcher.stats["hints"] == 1
+    # refused by the game: forgotten, and the same unchanged pixels are not asked about again
+    assert watcher.forget("route", "berlin-wien", "green")
+    assert watcher.state.routes == {"berlin-essen": "red"}
+
+
+def test_no_question_when_nothing_was_put_on_a_same_colour_route(renderer: BoardRenderer) -> None:
+    script = [{"t": 6.0, "until": 6.4, "shadow": [0.5, 0.5]}]
+    reader = _BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=4)
+    events, watcher, _ = _run(renderer, script, reader=reader)
+    assert _claims(events) == []
+    assert watcher.stats["hints"] == 0
