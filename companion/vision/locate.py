@@ -461,6 +461,18 @@ def locate_board(
                     n_candidates += 1
                     if try_quad("outline", rescued, (0,)):
                         break
+    if scored and max(s[0] for s in scored) < float(cfg["candidate_min_explained"]):
+        # Nothing fits, but an outline may be close (a rounded contour a few pixels off the
+        # board's corners, snapping caught by the map's inner edge): nudge the nearest few.
+        near = sorted(
+            (s for s in scored if s[2] == "outline" and s[0] >= float(cfg["nudge_floor"])),
+            key=lambda t: (-t[0], t[1]),
+        )
+        for s in near[: int(cfg["nudge_outlines"])]:
+            nudged, _ = _refine(work, s[3], ctx, cfg)
+            n_candidates += 1
+            if try_quad("outline", nudged, (0,)):
+                break
     if not scored:
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
     scored.sort(key=lambda t: (-t[0], t[1]))
