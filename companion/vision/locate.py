@@ -20,7 +20,7 @@ import numpy as np
 from companion.vision.classify import fit_distances, fit_features
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.read import ReadContext, default_context, take_samples
-from companion.vision.register import refine_registration
+from companion.vision.register import LocalOffsets, local_offsets, refine_registration
 from companion.vision.sample import U8Array, decimate
 from companion.vision.types import NoBoardError
 
@@ -36,6 +36,8 @@ class BoardLocation:
     image_size: tuple[int, int]  # (width, height) of the image located in
     method: str = "auto"  # auto | full-frame | outline | manual | calibration
     details: dict[str, float] = field(default_factory=dict)
+    # what the homography cannot follow (lens, a board not flat): per space and city shifts
+    offsets: LocalOffsets | None = None
 
     @property
     def corners(self) -> FloatArray:
@@ -54,7 +56,9 @@ class BoardLocation:
         sx = image_size[0] / self.image_size[0]
         sy = image_size[1] / self.image_size[1]
         h = np.diag([sx, sy, 1.0]) @ self.homography
-        return BoardLocation(h, self.quality, image_size, self.method, dict(self.details))
+        return BoardLocation(
+            h, self.quality, image_size, self.method, dict(self.details), self.offsets
+        )
 
 
 def _work_image(
@@ -510,6 +514,7 @@ def locate_board(
     if explained < float(cfg["min_explained"]):
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
     h_img, w_img = image_bgr.shape[:2]
+    offsets = local_offsets(image_bgr, h_full, ctx, store) if registered else None
     return BoardLocation(
         h_full,
         quality=explained,
@@ -521,4 +526,5 @@ def locate_board(
             "registered_spaces": float(reg.inliers if registered else 0),
             "registration_moved_px": reg.moved,
         },
+        offsets=offsets,
     )

@@ -79,6 +79,22 @@ def turned(img: Image, degrees: float, scale: float = 0.8) -> Image:
     return np.asarray(cv2.warpAffine(img, m, (w, h), borderValue=(90, 110, 130)))
 
 
+def lens(img: Image, k1: float) -> Image:
+    """A lens's radial distortion left in the picture (k1 < 0 barrel, > 0 pincushion; the
+    displacement at the frame's corners is k1 of the half-diagonal), the board a little
+    smaller in the frame so that none of it leaves the picture."""
+    img = turned(img, 0.0, 0.85)
+    h, w = img.shape[:2]
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy, r0 = w / 2, h / 2, float(np.hypot(w / 2, h / 2))
+    dx, dy = (x - cx) / r0, (y - cy) / r0
+    f = 1 + k1 * (dx * dx + dy * dy)
+    mx, my = cx + dx * f * r0, cy + dy * f * r0
+    return np.asarray(
+        cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderValue=(90, 110, 130)), dtype=np.uint8
+    )
+
+
 CAMERA_VARIATIONS: dict[str, Callable[[Image], Image]] = {
     "warm light": lambda i: channel_gains(i, (0.75, 0.95, 1.2)),
     "cool light": lambda i: channel_gains(i, (1.2, 1.0, 0.85)),
@@ -98,4 +114,6 @@ CAMERA_VARIATIONS: dict[str, Callable[[Image], Image]] = {
     "vignette": lambda i: vignette(i, 0.5),
     "turned 7 degrees": lambda i: turned(i, 7.0),
     "turned -12 degrees": lambda i: turned(i, -12.0),
+    "lens barrel 3 %": lambda i: lens(i, -0.03),
+    "lens pincushion 3 %": lambda i: lens(i, 0.03),
 }

@@ -40,6 +40,7 @@ from companion.vision.sample import (
     patch_px,
     prefilter_step,
     sample_all,
+    shifted_grids,
     subset_grids,
 )
 from companion.vision.types import BoardReading
@@ -299,11 +300,21 @@ def take_samples(
     lab: bool = True,
     maps: tuple[int, SampleMaps] | None = None,
     store: dict[int, U8Array] | None = None,
+    offsets: Any = None,
 ) -> Samples:
     """Sample (and white-balance) all spaces and cities of ``image`` under homography ``h``
     (with the reading grids, or the given ones), in one remap. ``lab`` also converts them to
-    8-bit Lab (one conversion); ``maps`` from ``sampling_maps``."""
+    8-bit Lab (one conversion); ``maps`` from ``sampling_maps``; ``offsets`` (a
+    ``register.LocalOffsets``) moves each space and city of the reading grids first."""
+    grids = reading_grids(ctx, offsets) if grids is None else grids
     return balance_samples(sample_raw(image, h, ctx, grids, maps, store), ctx, lab=lab)
+
+
+def reading_grids(ctx: ReadContext, offsets: Any = None) -> SampleGrids:
+    """The reading grids, each space and city moved by its local offset when there are any."""
+    if offsets is None:
+        return ctx.grids
+    return shifted_grids(ctx.grids, offsets.spaces, offsets.cities)
 
 
 def read_samples(
@@ -358,7 +369,8 @@ def read_board(
     if location is None:
         location = locate_board(image_bgr, context=ctx, store=store)
     h = np.asarray(location.homography, dtype=np.float64)
-    samples = take_samples(image_bgr, h, ctx, store=store)
+    offsets = getattr(location, "offsets", None)
+    samples = take_samples(image_bgr, h, ctx, store=store, offsets=offsets)
     reading, _ = read_samples(samples, ctx)
     return reading
 
@@ -392,7 +404,7 @@ class ReadCache:
     Not thread-safe: one cache per reading thread.
     """
 
-    key: tuple[bytes, tuple[int, ...], int] | None = None
+    key: tuple[bytes, tuple[int, ...], int] | None = None  # homography (+ offsets), size, ctx
     maps: tuple[int, SampleMaps] | None = None
     reference: U8Array | None = None  # raw patches of the last frame read in full
     reading: BoardReading | None = None
@@ -433,13 +445,15 @@ class ReadCache:
 
     def read(self, image: U8Array, location: Any, ctx: ReadContext) -> BoardReading:
         h = np.asarray(location.homography, dtype=np.float64)
-        key = (h.tobytes(), tuple(image.shape), id(ctx))
+        offsets = getattr(location, "offsets", None)
+        key = (h.tobytes() + (offsets.key() if offsets else b""), tuple(image.shape), id(ctx))
+        grids = reading_grids(ctx, offsets)
         if key != self.key:
             self.reset()
             self.key = key
-            self.maps = sampling_maps(image, h, ctx.grids)
+            self.maps = sampling_maps(image, h, grids)
         self.frames += 1
-        raw = sample_raw(image, h, ctx, maps=self.maps)
+        raw = sample_raw(image, h, ctx, grids, maps=self.maps)
         fresh = self.reused < int(ctx.cfg["live"]["max_reuse"])
         if self.reading is not None and fresh and not self.changed(raw.body, ctx):
             self.reused += 1

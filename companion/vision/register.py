@@ -41,6 +41,19 @@ class Registration:
     moved: float  # largest move of a board corner over all rounds, in picture pixels
 
 
+@dataclass(frozen=True)
+class LocalOffsets:
+    """What a flat homography cannot follow (a lens's barrel, a board not lying flat): per
+    space and per city, a small shift in board points (u, v) to add before projecting."""
+
+    spaces: FloatArray  # (n_spaces, 2)
+    cities: FloatArray  # (n_cities, 2)
+    measured: int  # spaces whose outline was clear
+
+    def key(self) -> bytes:
+        return self.spaces.tobytes() + self.cities.tobytes()
+
+
 def _pair_shift(
     profile: FloatArray, first: float, gap: float, reach: float, step: float
 ) -> tuple[FloatArray, FloatArray]:
@@ -106,6 +119,69 @@ def measure_shifts(
     return along, across, ok
 
 
+def _space_frames(ctx: ReadContext) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per space: its centre and the board points one patch sample along and across."""
+    pts = ctx.grids.spaces  # (n, ny, nx, 2) board points of every patch sample
+    _, ny, nx, _ = pts.shape
+    centre = pts[:, ny // 2 - 1 : ny // 2 + 1, nx // 2 - 1 : nx // 2 + 1].mean(axis=(1, 2))
+    d_along = (pts[:, :, -1] - pts[:, :, 0]).mean(axis=1) / (nx - 1)
+    d_across = (pts[:, -1, :] - pts[:, 0, :]).mean(axis=1) / (ny - 1)
+    return centre, d_along, d_across
+
+
+def _shifts(
+    image: U8Array, h: FloatArray, ctx: ReadContext, store: dict[int, U8Array] | None
+) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """Where every space's printed outline is under ``h``: the board point (n, 2) its box
+    centre shows, and which spaces showed their outline clearly."""
+    from companion.vision.read import sample_raw
+
+    centre, d_along, d_across = _space_frames(ctx)
+    grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
+    n, ny, nx, _ = ctx.grids.spaces.shape
+    raw = sample_raw(image, h, ctx, grids, store=store)
+    gray = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3).astype(np.uint16).sum(axis=3)
+    along, across, ok = measure_shifts(gray, ctx)
+    return centre + along[:, None] * d_along + across[:, None] * d_across, ok
+
+
+def local_offsets(
+    image: U8Array,
+    h: FloatArray,
+    ctx: ReadContext,
+    store: dict[int, U8Array] | None = None,
+) -> LocalOffsets | None:
+    """Per space, the median shift of its printed outline (from where ``h`` puts it) over the
+    clear spaces nearest to it, and per city that of the spaces nearest to it; None when too
+    few spaces are clear. Shifts are capped (``register.local_cap`` box widths)."""
+    cfg = ctx.cfg["register"]
+    seen, ok = _shifts(image, h, ctx, store)
+    if int(ok.sum()) < int(cfg["min_spaces"]):
+        return None
+    centre, _, d_across = _space_frames(ctx)
+    a = ctx.geometry.aspect
+    iso = np.array([a, 1.0])  # board points -> isotropic units
+    shift = (seen - centre)[ok]
+    k = int(cfg["local_neighbours"])
+    dist = np.hypot(*((centre[:, None, :] - centre[None, ok, :]) * iso).transpose(2, 0, 1))
+    near = np.argsort(dist, axis=1)[:, :k]
+    spaces = np.median(shift[near], axis=1)
+    width = float(np.median(np.hypot(*(d_across * iso).T))) * ctx.grids.spaces.shape[1]
+    cap = float(cfg["local_cap"]) * width / ctx.layout.scale_wid
+    # Shifts within the measurements' own noise are taken as none (shrunk by ``local_dead``
+    # box widths), the rest capped.
+    dead = float(cfg["local_dead"]) * width / ctx.layout.scale_wid
+    size = np.hypot(*(spaces * iso).T)
+    keep = np.clip(size - dead, 0.0, cap) / np.maximum(size, 1e-12)
+    spaces *= keep[:, None]
+    spots = np.array([[c.u, c.v] for c in (ctx.geometry.cities[i] for i in ctx.geometry.city_ids)])
+    cdist = np.hypot(*((spots[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
+    cities = np.median(spaces[np.argsort(cdist, axis=1)[:, :k]], axis=1)
+    return LocalOffsets(
+        np.asarray(spaces, dtype=np.float64), np.asarray(cities, dtype=np.float64), int(ok.sum())
+    )
+
+
 def refine_registration(
     image: U8Array,
     h: FloatArray,
@@ -113,30 +189,18 @@ def refine_registration(
     store: dict[int, U8Array] | None = None,
 ) -> Registration:
     """``h`` (board points -> picture) moved onto the printed spaces' outlines."""
-    from companion.vision.read import sample_raw
-
     cfg = ctx.cfg["register"]
-    grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
-    pts = ctx.grids.spaces  # (n, ny, nx, 2) board points of every patch sample
-    n, ny, nx, _ = pts.shape
-    centre = pts[:, ny // 2 - 1 : ny // 2 + 1, nx // 2 - 1 : nx // 2 + 1].mean(axis=(1, 2))
-    # Board points per patch sample along (x) and across (y), per space.
-    d_along = (pts[:, :, -1] - pts[:, :, 0]).mean(axis=1) / (nx - 1)
-    d_across = (pts[:, -1, :] - pts[:, 0, :]).mean(axis=1) / (ny - 1)
+    centre, _, d_across = _space_frames(ctx)
     unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
     corners0 = project(h, unit)
     current = np.asarray(h, dtype=np.float64)
     used = inliers = 0
     for _ in range(int(cfg["rounds"])):
-        raw = sample_raw(image, current, ctx, grids, store=store)
-        patches = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3)
-        gray = patches.astype(np.uint16).sum(axis=3)
-        along, across, ok = measure_shifts(gray, ctx)
+        seen, ok = _shifts(image, current, ctx, store)
         used = int(ok.sum())
         if used < int(cfg["min_spaces"]):
             log.debug("registration: only %d clear spaces, keeping the homography", used)
             break
-        seen = centre + along[:, None] * d_along + across[:, None] * d_across
         # The board point each box centre really shows, as a small affine map of the board
         # (a whole homography is poorly held at the corners, where there are no spaces).
         tol = float(cfg["ransac_samples"]) * float(np.median(np.hypot(*d_across.T)))
@@ -157,9 +221,5 @@ def refine_registration(
         affine = np.vstack([np.asarray(found, dtype=np.float64), [0.0, 0.0, 1.0]])
         found = current @ affine
         current = np.asarray(found, dtype=np.float64)
-    moved = float(
-        np.abs(
-            project(current, np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])) - corners0
-        ).max()
-    )
+    moved = float(np.abs(project(current, unit) - corners0).max())
     return Registration(current, used, inliers, moved)

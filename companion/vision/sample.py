@@ -55,6 +55,16 @@ class SampleGrids:
         )
 
 
+def shifted_grids(grids: SampleGrids, spaces: FloatArray, cities: FloatArray) -> SampleGrids:
+    """The same grids with every space's and city's points moved by its own offset (board
+    points, (n_spaces, 2) and (n_cities, 2))."""
+    return SampleGrids(
+        spaces=grids.spaces + spaces[:, None, None, :],
+        cities=grids.cities + cities[:, None, None, :],
+        wb=grids.wb,
+    )
+
+
 def subset_grids(grids: SampleGrids, spaces: npt.NDArray[np.int64]) -> SampleGrids:
     """The same grids for some of the spaces only (and no city)."""
     return SampleGrids(spaces=grids.spaces[spaces], cities=grids.cities[:0], wb=grids.wb)
