@@ -496,7 +496,9 @@ def locate_board(
             if explained >= accept:  # further edges only when the near ones do not fit
                 break
     # The fine registration on the printed spaces themselves (a fraction of a space), on the
-    # full picture; the old corner nudging only when it cannot be done.
+    # full picture; the old corner nudging only when it cannot be done. Back to the picture: a
+    # work pixel averages k x k picture pixels; outlines are in pixel centres, the frame in
+    # pixel edges.
     off = (k - 1) / 2.0 if method == "outline" else 0.0
     to_full = np.array([[k, 0.0, off], [0.0, k, off], [0.0, 0.0, 1.0]])
     reg = refine_registration(image_bgr, to_full @ corners_homography(corners), ctx, store)
