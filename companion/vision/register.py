@@ -6,12 +6,15 @@ is enough to find the board but not to read it: a space read a third of its widt
 shows the print's edge and the paper beside it, and an empty route printed in a player's colour
 starts to look like a plastic train.
 
-Every printed space has a thin dark outline. Across the track, the two long sides are dark lines
-one box width apart; along it, the two ends are dark lines one box length apart. For every space
-the shift (along and across) that puts those line pairs where the darkest pair is is measured on
-its sampled patch; spaces whose lines are not clearly there (covered by a train, a station, a
-hand) are left out, and a homography is fitted to all the rest at once (RANSAC), so that a few
-wrong measurements cannot pull it. Two rounds (the second from the first's result).
+Every printed space has a thin dark outline, a little inside the measured box: across the
+track its two long sides are dark lines ``outline_across`` (0.8) box widths apart; along it, its
+two ends ``outline_along`` (0.95) box lengths apart. For every space the shift (along and
+across) that puts those line pairs on the darkest pair is measured on its sampled patch; spaces
+whose lines are not clearly there (covered by a train, a station, a hand) are left out, and a
+small affine map of the board is fitted to all the rest at once (RANSAC, composed with the
+homography), so that a few wrong measurements cannot pull it. Two rounds (the second from the
+first's result). What is left after that (a lens's barrel, a board not lying flat) is followed
+locally: per space the median remaining shift of its nearest clear spaces (``local_offsets``).
 """
 
 from __future__ import annotations
@@ -62,7 +65,6 @@ def _pair_shift(
     the outside, and how clear that is (contrast of the best shift over the median shift)."""
     n, m = profile.shape
     shifts = np.arange(-reach, reach + 1e-9, step)
-    pos = np.arange(m, dtype=np.float64)
     quarter = gap / 4.0
 
     def at(x: FloatArray) -> FloatArray:  # linear interpolation of every profile at x (k,)
@@ -71,7 +73,6 @@ def _pair_shift(
         f = x - i
         return np.asarray(profile[:, i] * (1 - f) + profile[:, i + 1] * f, dtype=np.float64)
 
-    del pos
     scores = np.empty((n, len(shifts)))
     for k, t in enumerate(shifts):
         a, b = first + t, first + gap + t
