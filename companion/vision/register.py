@@ -95,7 +95,7 @@ def _pair_shift(
 
 
 def measure_shifts(
-    gray: npt.NDArray[Any], ctx: ReadContext
+    gray: npt.NDArray[Any], ctx: ReadContext, reach: float | None = None
 ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
     """Per space (from grey patches (n, ny, nx)): the shift along and across of its printed
     outline from where the homography put it, in patch samples, and which are clear."""
@@ -107,7 +107,7 @@ def measure_shifts(
     cols = g[:, lo.y(-0.25) : lo.y(0.25), :].mean(axis=1)  # along profile (n, nx)
     len_s = nx / lo.scale_len  # samples per box length
     wid_s = ny / lo.scale_wid
-    reach = float(cfg["reach"])  # in box widths
+    reach = float(cfg["reach"] if reach is None else reach)  # in box widths
     step = float(cfg["step"])
     # Sample i is at (i + 0.5) / n of the patch: the box edge at -0.5 box is at index
     # centre - 0.5 box - 0.5.
@@ -131,7 +131,11 @@ def _space_frames(ctx: ReadContext) -> tuple[FloatArray, FloatArray, FloatArray]
 
 
 def _shifts(
-    image: U8Array, h: FloatArray, ctx: ReadContext, store: dict[int, U8Array] | None
+    image: U8Array,
+    h: FloatArray,
+    ctx: ReadContext,
+    store: dict[int, U8Array] | None,
+    reach: float | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
     """Where every space's printed outline is under ``h``: the board point (n, 2) its box
     centre shows, and which spaces showed their outline clearly."""
@@ -142,7 +146,7 @@ def _shifts(
     n, ny, nx, _ = ctx.grids.spaces.shape
     raw = sample_raw(image, h, ctx, grids, store=store)
     gray = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3).astype(np.uint16).sum(axis=3)
-    along, across, ok = measure_shifts(gray, ctx)
+    along, across, ok = measure_shifts(gray, ctx, reach)
     return centre + along[:, None] * d_along + across[:, None] * d_across, ok
 
 
@@ -156,7 +160,9 @@ def local_offsets(
     clear spaces nearest to it, and per city that of the spaces nearest to it; None when too
     few spaces are clear. Shifts are capped (``register.local_cap`` box widths)."""
     cfg = ctx.cfg["register"]
-    seen, ok = _shifts(image, h, ctx, store)
+    # After the registration only small shifts are left: a short reach keeps a space from
+    # locking onto a dark line beside it (the board's border, a neighbour's outline).
+    seen, ok = _shifts(image, h, ctx, store, float(cfg["local_reach"]))
     if int(ok.sum()) < int(cfg["min_spaces"]):
         return None
     centre, _, d_across = _space_frames(ctx)
