@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.geometry import FloatArray, project
-from companion.vision.sample import U8Array, subset_grids
+from companion.vision.sample import U8Array, shifted_grids, subset_grids
 
 if TYPE_CHECKING:
     from companion.vision.read import ReadContext
@@ -136,13 +136,18 @@ def _shifts(
     ctx: ReadContext,
     store: dict[int, U8Array] | None,
     reach: float | None = None,
+    offsets: FloatArray | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """Where every space's printed outline is under ``h``: the board point (n, 2) its box
-    centre shows, and which spaces showed their outline clearly."""
+    """Where every space's printed outline is under ``h`` (each space first moved by its
+    ``offsets``, board points): the board point (n, 2) its box centre shows, and which spaces
+    showed their outline clearly."""
     from companion.vision.read import sample_raw
 
     centre, d_along, d_across = _space_frames(ctx)
     grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
+    if offsets is not None:
+        centre = centre + offsets
+        grids = shifted_grids(grids, offsets, grids.cities[:, 0, 0, :] * 0.0)
     n, ny, nx, _ = ctx.grids.spaces.shape
     raw = sample_raw(image, h, ctx, grids, store=store)
     gray = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3).astype(np.uint16).sum(axis=3)
@@ -158,34 +163,37 @@ def local_offsets(
 ) -> LocalOffsets | None:
     """Per space, the median shift of its printed outline (from where ``h`` puts it) over the
     clear spaces nearest to it, and per city that of the spaces nearest to it; None when too
-    few spaces are clear. Shifts are capped (``register.local_cap`` box widths)."""
+    few spaces are clear. ``register.local_rounds`` rounds, each measuring from the last one's
+    offsets within a short reach; the result shrunk by the measuring noise and capped."""
     cfg = ctx.cfg["register"]
-    # After the registration only small shifts are left: a short reach keeps a space from
-    # locking onto a dark line beside it (the board's border, a neighbour's outline).
-    seen, ok = _shifts(image, h, ctx, store, float(cfg["local_reach"]))
-    if int(ok.sum()) < int(cfg["min_spaces"]):
-        return None
     centre, _, d_across = _space_frames(ctx)
     a = ctx.geometry.aspect
     iso = np.array([a, 1.0])  # board points -> isotropic units
-    shift = (seen - centre)[ok]
     k = int(cfg["local_neighbours"])
-    dist = np.hypot(*((centre[:, None, :] - centre[None, ok, :]) * iso).transpose(2, 0, 1))
-    near = np.argsort(dist, axis=1)[:, :k]
-    spaces = np.median(shift[near], axis=1)
     width = float(np.median(np.hypot(*(d_across * iso).T))) * ctx.grids.spaces.shape[1]
-    cap = float(cfg["local_cap"]) * width / ctx.layout.scale_wid
+    box = width / ctx.layout.scale_wid  # a box's width, isotropic board units
+    spaces = np.zeros_like(centre)
+    measured = 0
+    for _ in range(int(cfg["local_rounds"])):
+        # Only small shifts are left after the registration: a short reach keeps a space
+        # from locking onto a dark line beside it (the board's border, a neighbour's outline).
+        seen, ok = _shifts(image, h, ctx, store, float(cfg["local_reach"]), spaces)
+        measured = int(ok.sum())
+        if measured < int(cfg["min_spaces"]):
+            return None
+        shift = (seen - centre - spaces)[ok]
+        dist = np.hypot(*((centre[:, None, :] - centre[None, ok, :]) * iso).transpose(2, 0, 1))
+        spaces = spaces + np.median(shift[np.argsort(dist, axis=1)[:, :k]], axis=1)
     # Shifts within the measurements' own noise are taken as none (shrunk by ``local_dead``
-    # box widths), the rest capped.
-    dead = float(cfg["local_dead"]) * width / ctx.layout.scale_wid
+    # box widths), the rest capped at ``local_cap``.
     size = np.hypot(*(spaces * iso).T)
-    keep = np.clip(size - dead, 0.0, cap) / np.maximum(size, 1e-12)
-    spaces *= keep[:, None]
+    dead, cap = float(cfg["local_dead"]) * box, float(cfg["local_cap"]) * box
+    spaces *= (np.clip(size - dead, 0.0, cap) / np.maximum(size, 1e-12))[:, None]
     spots = np.array([[c.u, c.v] for c in (ctx.geometry.cities[i] for i in ctx.geometry.city_ids)])
     cdist = np.hypot(*((spots[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
     cities = np.median(spaces[np.argsort(cdist, axis=1)[:, :k]], axis=1)
     return LocalOffsets(
-        np.asarray(spaces, dtype=np.float64), np.asarray(cities, dtype=np.float64), int(ok.sum())
+        np.asarray(spaces, dtype=np.float64), np.asarray(cities, dtype=np.float64), measured
     )
 
 
