@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
 import cv2
@@ -448,6 +448,8 @@ class VisionReader:
 
         self.calibration = calibration
         self.cache = ReadCache()
+        # the local offsets (lens, a board not flat) measured for the current corners
+        self._offsets: tuple[bytes, Any] | None = None
 
     def locate(self, frame: Frame) -> np.ndarray:
         from companion.vision.locate import locate_board
@@ -462,10 +464,16 @@ class VisionReader:
 
     def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
         from companion.vision.locate import BoardLocation
-        from companion.vision.read import read_board
+        from companion.vision.read import default_context, read_board
+        from companion.vision.register import local_offsets
 
         h, w = frame.image.shape[:2]
         loc = BoardLocation.from_corners(np.asarray(corners, np.float64), (w, h), method="live")
+        key = np.asarray(corners, np.float64).tobytes()
+        if self._offsets is None or self._offsets[0] != key:
+            # once per board position (frames are read only when nothing covers the board)
+            self._offsets = (key, local_offsets(frame.image, loc.homography, default_context()))
+        loc = replace(loc, offsets=self._offsets[1])
         return read_board(frame.image, location=loc, cache=self.cache)
 
 

@@ -49,3 +49,27 @@ def test_a_board_shifted_in_one_region_gets_local_offsets_there(drawing, ctx, dr
     left = u < 0.55
     assert np.median(found.spaces[right, 1]) > 2.0 / 1000  # board v units: down
     assert np.abs(found.spaces[left]).max() < 1.0 / 1000
+
+
+def test_the_live_reader_measures_local_offsets_once_per_board_position(
+    drawing, ctx, drawn_owners, monkeypatch
+) -> None:
+    from companion.vision import register
+    from companion.vision.live import VisionReader
+    from companion.vision.sources import Frame
+
+    calls: list[int] = []
+    real = register.local_offsets
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(register, "local_offsets", counted)
+    board = drawing.draw_board(ctx, size=(1200, 800), owners=drawn_owners, seed=8)
+    reader = VisionReader()
+    here, moved = _frame(1200, 800), _frame(1200, 800) + 1.0
+    for i, corners in enumerate([here, here, here, moved, moved]):
+        reading = reader.read(Frame(board, float(i), i), corners)
+        assert len(reading.routes) == 101
+    assert len(calls) == 2  # the first frame, then once after the board moved
