@@ -1035,16 +1035,12 @@ class LiveWatcher:
                 waiting = self._awaiting.get(key)
                 if waiting is not None and waiting.new == value:
                     continue
-                if self._evidence(key, flat, gain) < cfg.evidence_share:
+                evidence = self._evidence(key, flat, gain)
+                if evidence < cfg.evidence_share:
                     self.stats["no_evidence"] += 1
                     self._pending.pop(key, None)
                     continue
-                twin = self.geometry.routes[key_id].twin if kind == "route" else None
-                if (
-                    twin
-                    and self._evidence(("route", twin), flat, gain)
-                    > self._evidence(key, flat, gain) + cfg.twin_margin
-                ):
+                if kind == "route" and self._twin_stronger(key_id, evidence, flat, gain):
                     # the change is stronger on the other route of the double: its trains
                     # spill over here, and the reader may be confusing the two
                     self.stats["twin_spill"] += 1
@@ -1076,6 +1072,14 @@ class LiveWatcher:
                     self.stats["vetoes"] += 1
                     events.append(Vetoed(change, verdict.reason, frame.index, frame.timestamp))
 
+    def _twin_stronger(self, route: str, evidence: float, flat: np.ndarray, gain: float) -> bool:
+        """Did the other route of this double change more than ``evidence`` (this route's,
+        plus ``twin_margin``)? Then its trains spill over here."""
+        twin = self.geometry.routes[route].twin
+        if twin is None:
+            return False
+        return self._evidence(("route", twin), flat, gain) > evidence + self.config.twin_margin
+
     def _same_colour_hint(
         self,
         route: str,
@@ -1095,10 +1099,7 @@ class LiveWatcher:
         if info.color not in PLAYER_COLORS or key in self._hint_refused:
             return
         evidence = self._evidence(key, flat, gain)
-        if evidence < cfg.same_colour_evidence or (
-            info.twin
-            and self._evidence(("route", info.twin), flat, gain) > evidence + cfg.twin_margin
-        ):
+        if evidence < cfg.same_colour_evidence or self._twin_stronger(route, evidence, flat, gain):
             self._hints.pop(key, None)
             return
         count = self._hints.get(key, 0) + 1
