@@ -95,14 +95,18 @@ def photo_homography(image: Any, ctx: ReadContext) -> FloatArray:
     return refine_registration(image, full_frame_homography(image.shape), ctx).homography
 
 
-def tone_reference(images: list[Any], ctx: ReadContext) -> FloatArray:
+def tone_reference(
+    images: list[Any], ctx: ReadContext, homographies: list[FloatArray] | None = None
+) -> FloatArray:
     """The reference tones (len(tone_percentiles), 3) BGR: the board paper's percentiles on
     the given (cropped) photos, each first white-balanced (``sampling.white_percentile`` of the
-    paper sent to ``sampling.white_target``), averaged over the photos."""
+    paper sent to ``sampling.white_target``), averaged over the photos. ``homographies``: the
+    photos' ``photo_homography`` when already known."""
     s = ctx.cfg["sampling"]
+    hs = homographies or [photo_homography(image, ctx) for image in images]
     rows = []
-    for image in images:
-        raw = sample_raw(image, photo_homography(image, ctx), ctx)
+    for image, h in zip(images, hs, strict=True):
+        raw = sample_raw(image, h, ctx)
         paper = raw.wb[ctx.paper_mask]
         gains = white_balance_gains(paper, float(s["white_target"]), float(s["white_percentile"]))
         rows.append(np.percentile(paper * gains, ctx.tone_percentiles, axis=0))
@@ -239,16 +243,16 @@ def fit_coefficients(
 
 
 def fit_locate_means(
-    data: list[tuple[Any, list[str | None]]], ctx: ReadContext
+    data: list[tuple[Any, list[str | None], FloatArray]], ctx: ReadContext
 ) -> dict[str, dict[str, list[float]]]:
     """Class means of the locating features (``classify.fit_features``) on labelled photos
-    (image, space labels), sampled as the reader samples them (tone-mapped, registered): per
-    player colour for the plastic, per printed colour for the free spaces. The scales and the
-    cap stay as they are in ``vision.json``."""
+    (image, space labels, its ``photo_homography``), sampled as the reader samples them
+    (tone-mapped, registered): per player colour for the plastic, per printed colour for the
+    free spaces. The scales and the cap stay as they are in ``vision.json``."""
     plastic: dict[str, list[FloatArray]] = {c: [] for c in PLAYER_COLORS}
     printed: dict[str, list[FloatArray]] = {}
-    for image, labels in data:
-        samples = take_samples(image, photo_homography(image, ctx), ctx, ctx.fit_grids, lab=False)
+    for image, labels, h in data:
+        samples = take_samples(image, h, ctx, ctx.fit_grids, lab=False)
         feats = fit_features(samples.spaces)
         for i, lab in enumerate(labels):
             if lab == UNKNOWN:
@@ -269,18 +273,23 @@ def fit_locate_means(
 
 
 def station_rows(
-    photos: list[LabelledPhoto], images: list[Any], ctx: ReadContext
+    photos: list[LabelledPhoto],
+    images: list[Any],
+    ctx: ReadContext,
+    homographies: list[FloatArray | None] | None = None,
 ) -> list[tuple[FloatArray, str | None]]:
     """Every labelled city of the photos: its shares of each player colour (as the reader
-    measures them, in the light adapted on that photo's trains) and its label."""
+    measures them, in the light adapted on that photo's trains) and its label.
+    ``homographies``: the photos' ``photo_homography`` when already known."""
     from companion.vision.read import read_samples
     from companion.vision.read_stations import station_fractions_lab8
 
     rows: list[tuple[FloatArray, str | None]] = []
-    for ph, image in zip(photos, images, strict=True):
+    hs = homographies or [None] * len(images)
+    for ph, image, h in zip(photos, images, hs, strict=True):
         if ph.station_labels is None:
             continue
-        samples = photo_samples(image, ctx)
+        samples = photo_samples(image, ctx, h)
         _, res = read_samples(samples, ctx)
         assert samples.cities_lab is not None
         frac = station_fractions_lab8(samples.cities_lab, res.model, ctx.cfg, ctx.city_mask)
@@ -340,24 +349,33 @@ def main(argv: list[str] | None = None) -> int:
     ctx = make_context()
     every = labelled_photos(args.photos, ctx)
     all_images = {ph.name: cv2.imread(str(ph.path)) for ph in every}
+    # registered once per photo (it reads raw grey samples: the tone reference cannot move it)
+    where = {ph.name: photo_homography(all_images[ph.name], ctx) for ph in every}
     photos = [ph for ph in every if ph.space_labels is not None]
     images = [all_images[ph.name] for ph in photos]
-    reference = tone_reference(images, ctx)
+    hs = [where[ph.name] for ph in photos]
+    reference = tone_reference(images, ctx, hs)
     ctx = with_tone_reference(ctx, reference)
     data: list[tuple[SpaceFeatures, list[str | None]]] = []
-    for ph, image in zip(photos, images, strict=True):
+    for ph, image, h in zip(photos, images, hs, strict=True):
         assert ph.space_labels is not None
-        feats = photo_features(photo_samples(image, ctx), ctx)
+        feats = photo_features(photo_samples(image, ctx, h), ctx)
         data.append((feats, ph.space_labels))
         print(f"{ph.name}: {feats.printed.shape[0]} spaces")
     model = fit_space_model(data, ctx)
     locate_means = fit_locate_means(
-        [(image, ph.space_labels or []) for ph, image in zip(photos, images, strict=True)], ctx
+        [
+            (image, ph.space_labels or [], h)
+            for ph, image, h in zip(photos, images, hs, strict=True)
+        ],
+        ctx,
     )
     cfg_model = dict(ctx.cfg["space_model"])
     cfg_model.update(model_to_config(model))
     fitted = replace(ctx, model=model)
-    rows = station_rows(every, [all_images[ph.name] for ph in every], fitted)
+    rows = station_rows(
+        every, [all_images[ph.name] for ph in every], fitted, [where[ph.name] for ph in every]
+    )
     prior = {c: float(v) for c, v in ctx.cfg["stations"]["min_fraction"].items()}
     thresholds = fit_station_thresholds(rows, prior)
     print("station thresholds by the rule (vision.json keeps its own):", thresholds)
