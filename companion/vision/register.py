@@ -147,7 +147,7 @@ def _shifts(
     grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
     if offsets is not None:
         centre = centre + offsets
-        grids = shifted_grids(grids, offsets, grids.cities[:, 0, 0, :] * 0.0)
+        grids = shifted_grids(grids, offsets)
     n, ny, nx, _ = ctx.grids.spaces.shape
     raw = sample_raw(image, h, ctx, grids, store=store)
     gray = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3).astype(np.uint16).sum(axis=3)

@@ -55,12 +55,14 @@ class SampleGrids:
         )
 
 
-def shifted_grids(grids: SampleGrids, spaces: FloatArray, cities: FloatArray) -> SampleGrids:
-    """The same grids with every space's and city's points moved by its own offset (board
-    points, (n_spaces, 2) and (n_cities, 2))."""
+def shifted_grids(
+    grids: SampleGrids, spaces: FloatArray, cities: FloatArray | None = None
+) -> SampleGrids:
+    """The same grids with every space's (and city's, when given) points moved by its own
+    offset (board points, (n_spaces, 2) and (n_cities, 2))."""
     return SampleGrids(
         spaces=grids.spaces + spaces[:, None, None, :],
-        cities=grids.cities + cities[:, None, None, :],
+        cities=grids.cities if cities is None else grids.cities + cities[:, None, None, :],
         wb=grids.wb,
     )
 
