@@ -1,0 +1,49 @@
+"""Who asks (:class:`Actor`) and what each may do (:func:`authorize`). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.service.describe import describe
+from companion.service.errors import Forbidden
+from companion.service.shapes import HOST_ONLY
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: the host, a paired player (``color``), or a device in the process."""
+
+    role: str  # "host" | "player" | "device"
+    color: str | None = None
+    name: str = "host"  # what goes into the log's actor column
+
+    @staticmethod
+    def host() -> Actor:
+        return Actor("host", None, "host")
+
+    @staticmethod
+    def player(color: str) -> Actor:
+        return Actor("player", color, color)
+
+    @staticmethod
+    def device(name: str) -> Actor:
+        return Actor("device", None, name)
+
+
+def authorize(action: Mapping[str, Any], actor: Actor) -> None:
+    """Refuse (Forbidden) what this actor may not do: the host and devices may do anything, a
+    paired player only their own colour's table actions."""
+    if actor.role == "host" or actor.role == "device":
+        return
+    kind = action["type"]
+    if kind in HOST_ONLY:
+        raise Forbidden(f"Only the host can {describe(action).split(':')[0]}.")
+    if action.get("player") is None:
+        raise Forbidden("Only the host can enter this for the whole table.")
+    if action.get("player") != actor.color:
+        raise Forbidden(
+            f"This phone is paired with {actor.color}; only the host can act for "
+            f"{action.get('player')}."
+        )

@@ -1,0 +1,347 @@
+"""Events -> game: a game's state is the fold of its logged events.
+
+``new_game`` starts it; table actions, ``set_payment_mode``, ``set_board`` and ``finish`` are
+*steps*; ``undo``, ``redo`` and ``replace`` are *corrections* that change which steps count. The
+fold replays the effective steps in order, so a restart, a replay and the history all agree.
+Pure: no thread, no store (only its :class:`Event` records), no Flask.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.core.actions import KeepTickets, action_from_json
+from companion.core.board import GameMap
+from companion.core.errors import IllegalActionError, RulesError
+from companion.core.scoring import FinalScore, PlayerEnd, validate_end_state
+from companion.core.tracker import TableTracker
+from companion.games import EUROPE, GameKind, GameTable, Seat, game_kind
+from companion.service.describe import describe_in, public_action
+from companion.service.shapes import CORRECTIONS
+from companion.store import Event
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Step:
+    seq: int
+    actor: str
+    action: dict[str, Any]  # as logged
+    effective: dict[str, Any] | None  # after replace; None when undone
+
+
+@dataclass
+class GameFold:
+    """A game's state as the fold of its events."""
+
+    game_id: str
+    mode: str
+    variant: str
+    tracker: TableTracker
+    seq: int = 0
+    steps: list[Step] = field(default_factory=list)
+    final: FinalScore | None = None
+    warnings: list[str] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.final is not None
+
+    def step(self, seq: int) -> Step | None:
+        for s in self.steps:
+            if s.seq == seq:
+                return s
+        return None
+
+
+@dataclass
+class OtherFold:
+    """A game other than Europe as the fold of its events: its :class:`GameTable` and steps."""
+
+    game_id: str
+    game: str
+    kind: GameKind
+    table: GameTable
+    seq: int = 0
+    steps: list[Step] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+    skipped: list[str] = field(default_factory=list)
+    series: list[dict[str, Any]] = field(default_factory=list)
+    mode: str = "table"
+
+    @property
+    def finished(self) -> bool:
+        return self.table.finished
+
+    def step(self, seq: int) -> Step | None:
+        for s in self.steps:
+            if s.seq == seq:
+                return s
+        return None
+
+    def add_point(self) -> None:
+        """The score chart: a point whenever the scores change."""
+        scores = self.table.scores()
+        x = self.table.progress() + (1 if self.finished else 0)
+        if self.series and self.series[-1]["scores"] == scores:
+            return
+        if len(self.series) > 1 and self.series[-1]["turn"] == x:
+            self.series[-1] = {"turn": x, "scores": scores}
+        else:
+            self.series.append({"turn": x, "scores": scores})
+
+
+AnyFold = GameFold | OtherFold
+
+
+def fold_colors(fold: AnyFold) -> list[str]:
+    if isinstance(fold, OtherFold):
+        return fold.table.colors
+    return [p.color for p in fold.tracker.players]
+
+
+def fold_winners(fold: AnyFold) -> list[str]:
+    if isinstance(fold, OtherFold):
+        return fold.table.winners
+    return list(fold.final.winners) if fold.final else []
+
+
+def fold_game_name(fold: AnyFold | None) -> str | None:
+    if fold is None:
+        return None
+    return fold.game if isinstance(fold, OtherFold) else EUROPE
+
+
+def start_other_fold(event: Event) -> OtherFold:
+    a = event.action
+    kind = game_kind(a["game"])
+    seats = [Seat(p["name"], p["color"]) for p in a["players"]]
+    fold = OtherFold(event.game_id, kind.name, kind, kind.start(seats, a), seq=event.seq)
+    fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
+    fold.add_point()
+    return fold
+
+
+def start_any_fold(event: Event, game_map: GameMap) -> AnyFold:
+    if event.action.get("game", EUROPE) != EUROPE:
+        return start_other_fold(event)
+    return start_fold(event, game_map)
+
+
+def start_fold(event: Event, game_map: GameMap) -> GameFold:
+    a = event.action
+    tracker = TableTracker(
+        game_map,
+        [(p["name"], p["color"]) for p in a["players"]],
+        variant=a["variant"],
+        payment_mode=a["payment_mode"],
+    )
+    fold = GameFold(event.game_id, a["mode"], a["variant"], tracker, seq=event.seq)
+    fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
+    return fold
+
+
+def _apply_set_board(tracker: TableTracker, a: Mapping[str, Any]) -> None:
+    m = tracker.map
+    colors = {p.color for p in tracker.players}
+    for what, table in (("route", a["routes"]), ("station", a["stations"])):
+        for key, color in table.items():
+            if color not in colors:
+                raise IllegalActionError(
+                    f"the {what} {key} is given to {color}, who does not play in this game",
+                    rule="unknown-player",
+                )
+    tickets: Mapping[str, list[str]] = a.get("tickets") or {}
+    for color in tickets:
+        if color not in colors:
+            raise IllegalActionError(
+                f"tickets are given to {color}, who does not play in this game",
+                rule="unknown-player",
+            )
+    ends = []
+    for p in tracker.players:
+        ends.append(
+            PlayerEnd(
+                p.color,
+                p.name,
+                tuple(r for r, c in a["routes"].items() if c == p.color),
+                tuple(s for s, c in a["stations"].items() if c == p.color),
+                tuple(tickets.get(p.color, p.tickets)),
+            )
+        )
+    try:
+        validate_end_state(m, ends)
+    except RulesError as exc:
+        raise IllegalActionError(str(exc), rule="impossible-board") from None
+    if tracker.tunnel is not None:
+        raise IllegalActionError(
+            f"first settle the tunnel {tracker.tunnel.route}", rule="tunnel-pending"
+        )
+    tracker.route_owner = dict(a["routes"])
+    tracker.station_owner = dict(a["stations"])
+    for p, end in zip(tracker.players, ends, strict=True):
+        p.routes = list(end.routes)
+        p.stations = list(end.stations)
+        p.tickets = list(end.tickets)
+        p.trains = m.trains_per_player - sum(m.routes[r].length for r in end.routes)
+        p.score = sum(m.points_for(m.routes[r]) for r in end.routes)
+        if end.tickets:
+            p.ready = True
+
+
+def _photo_keep(tracker: TableTracker, action: KeepTickets) -> None:
+    """Photo mode: tickets are entered after the game, in any order."""
+    p = tracker.player(action.player)
+    if len(set(action.tickets)) != len(action.tickets):
+        raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
+    for t in action.tickets:
+        if t not in tracker.map.tickets:
+            raise IllegalActionError(f"unknown ticket id {t!r}", rule="unknown-ticket")
+        holder = tracker.ticket_holder(t)
+        if holder is not None:
+            raise IllegalActionError(f"{t} is already held by {holder}", rule="ticket-held")
+    p.tickets.extend(action.tickets)
+    p.ready = True
+
+
+def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
+    """Apply one step to the fold in place; raises IllegalActionError (fold unchanged)."""
+    kind = a["type"]
+    if kind == "finish":
+        if fold.finished:
+            raise IllegalActionError("the game is already finished", rule="finished")
+        t = fold.tracker
+        if t.tunnel is not None:
+            raise IllegalActionError(
+                f"first settle the tunnel {t.tunnel.route}: reveal the cards, pay or withdraw",
+                rule="tunnel-pending",
+            )
+        try:
+            fold.final = t.final_score()
+        except RulesError as exc:
+            raise IllegalActionError(str(exc), rule="cannot-score") from None
+        return []
+    if fold.finished:
+        raise IllegalActionError(
+            "the game is finished; undo the finish to change it", rule="finished"
+        )
+    if kind == "set_payment_mode":
+        fold.tracker.payment_mode = a["payment_mode"]
+        return []
+    if kind == "set_board":
+        trial = fold.tracker.copy()
+        _apply_set_board(trial, a)
+        fold.tracker = trial
+        return []
+    action = action_from_json(a)
+    if fold.mode == "photo":
+        if not isinstance(action, KeepTickets):
+            raise IllegalActionError(
+                "in photo mode the board comes from the photo: use set_board, keep_tickets "
+                "and finish",
+                rule="photo-mode",
+            )
+        trial = fold.tracker.copy()
+        _photo_keep(trial, action)
+        fold.tracker = trial
+        return []
+    return fold.tracker.apply(action)
+
+
+def effective_steps(events: Sequence[Event]) -> tuple[list[Step], list[str]]:
+    steps: list[Step] = []
+    by_seq: dict[int, Step] = {}
+    problems: list[str] = []
+    for e in events[1:]:
+        kind = e.action.get("type")
+        if kind in CORRECTIONS:
+            target = by_seq.get(int(e.action.get("seq", 0)))
+            if target is None:
+                problems.append(f"event {e.seq} corrects an unknown event")
+                continue
+            if kind == "undo":
+                target.effective = None
+            elif kind == "redo":
+                target.effective = dict(target.action)
+            else:
+                target.effective = dict(e.action["action"])
+        else:
+            s = Step(e.seq, e.actor, e.action, dict(e.action))
+            steps.append(s)
+            by_seq[e.seq] = s
+    return steps, problems
+
+
+def fold_other(events: Sequence[Event]) -> OtherFold:
+    """The state of a game other than Europe: replay its effective steps onto its table."""
+    fold = start_other_fold(events[0])
+    steps, problems = effective_steps(events)
+    fold.steps = steps
+    fold.skipped = problems
+    warnings: list[str] = []
+    for s in steps:
+        if s.effective is None:
+            continue
+        try:
+            trial = fold.table.copy()
+            warnings = trial.apply(s.effective)
+            fold.table = trial
+            fold.add_point()
+        except (RulesError, KeyError, TypeError, ValueError) as exc:
+            log.warning("event %d no longer applies (%s); skipped", s.seq, exc)
+            fold.skipped.append(f"event {s.seq} was skipped: {exc}")
+            s.effective = None
+            warnings = []
+    last = events[-1]
+    fold.seq = last.seq
+    fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
+    fold.last = last_of(last, fold.kind)
+    return fold
+
+
+def fold_game(events: Sequence[Event], game_map: GameMap) -> AnyFold:
+    """The state of one game: replay its effective steps in order."""
+    if not events or events[0].action.get("type") != "new_game":
+        raise ValueError("a game's events must start with new_game")
+    if events[0].action.get("game", EUROPE) != EUROPE:
+        return fold_other(events)
+    fold = start_fold(events[0], game_map)
+    steps, problems = effective_steps(events)
+    fold.steps = steps
+    fold.skipped = problems
+    warnings: list[str] = []
+    for s in steps:
+        if s.effective is None:
+            continue
+        try:
+            warnings = apply_step(fold, s.effective)
+        except (RulesError, KeyError, TypeError, ValueError) as exc:
+            # Only a log written by another version of the rules can get here.
+            log.warning("event %d no longer applies (%s); skipped", s.seq, exc)
+            fold.skipped.append(f"event {s.seq} was skipped: {exc}")
+            s.effective = None
+            warnings = []
+    last = events[-1]
+    fold.seq = last.seq
+    fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
+    fold.last = last_of(last)
+    return fold
+
+
+def last_of(e: Event, kind: GameKind | None = None) -> dict[str, Any]:
+    a = e.action
+    return {
+        "seq": e.seq,
+        "type": a.get("type"),
+        "player": a.get("player"),
+        "actor": e.actor,
+        "text": describe_in(kind, a),
+        "action": public_action(a),
+    }

@@ -1,0 +1,274 @@
+"""What screens see: the public state, a player's ticket progress, the routes a ticket misses.
+
+Pure functions of a fold (and the pending taps): no thread, no store, no Flask.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from companion.core.board import Route
+from companion.core.scoring import score_final
+from companion.core.tracker import TableTracker
+from companion.games import EUROPE
+from companion.service.fold import AnyFold, GameFold, OtherFold
+from companion.service.pending import Pending
+
+
+def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
+    """The announcement as (sentence, code, params); None when there is nothing to announce."""
+    t = fold.tracker
+    if fold.finished:
+        winners = [p.name for p in fold.final.players if p.rank == 1] if fold.final else []
+        text = f"Game over. {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}!"
+        return text, "game.over", {"winners": winners}
+    if t.over:
+        return (
+            "The last turn is played: the host can finish the game for the final scores.",
+            "game.last_turn_played",
+            {},
+        )
+    if t.final.trigger is not None:
+        trig = t.players[t.final.trigger]
+        text = (
+            f"Final round: {trig.name} ({trig.color}) has {trig.trains} train"
+            f"{'s' if trig.trains != 1 else ''} left. Everyone plays one last turn, "
+            f"ending with {trig.color}."
+        )
+        return text, "final.round", {"name": trig.name, "color": trig.color, "n": trig.trains}
+    return None
+
+
+def _announcement(fold: GameFold) -> str | None:
+    ann = announcement_of(fold)
+    return ann[0] if ann else None
+
+
+def other_public_state(
+    fold: OtherFold,
+    pend: dict[str, Any],
+    paired: Mapping[str, str] | None,
+    *,
+    seq: int = 0,
+) -> dict[str, Any]:
+    """The public state of a game other than Europe: the same fields, filled by its table."""
+    pub = fold.table.public()
+    for p in pub["players"]:
+        p["paired"] = bool(paired and p["color"] in paired)
+    ann = fold.table.announcement()
+    return {
+        "seq": seq or fold.seq,
+        "game": fold.game,
+        "game_id": fold.game_id,
+        "mode": "table",
+        "variant": fold.game,
+        "payment_mode": pub["payment_mode"],
+        "phase": pub["phase"],
+        "turn": pub["turn"],
+        "current": pub["current"],
+        "acted": pub["acted"],
+        "final_round": pub["final_round"],
+        "turns_left": pub["turns_left"],
+        "announcement": ann[0] if ann else None,
+        "announcement_code": ann[1] if ann else None,
+        "announcement_params": ann[2] if ann else None,
+        "tunnel": None,
+        "players": pub["players"],
+        "winners": fold.table.winners,
+        "warnings": list(fold.warnings),
+        "last": fold.last,
+        "can_undo": any(s.effective is not None for s in fold.steps),
+        "pending": pend,
+        "table": pub["table"],
+        "series": [dict(p) for p in fold.series],
+    }
+
+
+def public_state(
+    fold: AnyFold | None,
+    pending: Pending | None = None,
+    paired: Mapping[str, str] | None = None,
+    *,
+    seq: int = 0,
+) -> dict[str, Any]:
+    """The public state (no ticket ids until the game is finished)."""
+    pend = (pending or Pending()).to_json()
+    if isinstance(fold, OtherFold):
+        return other_public_state(fold, pend, paired, seq=seq)
+    if fold is None:
+        return {
+            "seq": seq,
+            "game": None,
+            "game_id": None,
+            "mode": None,
+            "variant": None,
+            "payment_mode": None,
+            "phase": "none",
+            "turn": 0,
+            "current": None,
+            "acted": False,
+            "final_round": False,
+            "turns_left": None,
+            "announcement": None,
+            "announcement_code": None,
+            "announcement_params": None,
+            "tunnel": None,
+            "players": [],
+            "winners": [],
+            "warnings": [],
+            "last": None,
+            "can_undo": False,
+            "pending": pend,
+        }
+    t = fold.tracker
+    m = t.map
+    final = {p.color: p for p in fold.final.players} if fold.final else {}
+    if fold.finished:
+        phase = "finished"
+    elif fold.mode == "photo":
+        phase = "playing"
+    else:
+        phase = t.phase
+    players = []
+    for p in t.players:
+        score = final[p.color].total if p.color in final else p.score
+        players.append(
+            {
+                "name": p.name,
+                "color": p.color,
+                "score": score,
+                "trains_left": p.trains,
+                "stations_left": m.stations_per_player - len(p.stations),
+                "routes": list(p.routes),
+                "stations": list(p.stations),
+                "tickets_held": len(p.tickets),
+                "ready": p.ready,
+                "paired": bool(paired and p.color in paired),
+                "final": final[p.color].to_json() if p.color in final else None,
+            }
+        )
+    tunnel = None
+    if t.tunnel is not None:
+        tunnel = {"player": t.current_player.color, **t.tunnel.to_json()}
+    live = not fold.finished and fold.mode == "table" and not t.over
+    ann = announcement_of(fold)
+    return {
+        "seq": seq or fold.seq,
+        "game": EUROPE,
+        "game_id": fold.game_id,
+        "mode": fold.mode,
+        "variant": fold.variant,
+        "payment_mode": t.payment_mode,
+        "phase": phase,
+        "turn": t.turn,
+        "current": t.current_player.color if live else None,
+        "acted": t.acted if live else False,
+        "final_round": t.final_round and not fold.finished,
+        "turns_left": t.final.turns_left if live else None,
+        "announcement": ann[0] if ann else None,
+        "announcement_code": ann[1] if ann else None,
+        "announcement_params": ann[2] if ann else None,
+        "tunnel": tunnel,
+        "players": players,
+        "winners": list(fold.final.winners) if fold.final else [],
+        "warnings": list(fold.warnings),
+        "last": fold.last,
+        "can_undo": any(s.effective is not None for s in fold.steps),
+        "pending": pend,
+    }
+
+
+def _blocked(t: TableTracker, color: str, route: Route) -> bool:
+    owner = t.route_owner.get(route.id)
+    if owner is not None:
+        return owner != color
+    if route.twin is not None:
+        twin_owner = t.route_owner.get(route.twin)
+        if twin_owner == color:
+            return True
+        if twin_owner is not None and t.n_players <= 3:
+            return True
+    return False
+
+
+def missing_routes(t: TableTracker, color: str, a: str, b: str) -> list[str] | None:
+    """Cheapest set of free routes joining a and b with the player's own (None: impossible).
+
+    Dijkstra over own routes (weight 0) and claimable free routes (weight = length).
+    """
+    m = t.map
+    dist: dict[str, int] = {a: 0}
+    prev: dict[str, tuple[str, Route]] = {}
+    heap: list[tuple[int, str]] = [(0, a)]
+    done: set[str] = set()
+    while heap:
+        d, city = heapq.heappop(heap)
+        if city in done:
+            continue
+        done.add(city)
+        if city == b:
+            break
+        for r in sorted(m.routes_at.get(city, ()), key=lambda r: r.id):
+            if _blocked(t, color, r):
+                continue
+            w = 0 if t.route_owner.get(r.id) == color else r.length
+            nxt = r.other_end(city)
+            nd = d + w
+            if nd < dist.get(nxt, 1 << 30):
+                dist[nxt] = nd
+                prev[nxt] = (city, r)
+                heapq.heappush(heap, (nd, nxt))
+    if b not in done:
+        return None
+    path: list[str] = []
+    node = b
+    while node != a:
+        city, r = prev[node]
+        if t.route_owner.get(r.id) != color:
+            path.append(r.id)
+        node = city
+    return sorted(path)
+
+
+def ticket_progress(
+    fold: GameFold, color: str, pending_tickets: Sequence[str] = ()
+) -> dict[str, Any]:
+    t = fold.tracker
+    m = t.map
+    player = t.player(color)
+    if fold.final is not None:
+        results = {r.id: r for r in fold.final.by_color(color).tickets}
+    else:
+        score = score_final(m, t.end_positions())
+        results = {r.id: r for r in score.by_color(color).tickets}
+    tickets = []
+    points = 0
+    for tid in player.tickets:
+        tk = m.tickets[tid]
+        res = results[tid]
+        missing: list[str] | None = [] if res.completed else missing_routes(t, color, tk.a, tk.b)
+        trains = sum(m.routes[r].length for r in missing) if missing else 0
+        points += res.points
+        tickets.append(
+            {
+                "id": tid,
+                "a": tk.a,
+                "b": tk.b,
+                "points": tk.points,
+                "long": tk.long,
+                "completed": res.completed,
+                "path": list(res.path),
+                "reachable": res.completed or (missing is not None and trains <= player.trains),
+                "missing": missing if missing is not None else [],
+                "missing_trains": trains,
+            }
+        )
+    return {
+        "color": color,
+        "game_id": fold.game_id,
+        "pending": list(pending_tickets),
+        "tickets": tickets,
+        "points_if_ended_now": points,
+    }
