@@ -20,6 +20,10 @@ class BoardReading:
     stations: every city id -> station colour, or None.
     confidence: route ids and city ids -> 0..1 confidence of the reported value.
     spaces: route id -> per-space colour (None = empty), in the order of europe_board.json.
+    check: route and city ids a person should confirm before the reading is used (low
+    confidence, print that may pass for trains, same-colour trains, impossible combinations).
+    problems: impossible combinations as seen (``check.Problem.to_json`` dicts: ids, code,
+    color, text).
     """
 
     routes: dict[str, str | None]
@@ -27,6 +31,8 @@ class BoardReading:
     confidence: dict[str, float] = field(default_factory=dict)
     spaces: dict[str, list[str | None]] = field(default_factory=dict)
     board: str = "europe"
+    check: list[str] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form of ../shared/spec/cli.md (`companion vision read --json`)."""
@@ -35,4 +41,6 @@ class BoardReading:
             "routes": dict(self.routes),
             "stations": dict(self.stations),
             "confidence": {k: round(v, 3) for k, v in self.confidence.items()},
+            "check": list(self.check),
+            "problems": [dict(p) for p in self.problems],
         }

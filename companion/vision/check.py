@@ -1,0 +1,251 @@
+"""Report what is seen, and say what a person should check.
+
+The space classifier gives every space a log-probability per hypothesis (free, or a train of one
+of the five player colours). From those this module decides the reading *as seen*:
+
+* every route is decided on its own (its spaces voting together), and only among "free" and the
+  colours that at least one of its spaces shows on its own: a colour no space of the route looks
+  like is never reported;
+* the two lanes of a double route are not decided jointly: when both look like one colour they
+  are both reported so, and the impossible combination is named (``double-same-color``), never
+  resolved by inventing a colour for one lane;
+* a colour over its 45 trains or its 3 stations is reported as seen, and named
+  (``too-many-trains``, ``too-many-stations``).
+
+The check list (``BoardReading.check``) holds the route and city ids a person should confirm
+before the reading is used: low confidence; routes whose spaces disagree; a claim of a colour on a
+route printed in a colour that may pass for those trains (its own colour above all: the colours
+cannot tell, only the plastic's relief); a free route printed in a player's colour where that
+colour's trains are nearly as likely as the print; impossible combinations. Thresholds live in
+``companion/data/vision_check.json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.data import load_json
+from companion.vision.classify import (
+    HYPOTHESES,
+    FloatArray,
+    SpaceLayoutInfo,
+    SpaceModel,
+    log_softmax,
+    route_log_prob_matrix,
+)
+from companion.vision.types import PLAYER_COLORS, BoardReading
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Thresholds of the check list (``data/vision_check.json``)."""
+
+    route_confidence: float  # a route read with less goes on the list
+    station_confidence: float  # a city's station (or its absence) read with less
+    claim_margin: float  # a claim on look-alike print: listed unless its weakest space is surer
+    hidden_margin: float  # a free route printed in a player's colour: listed when one space's
+    # train hypothesis of that colour comes within this of the print
+    print_like_radius: float  # printed colour p may pass for trains of c when their class means
+    # are within this squared scaled distance (p == c always counts)
+    trains_per_player: int
+    stations_per_player: int
+
+    @staticmethod
+    def load(overrides: dict[str, Any] | None = None) -> CheckConfig:
+        data = dict(load_check_data()["check"])
+        data.update(overrides or {})
+        return CheckConfig(
+            route_confidence=float(data["route_confidence"]),
+            station_confidence=float(data["station_confidence"]),
+            claim_margin=float(data["claim_margin"]),
+            hidden_margin=float(data["hidden_margin"]),
+            print_like_radius=float(data["print_like_radius"]),
+            trains_per_player=int(data["trains_per_player"]),
+            stations_per_player=int(data["stations_per_player"]),
+        )
+
+
+@cache
+def load_check_data() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("vision_check.json")
+    return data
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An impossible combination, as seen."""
+
+    ids: tuple[str, ...]
+    code: str  # double-same-color | too-many-trains | too-many-stations
+    color: str
+    count: int = 0  # trains or stations of that colour seen (the too-many codes)
+
+    @property
+    def text(self) -> str:
+        if self.code == "double-same-color":
+            return f"{self.color} trains on both routes of a double"
+        if self.code == "too-many-trains":
+            return f"{self.count} {self.color} trains seen (a player has 45)"
+        return f"{self.count} {self.color} stations seen (a player has 3)"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "ids": list(self.ids),
+            "code": self.code,
+            "color": self.color,
+            "text": self.text,
+        }
+        if self.count:
+            out["count"] = self.count
+        return out
+
+
+@dataclass(frozen=True)
+class RouteEvidence:
+    """Per route (rows in ``info.route_ids`` order) what the check list is decided from."""
+
+    choice: IntArray  # hypothesis index as seen (0 free, 1.. PLAYER_COLORS)
+    confidence: FloatArray  # probability of that hypothesis, the route on its own
+    mixed: BoolArray  # its spaces, each on its own, do not all show the chosen hypothesis
+    weakest: FloatArray  # claimed routes: min over spaces of log p(colour) - log p(free)
+    hidden: FloatArray  # free routes printed in a player colour: max over spaces of
+    # log p(train of the printed colour) - log p(free); -inf elsewhere
+
+
+def print_like(model: SpaceModel, radius: float) -> dict[str, frozenset[str]]:
+    """Printed colour -> player colours whose trains it may pass for (its own always)."""
+    out: dict[str, frozenset[str]] = {}
+    for p, mu in model.printed.items():
+        near = {
+            c
+            for c, v in model.plastic.items()
+            if float(np.sum(((mu - v) / model.scale) ** 2)) <= radius
+        }
+        if p in PLAYER_COLORS:
+            near.add(p)
+        out[p] = frozenset(near)
+    return out
+
+
+def route_evidence(scores: FloatArray, info: SpaceLayoutInfo, temperature: float) -> RouteEvidence:
+    """Decide every route on its own, among free and the colours its spaces show."""
+    lsm = log_softmax(scores)  # (n_spaces, 6)
+    lp = np.asarray(route_log_prob_matrix(lsm, info, temperature), dtype=np.float64)
+    n_routes, k = lp.shape
+    seen_space = np.argmax(scores, axis=1)
+    seen = np.zeros((n_routes, k), dtype=bool)
+    seen[info.space_route, seen_space] = True
+    allowed = seen.copy()
+    allowed[:, 0] = True
+    masked = np.where(allowed, lp, -np.inf)
+    choice = np.asarray(np.argmax(masked, axis=1), dtype=np.int64)
+    p = np.exp(lp - lp.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    rows = np.arange(n_routes)
+    conf = np.clip(p[rows, choice], 0.0, 1.0)
+    # Spaces that, on their own, show another hypothesis than their route's.
+    other = seen_space != choice[info.space_route]
+    mixed = np.zeros(n_routes, dtype=bool)
+    np.logical_or.at(mixed, info.space_route, other)
+    # Claims: the weakest space's margin of the colour over the print.
+    d_claim = lsm[np.arange(len(lsm)), choice[info.space_route]] - lsm[:, 0]
+    weakest = np.full(n_routes, np.inf)
+    np.minimum.at(weakest, info.space_route, d_claim)
+    weakest[choice == 0] = np.inf
+    # Free routes printed in a player colour: the strongest space's case for trains of it.
+    pc = np.array(info.printed_colors)
+    own = np.array([PLAYER_COLORS.index(c) + 1 if c in PLAYER_COLORS else 0 for c in pc])
+    d_hidden = np.where(own > 0, lsm[np.arange(len(lsm)), own] - lsm[:, 0], -np.inf)
+    hidden = np.full(n_routes, -np.inf)
+    np.maximum.at(hidden, info.space_route, d_hidden)
+    hidden[choice != 0] = -np.inf
+    return RouteEvidence(
+        choice=choice,
+        confidence=np.asarray(conf, dtype=np.float64),
+        mixed=mixed,
+        weakest=weakest,
+        hidden=hidden,
+    )
+
+
+def assess(
+    reading: BoardReading,
+    scores: FloatArray,
+    info: SpaceLayoutInfo,
+    model: SpaceModel,
+    route_lengths: dict[str, int],
+    config: CheckConfig | None = None,
+) -> BoardReading:
+    """The reading as seen, with its check list and problems.
+
+    ``scores``: the classifier's per-space scores (n_spaces, 6) after adaptation;
+    ``reading``: what the classifier decided (its stations and their confidence are kept)."""
+    cfg = config or CheckConfig.load()
+    ev = route_evidence(scores, info, model.route_temperature)
+    ids = info.route_ids
+    routes: dict[str, str | None] = {
+        rid: HYPOTHESES[int(ev.choice[k])] for k, rid in enumerate(ids)
+    }
+    confidence = dict(reading.confidence)
+    for k, rid in enumerate(ids):
+        confidence[rid] = float(ev.confidence[k])
+    spaces = {rid: [routes[rid]] * len(v) for rid, v in reading.spaces.items()}
+    check: set[str] = set()
+    problems: list[Problem] = []
+    like = print_like(model, cfg.print_like_radius)
+    # Trains hidden on their own print are looked for only in the colours seen playing.
+    playing = {c for c in routes.values() if c is not None}
+    for k, rid in enumerate(ids):
+        c = routes[rid]
+        if ev.confidence[k] < cfg.route_confidence or ev.mixed[k]:
+            check.add(rid)
+        printed = info.printed_colors[info.route_slices[rid].start]
+        look_alike = c is not None and c in like.get(printed, frozenset())
+        if look_alike and ev.weakest[k] < cfg.claim_margin:
+            check.add(rid)
+        if c is None and printed in playing and ev.hidden[k] > cfg.hidden_margin:
+            check.add(rid)
+    for a, b in info.lane_pairs:
+        c = routes[a]
+        if c is not None and routes[b] == c:
+            problems.append(Problem((a, b), "double-same-color", c))
+            check.update((a, b))
+    for colour in PLAYER_COLORS:
+        mine = [k for k, rid in enumerate(ids) if routes[rid] == colour]
+        trains = sum(route_lengths.get(ids[k], 0) for k in mine)
+        if trains > cfg.trains_per_player:
+            # the least sure of them, until the excess is covered
+            excess = trains - cfg.trains_per_player
+            listed: list[str] = []
+            for k in sorted(mine, key=lambda k: (ev.confidence[k], ev.weakest[k])):
+                listed.append(ids[k])
+                excess -= route_lengths.get(ids[k], 0)
+                if excess <= 0 and len(listed) >= 2:
+                    break
+            problems.append(Problem(tuple(listed), "too-many-trains", colour, trains))
+            check.update(listed)
+        built = [cid for cid, s in reading.stations.items() if s == colour]
+        if len(built) > cfg.stations_per_player:
+            problems.append(Problem(tuple(built), "too-many-stations", colour, len(built)))
+            check.update(built)
+    for cid in reading.stations:
+        if reading.confidence.get(cid, 1.0) < cfg.station_confidence:
+            check.add(cid)
+    order = {rid: i for i, rid in enumerate(ids)}
+    order.update({cid: len(ids) + i for i, cid in enumerate(reading.stations)})
+    return replace(
+        reading,
+        routes=routes,
+        confidence=confidence,
+        spaces=spaces,
+        check=sorted(check, key=lambda x: order.get(x, len(order))),
+        problems=[p.to_json() for p in problems],
+    )

@@ -1,0 +1,163 @@
+"""The reading as seen and its check list (companion.vision.check), on hand-made scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.check import CheckConfig, Problem, assess, print_like, route_evidence
+from companion.vision.classify import HYPOTHESES
+from companion.vision.context import ReadContext, make_context
+from companion.vision.types import PLAYER_COLORS, BoardReading
+
+
+@pytest.fixture(scope="module")
+def ctx() -> ReadContext:
+    return make_context()
+
+
+def _free_scores(ctx: ReadContext) -> np.ndarray:
+    """Every space plainly free (print 10 above every train)."""
+    n = len(ctx.info.printed_colors)
+    s = np.zeros((n, len(HYPOTHESES)))
+    s[:, 0] = 10.0
+    return s
+
+
+def _set(ctx: ReadContext, s: np.ndarray, route: str, colour: str | None, sure: float = 10.0):
+    sl = ctx.info.route_slices[route]
+    s[sl] = 0.0
+    s[sl, HYPOTHESES.index(colour)] = sure
+
+
+def _reading(ctx: ReadContext, conf: float = 0.99) -> BoardReading:
+    g = ctx.geometry
+    return BoardReading(
+        routes={r: None for r in g.route_ids},
+        stations={c: None for c in g.city_ids},
+        confidence={**{r: 1.0 for r in g.route_ids}, **{c: conf for c in g.city_ids}},
+        spaces={r: [None] * len(g.spaces[r]) for r in g.route_ids},
+    )
+
+
+def _assess(ctx: ReadContext, s: np.ndarray, reading: BoardReading | None = None) -> BoardReading:
+    g = ctx.geometry
+    lengths = {r: g.routes[r].length for r in g.route_ids}
+    return assess(reading or _reading(ctx), s, ctx.info, ctx.model, lengths, CheckConfig.load())
+
+
+def test_an_empty_board_reads_empty_with_nothing_to_check(ctx: ReadContext) -> None:
+    out = _assess(ctx, _free_scores(ctx))
+    assert all(v is None for v in out.routes.values())
+    assert out.check == [] and out.problems == []
+    assert out.to_json()["check"] == []
+
+
+def test_one_colour_on_both_lanes_is_reported_as_seen(ctx: ReadContext) -> None:
+    a, b = ctx.info.lane_pairs[0]
+    s = _free_scores(ctx)
+    _set(ctx, s, a, "red", 12.0)
+    _set(ctx, s, b, "red", 9.0)
+    sl = ctx.info.route_slices[b]
+    s[sl, HYPOTHESES.index("green")] = 6.0  # the joint decision used to pick this lane's runner-up
+    out = _assess(ctx, s)
+    assert out.routes[a] == "red" and out.routes[b] == "red"
+    assert [p["code"] for p in out.problems] == ["double-same-color"]
+    assert out.problems[0]["ids"] == [a, b] and out.problems[0]["color"] == "red"
+    assert "red trains on both routes" in out.problems[0]["text"]
+    assert a in out.check and b in out.check
+    assert "green" not in out.routes.values()
+
+
+def test_a_colour_no_space_shows_is_never_reported(ctx: ReadContext) -> None:
+    # a 3-space route: two spaces look blue, one yellow, and every space gives green a good
+    # second place, so that the spaces' votes summed would make it green
+    route = next(r for r, sl in ctx.info.route_slices.items() if sl.stop - sl.start == 3)
+    sl = ctx.info.route_slices[route]
+    s = _free_scores(ctx)
+    s[sl] = 0.0
+    blue, yellow, green = (HYPOTHESES.index(c) for c in ("blue", "yellow", "green"))
+    s[sl.start, [blue, green]] = [8.0, 7.9]
+    s[sl.start + 1, [yellow, green]] = [8.0, 7.9]
+    s[sl.start + 2, [blue, green]] = [8.0, 7.9]
+    ev = route_evidence(s, ctx.info, ctx.model.route_temperature)
+    k = ctx.info.route_ids.index(route)
+    assert HYPOTHESES[int(ev.choice[k])] == "blue" and bool(ev.mixed[k])
+    out = _assess(ctx, s)
+    assert out.routes[route] == "blue"
+    assert route in out.check  # its spaces disagree
+
+
+def test_too_many_trains_and_stations_are_named(ctx: ReadContext) -> None:
+    g = ctx.geometry
+    s = _free_scores(ctx)
+    second_lanes = {b for _, b in ctx.info.lane_pairs}
+    total, taken = 0, []
+    for r in g.route_ids:
+        if total > 45:
+            break
+        if r in second_lanes:
+            continue
+        _set(ctx, s, r, "black")
+        taken.append(r)
+        total += g.routes[r].length
+    reading = _reading(ctx)
+    for c in g.city_ids[:4]:
+        reading.stations[c] = "yellow"
+    out = _assess(ctx, s, reading)
+    assert all(out.routes[r] == "black" for r in taken)  # as seen, none dropped
+    codes = {p["code"]: p for p in out.problems}
+    assert (
+        codes["too-many-trains"]["count"] == total and codes["too-many-trains"]["color"] == "black"
+    )
+    assert set(codes["too-many-trains"]["ids"]) <= set(out.check)
+    assert codes["too-many-stations"]["ids"] == list(g.city_ids[:4])
+    assert set(g.city_ids[:4]) <= set(out.check)
+
+
+def test_low_confidence_and_same_colour_claims_are_listed(ctx: ReadContext) -> None:
+    g = ctx.geometry
+    own = next(r for r in g.route_ids if g.routes[r].color == "yellow")
+    grey = next(r for r in g.route_ids if g.routes[r].color == "grey" and g.routes[r].length > 1)
+    s = _free_scores(ctx)
+    _set(ctx, s, own, "yellow", 30.0)  # sure, but on a route printed yellow: a weak space?
+    sl = ctx.info.route_slices[own]
+    s[sl.start, 0] = 29.0  # one space barely more yellow trains than yellow print
+    s[ctx.info.route_slices[grey], HYPOTHESES.index("red")] = 10.2  # red and print 50/50
+    reading = _reading(ctx)
+    reading.stations[g.city_ids[0]] = "red"
+    reading.confidence[g.city_ids[0]] = 0.6
+    out = _assess(ctx, s, reading)
+    assert out.routes[own] == "yellow" and own in out.check
+    assert grey in out.check
+    assert g.city_ids[0] in out.check
+    # printed in a player colour and free, while that colour plays: checked when the trains of
+    # that colour come close on one space
+    free_own = next(
+        r
+        for r in g.route_ids
+        if g.routes[r].color == "yellow" and r != own and out.routes[r] is None
+    )
+    fs = ctx.info.route_slices[free_own]
+    s[fs.start, HYPOTHESES.index("yellow")] = 9.5
+    assert free_own in _assess(ctx, s, reading).check
+    s[fs.start, HYPOTHESES.index("yellow")] = 0.0
+    assert free_own not in _assess(ctx, s, reading).check
+
+
+def test_print_like_pairs_include_each_colour_itself(ctx: ReadContext) -> None:
+    like = print_like(ctx.model, CheckConfig.load().print_like_radius)
+    for c in PLAYER_COLORS:
+        assert c in like[c]
+    assert "red" not in like["yellow"] and "blue" not in like["yellow"]
+
+
+def test_problem_json() -> None:
+    p = Problem(("a-b-1", "a-b-2"), "double-same-color", "blue")
+    assert p.to_json() == {
+        "ids": ["a-b-1", "a-b-2"],
+        "code": "double-same-color",
+        "color": "blue",
+        "text": "blue trains on both routes of a double",
+    }
+    assert "47 red trains" in Problem(("x",), "too-many-trains", "red", 47).text
