@@ -131,7 +131,13 @@ def run(args: argparse.Namespace) -> int:
         if reader is None and cfg.reader.enabled:
             reader = cfg.reader.port
         if camera is None:
-            camera = cfg.camera.source
+            from companion.config import camera_backend_problem
+
+            problem = camera_backend_problem(cfg.camera)
+            if problem is None:
+                camera = cfg.camera.source or None
+            else:  # one line, not a traceback at every start; the game runs without a camera
+                print(f"companion: warning: no camera: {problem}", file=sys.stderr, flush=True)
     controls = cfg.controls if cfg.controls.enabled and not args.no_controls else None
     return serve(
         state_dir,
@@ -171,12 +177,11 @@ def serve(
 ) -> int:
     """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
     status LED and the buzzer (None: none)."""
-    from waitress.server import create_server
-
     from companion.cli import CommandError
     from companion.service import Service
     from companion.store import EventStore, StoreError
     from companion.webapp import create_app
+    from companion.webapp.server import make_server
 
     try:
         token, created = read_or_create_token(state_dir)
@@ -185,15 +190,8 @@ def serve(
         raise CommandError(f"cannot use the state directory {state_dir}: {exc}") from None
     service = Service(store).start()
     try:
-        server = create_server(
-            _placeholder_app,
-            host=host,
-            port=port,
-            threads=threads,
-            ident="companion",
-            channel_timeout=120,
-            clear_untrusted_proxy_headers=True,
-        )
+        # limits judged from headers, many slow/idle connections, timeouts: webapp/server.py
+        server = make_server(_placeholder_app, host, port, host_token=token, threads=threads)
     except OSError as exc:
         service.stop()
         store.close()
@@ -490,6 +488,9 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
                         elif what == "notice":
                             code, params = camera_notice(event)
                             service.notice(str(data), "warning", code=code, params=params)
+        except SourceError as exc:  # no camera (or it went away): one line, no traceback
+            log.error("the camera stopped: %s", exc)
+            service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
         except Exception:
             log.exception("the camera stopped")
             service.notice("The camera stopped; see the log.", "error", code="camera.stopped")

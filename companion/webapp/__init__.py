@@ -13,18 +13,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 import companion
 from companion.service import Service, ServiceError
 from companion.store import StoreError
 
+from .limits import MAX_UPLOAD, Refusal, admit
 from .security import check_host_and_origin, default_allowed_hosts
 
 log = logging.getLogger(__name__)
 
-MAX_UPLOAD = 20 * 1024 * 1024
 CSP = (
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
     "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
@@ -107,6 +107,7 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
     app.before_request(check_host_and_origin)
+    app.before_request(check_body)
 
     @app.after_request
     def headers(resp: Response) -> Response:
@@ -125,6 +126,14 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
 
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError) -> Any:
+        if wants_json():
+            return jsonify(exc.to_json()), exc.status
+        from .pages import message_page
+
+        return message_page(exc.message, exc.status)
+
+    @app.errorhandler(Refusal)
+    def refused(exc: Refusal) -> Any:
         if wants_json():
             return jsonify(exc.to_json()), exc.status
         from .pages import message_page
@@ -156,6 +165,20 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
         return jsonify({"error": "Something went wrong inside the companion; see its log."}), 500
 
     return app
+
+
+def check_body() -> None:
+    """Refuse a body from the request's headers, before reading it (see limits.admit; the
+    HTTP server has done the same before the app was called)."""
+    te = request.headers.get("Transfer-Encoding", "").lower()
+    admit(
+        request.method,
+        request.path,
+        request.content_length,
+        "chunked" in te,
+        dict(request.headers.items()),
+        current_app.config["HOST_TOKEN"],
+    )
 
 
 __all__ = ["create_app", "web_dir"]

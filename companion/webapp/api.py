@@ -12,11 +12,16 @@ from companion.core.cards import PLAYER_COLORS, Card
 from companion.games import GAMES, all_colors, game_kind
 from companion.service import BadRequest, NotFound, Service, Unavailable, iter_sse
 
+from .limits import MAX_BODY, check_image
 from .security import require, resolve_identity, session_csrf
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-MAX_JSON = 64 * 1024
+MAX_JSON = MAX_BODY
+# Whole numbers in a body: none of the API's needs more than 2^53 (a JavaScript number), and a
+# sequence number is at most 2^63 - 1 (SQLite's). Python would otherwise read up to 4,300 digits.
+MAX_INT = 2**53
+MAX_DIGITS = 40
 
 
 def service() -> Service:
@@ -32,11 +37,32 @@ def json_body() -> Any:
     if not raw.strip():
         raise BadRequest("The request has no body: send one JSON object.")
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), parse_int=_whole, parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BadRequest(f"The body is not valid JSON ({exc}).") from None
     except RecursionError:
         raise BadRequest("The body is nested too deeply.") from None
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS or abs(value := int(text)) > MAX_INT:
+        raise BadRequest("A number in the body is too large (at most 2^53).")
+    return value
+
+
+def _no_constant(text: str) -> Any:
+    raise BadRequest(f"The body is not valid JSON ({text} is not a number).")
+
+
+def whole_arg(name: str, raw: str) -> int:
+    """A whole-number query argument (a sequence number: 0 .. 2^63 - 1) or BadRequest."""
+    raw = raw.strip()
+    if not raw or len(raw) > 19 or not raw.lstrip("-").isdigit():
+        raise BadRequest(f'"{name}" must be a whole number.')
+    value = int(raw)
+    if not 0 <= value < 2**63:
+        raise BadRequest(f'"{name}" must be between 0 and 2^63 - 1.')
+    return value
 
 
 def state_response(state: Any = None) -> Response:
@@ -86,9 +112,9 @@ def events() -> Response:
     last: int | None = None
     if raw:
         try:
-            last = int(raw.strip())
-        except ValueError:
-            last = None
+            last = whole_arg("Last-Event-ID", raw)
+        except BadRequest:
+            last = None  # a stale or odd id: the stream starts from the current state
     if svc.subscriber_count >= current_app.config["SSE_MAX"]:
         raise Unavailable("Too many live connections; try again later.")
     sub = svc.subscribe(last)
@@ -292,12 +318,7 @@ def game(game_id: str) -> Response:
 @bp.get("/games/<game_id>/state")
 def game_state_at(game_id: str) -> Response:
     raw = request.args.get("seq")
-    upto: int | None = None
-    if raw is not None:
-        try:
-            upto = int(raw)
-        except ValueError:
-            raise BadRequest('"seq" must be a whole number.') from None
+    upto = None if raw is None else whole_arg("seq", raw)
     return jsonify(service().game_state(game_id, upto))
 
 
@@ -322,6 +343,7 @@ def photo() -> tuple[Response, int]:
         raise BadRequest('Send the photo as multipart field "photo" or as an image/jpeg body.')
     if not data:
         raise BadRequest("The photo is empty.")
+    check_image(data)  # 415 for a non-image, 413 over the pixel limit: before any decoding
     job = service().read_photo(data)
     return jsonify({"job": job.id}), 202
 

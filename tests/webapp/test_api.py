@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from companion.service import Service
 
 from .conftest import BEARER, TOKEN
+from .images import png
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 
@@ -310,14 +311,15 @@ def test_pages_render(client: FlaskClient) -> None:
 
 
 def test_photo_upload_flow(app: Flask, client: FlaskClient, service: Service) -> None:
+    photo = png(12, 8)
     service._photo_reader = lambda data: {
-        "routes": {"berlin-wien": "red" if data == b"photo" else None},
+        "routes": {"berlin-wien": "red" if data == photo else None},
         "stations": {},
         "confidence": {},
     }
     post(client, {"type": "new_game", "players": PLAYERS, "mode": "photo"})
     assert client.post("/api/photo", headers=BEARER).status_code == 400
-    r = client.post("/api/photo", data=b"photo", headers={**BEARER, "Content-Type": "image/jpeg"})
+    r = client.post("/api/photo", data=photo, headers={**BEARER, "Content-Type": "image/png"})
     assert r.status_code == 202
     job = r.json["job"]
     for _ in range(100):
@@ -335,10 +337,20 @@ def test_photo_upload_flow(app: Flask, client: FlaskClient, service: Service) ->
     assert r.json["players"][0]["final"]["route_points"] == 4
 
 
-def test_photo_that_is_not_an_image_fails_with_a_sentence(client: FlaskClient) -> None:
+def test_photo_that_is_not_an_image_is_refused_before_any_job(
+    client: FlaskClient, service: Service
+) -> None:
     r = client.post(
         "/api/photo", data=b"not an image", headers={**BEARER, "Content-Type": "image/jpeg"}
     )
+    assert r.status_code == 415 and "not a JPEG or PNG" in r.json["error"]
+    assert service._photo_jobs == {}
+
+
+def test_photo_damaged_after_its_header_fails_with_a_sentence(client: FlaskClient) -> None:
+    data = png(10, 10)[:33] + b"damaged" * 10
+    r = client.post("/api/photo", data=data, headers={**BEARER, "Content-Type": "image/png"})
+    assert r.status_code == 202
     job = r.json["job"]
     for _ in range(200):
         got = client.get(f"/api/photo/{job}", headers=BEARER).json

@@ -1,0 +1,188 @@
+"""The HTTP server (waitress) set for a table on a shared Wi-Fi.
+
+* A request is judged from its headers (:func:`companion.webapp.limits.admit`) before any of
+  its body is read: a declared length over the limit is refused at once (413), a body without
+  a credential too (401/403); a chunked body is cut at its limit.
+* Slow and idle connections cost a socket, never a worker thread (waitress reads requests on
+  its own loop); many of them are allowed (``CONNECTION_LIMIT``), an idle one is closed after
+  ``IDLE_TIMEOUT`` seconds, and a request whose headers are not in after ``HEADER_TIMEOUT``
+  seconds is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import resource
+import time
+from typing import Any
+
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser, ParsingError
+from waitress.server import create_server
+from waitress.utilities import Error, RequestEntityTooLarge
+
+from .limits import MAX_UPLOAD, Refusal, admit
+
+log = logging.getLogger(__name__)
+
+CONNECTION_LIMIT = 1000  # open sockets waitress keeps (its default, 100, is easy to fill)
+IDLE_TIMEOUT = 30  # seconds a connection may stay silent between requests
+HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
+CLEANUP_INTERVAL = 2  # seconds between the checks of the two timeouts above
+
+
+class RefusedError(Error):  # type: ignore[misc]
+    """A refusal as waitress sends it: JSON like the app's own errors, then the connection
+    closes (the unread body is never read)."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.code = refusal.status
+        self.reason = {401: "Unauthorized", 403: "Forbidden", 413: "Content Too Large"}.get(
+            refusal.status, "Bad Request"
+        )
+        self.refusal = refusal
+
+    def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        body = json.dumps(self.refusal.to_json()).encode("utf-8")
+        headers = [
+            ("Content-Type", "application/json"),
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+        return f"{self.code} {self.reason}", headers, body
+
+
+def gated_parser(host_token: str) -> type[HTTPRequestParser]:
+    """A waitress request parser that runs :func:`admit` when the headers are in."""
+
+    class GatedParser(HTTPRequestParser):  # type: ignore[misc]
+        limit = MAX_UPLOAD
+        started = 0.0
+
+        def parse_header(self, header_plus: bytes) -> None:
+            try:
+                super().parse_header(header_plus)
+            except ValueError as exc:  # e.g. a Content-Length of 5,000 digits
+                if isinstance(exc, ParsingError):
+                    raise
+                raise ParsingError("a header value cannot be read") from None
+
+        def received(self, data: bytes) -> int:
+            if not self.started:
+                self.started = time.monotonic()
+            before = self.headers_finished
+            n: int = super().received(data)
+            if self.headers_finished and not before and not self.empty:
+                # (waitress's own 413 for a length over its backstop: the gate says it in JSON)
+                if self.error is None or isinstance(self.error, RequestEntityTooLarge):
+                    self._gate()
+            elif self.error is None and before and self.body_bytes_received > self.limit:
+                self._refuse(Refusal(413, "The request body is too large.", "too-large"))
+            return n
+
+        def _gate(self) -> None:
+            headers = {k.replace("_", "-"): v for k, v in self.headers.items()}
+            try:
+                self.limit = admit(
+                    self.command,
+                    self.path,
+                    None if self.chunked else self.content_length,
+                    self.chunked,
+                    headers,
+                    host_token,
+                )
+            except Refusal as refusal:
+                self._refuse(refusal)
+
+        def _refuse(self, refusal: Refusal) -> None:
+            self.error = RefusedError(refusal)
+            self.completed = True
+            self.expect_continue = False  # no "100 Continue" for a body that is refused
+            self.connection_close = True
+
+    return GatedParser
+
+
+class GatedChannel(HTTPChannel):  # type: ignore[misc]
+    """A channel whose partial request is timed (see :func:`overdue`)."""
+
+    def partial_since(self) -> float | None:
+        """When the request being received began (None: none, or its headers are in)."""
+        req = self.request
+        if req is None or req.completed or req.headers_finished:
+            return None
+        started = float(getattr(req, "started", 0.0))
+        return started or None
+
+
+def overdue(server: Any, now: float, header_timeout: float = HEADER_TIMEOUT) -> int:
+    """Close the connections whose request headers have been arriving for too long."""
+    n = 0
+    for channel in list(server.active_channels.values()):
+        since = channel.partial_since() if isinstance(channel, GatedChannel) else None
+        if since is not None and now - since > header_timeout and not channel.requests:
+            channel.will_close = True
+            n += 1
+    return n
+
+
+def raise_file_limit(wanted: int) -> int:
+    """Raise this process's open-file limit towards ``wanted`` (within the hard limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (OSError, ValueError) as exc:
+            log.warning("cannot raise the open-file limit to %d: %s", target, exc)
+    return int(soft)
+
+
+def make_server(
+    app: Any,
+    host: str,
+    port: int,
+    *,
+    host_token: str,
+    threads: int = 24,
+    connection_limit: int = CONNECTION_LIMIT,
+    idle_timeout: int = IDLE_TIMEOUT,
+    header_timeout: float = HEADER_TIMEOUT,
+    **extra: Any,
+) -> Any:
+    """A waitress server for ``app`` with the gate, the limits and the timeouts above."""
+    files = raise_file_limit(connection_limit + 200)
+    limit = max(50, min(connection_limit, files - 100))
+    server = create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="companion",
+        connection_limit=limit,
+        channel_timeout=idle_timeout,
+        cleanup_interval=CLEANUP_INTERVAL,
+        max_request_body_size=4 * MAX_UPLOAD,  # a backstop: admit() sets the limits
+        clear_untrusted_proxy_headers=True,
+        **extra,
+    )
+    parser = gated_parser(host_token)
+
+    class Channel(GatedChannel):
+        parser_class = parser
+
+    server.channel_class = Channel
+    plain_maintenance = server.maintenance
+
+    def maintenance(now: float) -> None:
+        plain_maintenance(now)
+        overdue(server, time.monotonic(), header_timeout)
+
+    server.maintenance = maintenance
+    return server
+
+
+__all__ = ["CONNECTION_LIMIT", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "make_server"]

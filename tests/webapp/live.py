@@ -1,0 +1,119 @@
+"""A real waitress server on 127.0.0.1 (the one `companion serve` builds), in this process."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from companion.service import Service
+from companion.store import EventStore
+from companion.webapp import create_app
+from companion.webapp.server import make_server
+
+from .conftest import TOKEN
+
+LOOPBACK = "127.0.0.1"
+
+
+class LiveServer:
+    def __init__(self, state_dir: Path, *, threads: int = 8, **server_args: Any) -> None:
+        self.store = EventStore(state_dir)
+        self.service = Service(self.store).start()
+        self.app = create_app(
+            self.service,
+            {"HOST_TOKEN": TOKEN, "SSE_KEEPALIVE": 0.2, "SSE_LIFETIME": 30.0, "SSE_MAX": 4},
+        )
+        self.server: Any = make_server(
+            self.app, LOOPBACK, 0, host_token=TOKEN, threads=threads, **server_args
+        )
+        self.port = int(self.server.effective_port)
+        self.url = f"http://{LOOPBACK}:{self.port}"
+        self.closing = False
+        self.thread = threading.Thread(target=self._run, name="live-waitress", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.server.run()
+        except (OSError, ValueError):
+            if not self.closing:
+                raise
+
+    def connect(self, timeout: float = 5.0) -> socket.socket:
+        return socket.create_connection((LOOPBACK, self.port), timeout=timeout)
+
+    def request_raw(
+        self, method: str, path: str, body: bytes, headers: dict[str, str], timeout: float = 10.0
+    ) -> tuple[int, Any]:
+        """Send ``body`` as it is; the JSON answer (or the raw bytes)."""
+        conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout)
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            resp = conn.getresponse()
+            raw = resp.read()
+            try:
+                return resp.status, json.loads(raw)
+            except ValueError:
+                return resp.status, raw
+        finally:
+            conn.close()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 5.0,
+    ) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout)
+        try:
+            data = None if body is None else json.dumps(body).encode()
+            hdrs = {"Content-Type": "application/json", **(headers or {})}
+            conn.request(method, path, body=data, headers=hdrs)
+            resp = conn.getresponse()
+            raw = resp.read()
+            try:
+                return resp.status, json.loads(raw)
+            except ValueError:
+                return resp.status, raw
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.closing = True
+        self.service.stop()
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
+        self.server.close()
+        self.thread.join(5)
+        for channel in list(self.server._map.values()):
+            channel.close()
+        self.store.close()
+
+
+def read_response(sock: socket.socket, timeout: float = 2.0) -> tuple[int, bytes]:
+    """Read one HTTP response head (and what came with it) from a raw socket."""
+    sock.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return status, rest
