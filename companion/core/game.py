@@ -30,6 +30,8 @@ from .payment import (
     check_route_payment,
     check_station_payment,
     check_surcharge_payment,
+    payment_options,
+    station_options,
     tunnel_surcharge,
 )
 from .rules import (
@@ -40,6 +42,7 @@ from .rules import (
     check_route_free,
     check_station_free,
     check_trains,
+    route_open,
 )
 from .scoring import FinalScore, PlayerEnd, score_final
 from .seats import PiecesAlias
@@ -222,7 +225,7 @@ class Game(Simulation[Card, PlayerState, Route]):
         check_trains(route, p.trains)
         cards = self._pay(p, action, route, lambda c: check_route_payment(route, c))
         if not route.tunnel:
-            self.discard.extend(cards)
+            self._to_discard(cards)
             self._place(p, route)
             self._end_turn()
             return
@@ -235,8 +238,7 @@ class Game(Simulation[Card, PlayerState, Route]):
         surcharge = tunnel_surcharge(cards, revealed)
         self.last_revealed = tuple(revealed)
         if surcharge.extra == 0:
-            self.discard.extend(cards)
-            self.discard.extend(revealed)
+            self._to_discard([*cards, *revealed])
             self._place(p, route)
             self._end_turn()
             return
@@ -251,9 +253,7 @@ class Game(Simulation[Card, PlayerState, Route]):
         check_surcharge_payment(self.tunnel.surcharge, cards)
         self._take_cards(p, cards)
         tunnel, self.tunnel = self.tunnel, None
-        self.discard.extend(tunnel.played)
-        self.discard.extend(cards)
-        self.discard.extend(tunnel.revealed)
+        self._to_discard([*tunnel.played, *cards, *tunnel.revealed])
         self._place(p, self.map.routes[tunnel.route])
         self._end_turn()
 
@@ -262,8 +262,25 @@ class Game(Simulation[Card, PlayerState, Route]):
             raise IllegalActionError("no tunnel is waiting for payment", rule="no-tunnel")
         tunnel, self.tunnel = self.tunnel, None
         p.hand.update(tunnel.played)
-        self.discard.extend(tunnel.revealed)
+        self._to_discard(tunnel.revealed)
         self._end_turn()
+
+    def _can_build(self, p: PlayerState) -> bool:
+        """A route ``p`` may claim and pay for, or a station ``p`` may build and pay for."""
+        n, closed_up_to = self.n_players, self.rules.doubles_closed_up_to
+        for route in self.map.routes.values():
+            if route.length > p.trains or not route_open(
+                self.route_owner, route.id, route.twin, p.color, n, closed_up_to
+            ):
+                continue
+            if next(payment_options(route, p.hand), None) is not None:
+                return True
+        built = len(p.stations)
+        if built >= self.map.stations_per_player:
+            return False
+        if next(station_options(built, p.hand, self.map.station_costs), None) is None:
+            return False
+        return any(city not in self.station_owner for city in self.map.cities)
 
     def _place(self, p: PlayerState, route: Route) -> None:
         self._place_route(p, route.id, route.length, self.map.points_for(route))
@@ -279,7 +296,7 @@ class Game(Simulation[Card, PlayerState, Route]):
         cards = list(action.cards)
         check_station_payment(len(p.stations), cards, self.map.station_costs)
         self._take_cards(p, cards)
-        self.discard.extend(cards)
+        self._to_discard(cards)
         self.station_owner[action.city] = p.color
         p.stations.append(action.city)
         self._end_turn()

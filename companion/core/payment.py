@@ -155,8 +155,30 @@ class Surcharge:
         return card is LOCO or (self.color is not LOCO and card is self.color)
 
 
-def tunnel_surcharge(played: Sequence[Card], revealed: Sequence[Card]) -> Surcharge:
-    """Count the revealed cards that match the played ones.
+def tunnel_color(route: Route, played: Sequence[Card]) -> Card:
+    """The colour a tunnel was paid as, even when the payment was wrong (a lenient table).
+
+    A legal payment's colour; a coloured tunnel paid in another colour or in mixed colours goes
+    by its own colour; a grey one paid in mixed colours by the colour played most (the first in
+    card order on a tie); only locomotives: locomotives.
+    """
+    try:
+        color = paying_color(played)
+    except IllegalActionError:
+        if route.color is not None:
+            return route.color
+        counts = Counter(c for c in played if c is not LOCO)
+        return max(COLORS, key=lambda c: (counts[c], -COLORS.index(c)))
+    if route.color is not None and color is not LOCO and color is not route.color:
+        return route.color
+    return color
+
+
+def tunnel_surcharge(
+    played: Sequence[Card], revealed: Sequence[Card], color: Card | None = None
+) -> Surcharge:
+    """Count the revealed cards that match the played ones (``color``: what they were paid as,
+    by default the played cards' one colour, see :func:`tunnel_color`).
 
     A revealed locomotive always matches. If only locomotives were played, only revealed
     locomotives count and the extra cards must be locomotives.
@@ -165,7 +187,8 @@ def tunnel_surcharge(played: Sequence[Card], revealed: Sequence[Card]) -> Surcha
         raise IllegalActionError(
             f"a tunnel reveals at most 3 cards, got {len(revealed)}", rule="tunnel-reveal"
         )
-    color = paying_color(played)
+    if color is None:
+        color = paying_color(played)
     if color is LOCO:
         extra = sum(1 for c in revealed if c is LOCO)
     else:

@@ -188,6 +188,19 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
         self.face_up = [c if c is not None else self._take_from_deck() for c in self.face_up]
         self._check_face_up()
 
+    def _to_discard(self, cards: Sequence[C]) -> None:
+        """Cards paid (or turned up for a tunnel) go to the discards. A face-up row with empty
+        slots (the draw pile and the discards had run out) is refilled from them at once, and
+        a row stuck with too many wild cards (too few other cards to redeal) is checked again:
+        both with the wild-card redeal."""
+        self.discard.extend(cards)
+        if not cards:
+            return
+        if any(c is None for c in self.face_up):
+            self._refill()
+        else:
+            self._check_face_up()
+
     # --- applying actions -------------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Apply one action, or raise IllegalActionError and change nothing."""
@@ -329,12 +342,18 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
         self._end_turn()
 
     def _pass(self, p: P, action: Pass) -> None:
-        if self.can_draw_card() or self.ticket_deck:
+        if self.can_draw_card() or self.ticket_deck or self._can_build(p):
             raise IllegalActionError(
-                f"a player may pass only when no {self.CARD_NOUN} and no ticket can be drawn",
+                f"a player may pass only when no {self.CARD_NOUN} and no ticket can be drawn "
+                "and nothing can be built",
                 rule="pass",
+                params={"color": p.color},
             )
         self._end_turn()
+
+    def _can_build(self, p: P) -> bool:
+        """Can ``p`` claim a route (or, in Europe, build a station) with the cards held?"""
+        return False
 
     def _end_turn(self) -> None:
         if self._next_turn():

@@ -36,6 +36,7 @@ from .payment import (
     check_station_payment,
     check_surcharge_payment,
     station_cost,
+    tunnel_color,
     tunnel_surcharge,
 )
 from .rules import (
@@ -63,15 +64,20 @@ class TrackedPlayer(StationSeat, Tracked):
 
 @dataclass
 class TrackedTunnel:
+    """A tunnel being built. ``paid_as``: the colour the played cards count as for the
+    surcharge (:func:`~companion.core.payment.tunnel_color`: also when a lenient table
+    accepted a wrong payment)."""
+
     route: str
     played: tuple[Card, ...] | None
     revealed: tuple[Card, ...] | None = None
+    paid_as: Card | None = None
 
     @property
     def surcharge(self) -> Surcharge | None:
         if self.played is None or self.revealed is None:
             return None
-        return tunnel_surcharge(self.played, self.revealed)
+        return tunnel_surcharge(self.played, self.revealed, self.paid_as)
 
     def to_json(self) -> dict[str, Any]:
         s = self.surcharge
@@ -79,6 +85,7 @@ class TrackedTunnel:
             "route": self.route,
             "played": None if self.played is None else [c.value for c in self.played],
             "revealed": None if self.revealed is None else [c.value for c in self.revealed],
+            "paid_as": None if self.paid_as is None else self.paid_as.value,
             "extra": None if s is None else s.extra,
             "extra_color": None if s is None else s.color.value,
         }
@@ -88,7 +95,13 @@ class TrackedTunnel:
         def cards(v: Any) -> tuple[Card, ...] | None:
             return None if v is None else tuple(Card(c) for c in v)
 
-        return cls(route=d["route"], played=cards(d["played"]), revealed=cards(d["revealed"]))
+        paid_as = d.get("paid_as")
+        return cls(
+            route=d["route"],
+            played=cards(d["played"]),
+            revealed=cards(d["revealed"]),
+            paid_as=None if paid_as is None else Card(paid_as),
+        )
 
 
 class TableTracker(Tracker[TrackedPlayer, Route]):
@@ -163,7 +176,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         check_trains(route, p.trains)
         self._check_cards(lambda c: check_route_payment(route, c), action.cards, route.id)
         if route.tunnel and action.cards is not None:
-            self.tunnel = TrackedTunnel(route.id, tuple(action.cards))
+            played = tuple(action.cards)
+            self.tunnel = TrackedTunnel(route.id, played, paid_as=tunnel_color(route, played))
             self.acted = True
             return
         self._place(p, route)

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import IllegalActionError, NotationError
+from companion.core.rules import route_open
 from companion.core.seats import PiecesAlias
 from companion.core.simulation import Phase, SimPlayer, Simulation
 
 from .actions import Action, ClaimRoute, DrawFaceUp, KeepTickets
 from .board import LondonMap, Route
 from .cards import LONDON_CARDS, Card
-from .payment import check_route_payment
+from .payment import check_route_payment, payment_options
 from .rules import (
     check_buses,
     check_first_keep,
@@ -109,10 +110,19 @@ class Game(Simulation[Card, PlayerState, Route]):
         check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
         check_buses(route, p.buses)
         cards = self._pay(p, action, route, lambda c: check_route_payment(route, c))
-        self.discard.extend(cards)
-        self._check_face_up()  # a row left with 3 buses (too few other cards) may now be fixed
+        self._to_discard(cards)
         self._place_route(p, route.id, route.length, self.map.points_for(route))
         self._end_turn()
+
+    def _can_build(self, p: PlayerState) -> bool:
+        """A route ``p`` may claim and pay for (no pass then)."""
+        n, closed_up_to = self.n_players, self.rules.doubles_closed_up_to
+        return any(
+            route.length <= p.buses
+            and route_open(self.route_owner, route.id, route.twin, p.color, n, closed_up_to)
+            and next(payment_options(route, p.hand), None) is not None
+            for route in self.map.routes.values()
+        )
 
     # --- results ----------------------------------------------------------------------
     def end_positions(self) -> list[PlayerEnd]:

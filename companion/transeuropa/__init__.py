@@ -8,7 +8,7 @@ raise :class:`~companion.core.errors.InvalidStateError`.
 from .actions import Action, EndTurn, PlaceStart, PlaceTrack, action_from_json, parse_action
 from .game import Match
 from .lattice import CITY_COLORS, City, Issue, Lattice, Link, check_lattice_data, trans_europa
-from .rules import PlayerPenalty, Round, RoundPlayer, RoundScore, deal_cities
+from .rules import PlayerPenalty, Round, RoundPlayer, RoundScore, cities_removed, deal_cities
 from .steiner import Connection, connection, steiner_tree
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "RoundScore",
     "action_from_json",
     "check_lattice_data",
+    "cities_removed",
     "connection",
     "deal_cities",
     "parse_action",

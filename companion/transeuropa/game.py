@@ -17,7 +17,7 @@ from typing import Any
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
 
 from .lattice import Lattice
-from .rules import Round, RoundScore, _player_color
+from .rules import Round, RoundScore, _player_color, cities_removed
 
 
 @dataclass
@@ -31,6 +31,9 @@ class Match:
     start_player: int = 0
     start_points: int = -1
     red_at_or_below: int | None = None
+    # the city cards out of the game (2-3 players: 10, chosen at the first deal, kept for all
+    # rounds); None until then
+    removed_cities: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self.players = [(_player_color(c), n or c) for c, n in self.players]
@@ -78,11 +81,15 @@ class Match:
     ) -> Round:
         if self.over:
             raise IllegalActionError("the game is over", rule="game_over")
+        rng = rng or random.Random()
+        if cities is None and self.removed_cities is None:
+            self.removed_cities = cities_removed(self.lattice, len(self.players), rng)
         return Round.new(
             self.lattice,
             self.players,
             cities,
             rng=rng,
+            removed=self.removed_cities,
             colored_variant=self.colored_variant,
             start_player=self.start_player,
             colored_left=self.colored_left if self.colored_variant else None,
@@ -127,6 +134,7 @@ class Match:
             "red_at_or_below": self.red_at_or_below,
             "over": self.over,
             "winners": self.winners,
+            "removed_cities": None if self.removed_cities is None else list(self.removed_cities),
         }
 
     @classmethod
@@ -150,6 +158,9 @@ class Match:
                 start_player=colors.index(start) if start in colors else 0,
                 colored_left={str(k): int(v) for k, v in data.get("colored_left", {}).items()},
             )
+            removed = data.get("removed_cities")
+            if removed is not None:
+                m.removed_cities = tuple(lattice.city(str(c)).id for c in removed)
             for r in data.get("rounds", []):
                 m.record({str(k): int(v) for k, v in r.items()})
         except (TypeError, ValueError, AttributeError) as exc:

@@ -105,14 +105,36 @@ class RoundScore:
         }
 
 
+REMOVED_PER_COLOR_2_3 = 2  # with 2-3 players, 10 city cards (2 of each colour) leave the game
+
+
+def cities_removed(lattice: Lattice, n_players: int, rng: random.Random) -> tuple[str, ...]:
+    """The city cards that leave the game with 2-3 players: the data file's framed cards when
+    it lists them, else 2 of each colour chosen with ``rng`` (the rule text does not say
+    which); none with 4 or more players."""
+    if n_players > 3:
+        return ()
+    if lattice.removed_for_2_3_players is not None:
+        return tuple(lattice.removed_for_2_3_players)
+    out: list[str] = []
+    for col in CITY_COLORS:
+        deck = sorted(c.id for c in lattice.cities_of_color(col))
+        out.extend(sorted(rng.sample(deck, min(REMOVED_PER_COLOR_2_3, len(deck)))))
+    return tuple(out)
+
+
 def deal_cities(
-    lattice: Lattice, colors: Sequence[str], rng: random.Random
+    lattice: Lattice,
+    colors: Sequence[str],
+    rng: random.Random,
+    removed: Iterable[str] | None = None,
 ) -> dict[str, tuple[str, ...]]:
-    """One city of each colour for every player, no city twice (seeded)."""
-    removed = set(lattice.removed_for_2_3_players or ()) if len(colors) <= 3 else set()
+    """One city of each colour for every player, no city twice (seeded). ``removed``: the
+    cards out of the game (by default :func:`cities_removed`, drawn with ``rng``)."""
+    gone = set(cities_removed(lattice, len(colors), rng) if removed is None else removed)
     hands: dict[str, list[str]] = {c: [] for c in colors}
     for col in CITY_COLORS:
-        deck = sorted(c.id for c in lattice.cities_of_color(col) if c.id not in removed)
+        deck = sorted(c.id for c in lattice.cities_of_color(col) if c.id not in gone)
         if len(deck) < len(colors):
             raise InvalidStateError(f"only {len(deck)} {col} cities for {len(colors)} players")
         rng.shuffle(deck)
@@ -175,12 +197,15 @@ class Round:
         colored_variant: bool = False,
         start_player: int = 0,
         colored_left: Mapping[str, int] | None = None,
+        removed: Iterable[str] | None = None,
     ) -> Round:
         """A fresh round. ``players``: (colour, name) in seating order. ``cities``: each
-        player's city ids (or names); dealt with ``rng`` when not given."""
+        player's city ids (or names); dealt with ``rng`` when not given, without the
+        ``removed`` cards (with 2-3 players, by default 2 of each colour, see
+        :func:`cities_removed`)."""
         colors = [_player_color(c) for c, _ in players]
         if cities is None:
-            cities = deal_cities(lattice, colors, rng or random.Random())
+            cities = deal_cities(lattice, colors, rng or random.Random(), removed)
         left = colored_left or {}
         rps = [
             RoundPlayer(

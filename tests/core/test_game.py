@@ -172,9 +172,11 @@ def test_discards_are_reshuffled_when_the_deck_runs_out(emap: GameMap) -> None:
 
 def test_drawing_may_be_impossible(emap: GameMap) -> None:
     g = started(emap)
-    red = g.player("red")
-    for c in [*g.deck, *g.discard, *(x for x in g.face_up if x is not None)]:
-        red.hand[c] += 1
+    red, blue = g.player("red"), g.player("blue")
+    # every card is in blue's hand: red can neither draw nor build
+    for c in [*g.deck, *g.discard, *(x for x in g.face_up if x is not None), *red.hand.elements()]:
+        blue.hand[c] += 1
+    red.hand.clear()
     g.deck, g.discard, g.face_up = [], [], [None] * 5
     with pytest.raises(IllegalActionError) as err:
         g.apply(DrawDeck("red"))

@@ -258,6 +258,10 @@ def test_pass_only_when_nothing_can_be_drawn(lmap: LondonMap) -> None:
     g.player("blue").hand.update(g.deck + g.discard + [c for c in g.face_up if c is not None])
     g.deck, g.discard, g.face_up = [], [], [None] * 5
     g.ticket_deck = []
+    # red still holds cards that claim a route: no pass while a route can be claimed
+    refused(g, Pass("red"), "pass")
+    g.player("blue").hand.update(g.player("red").hand)
+    g.player("red").hand.clear()
     g.apply(Pass("red"))
     assert g.current_player.color == "blue"
     assert g.all_cards() == Counter(full_deck())

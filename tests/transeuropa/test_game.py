@@ -74,3 +74,28 @@ def test_colored_tracks_last_the_whole_game() -> None:
     assert nxt.player("red").colored_left == 2 and nxt.start_player == 1
     with pytest.raises(IllegalActionError):
         m.finish_round(nxt)
+
+
+def test_with_2_or_3_players_10_city_cards_2_of_each_colour_leave_the_game() -> None:
+    from companion.transeuropa import cities_removed
+    from companion.transeuropa.lattice import CITY_COLORS
+
+    gone = cities_removed(LAT, 3, random.Random(4))
+    assert len(gone) == 10 and len(set(gone)) == 10
+    colours = [LAT.cities[c].color for c in gone]
+    assert all(colours.count(col) == 2 for col in CITY_COLORS)
+    assert gone == cities_removed(LAT, 2, random.Random(4))  # seeded
+    assert cities_removed(LAT, 4, random.Random(4)) == ()
+    m = Match(LAT, [("red", ""), ("blue", ""), ("green", "")])
+    rng = random.Random(7)
+    first = m.new_round(rng=rng)
+    removed = m.removed_cities
+    assert removed is not None and len(removed) == 10
+    m.record({"red": 1, "blue": 1, "green": 1})
+    second = m.new_round(rng=rng)
+    assert m.removed_cities == removed  # out of the game for every round
+    for rnd in (first, second):
+        dealt = {c for p in rnd.players for c in p.cities}
+        assert len(dealt) == 15 and not dealt & set(removed)
+    back = Match.from_json(LAT, m.to_json())
+    assert back.removed_cities == removed
