@@ -119,8 +119,7 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
     aki.click("g.route[data-route='frankfurt-paris-1'] .space >> nth=1")
     aki.wait_for_selector(".sheet")
     assert "Paris" in aki.inner_text(".sheet h2")
-    aki.click(".sheet button.quick")
-    assert "orange ×3" in aki.inner_text(".sheet .paid")
+    assert "orange ×3" in aki.inner_text(".sheet .paid")  # a coloured route comes filled
     aki.click("#claim-go")
     see(host, "#scores tr[data-color=blue] td.score", "4")
     assert host.get_attribute("g.route[data-route='frankfurt-paris-1']", "data-owner") == "blue"
@@ -135,12 +134,10 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
 
     # Ben's turn entered by the host: a tunnel, the three revealed cards, the surcharge, pay.
     host.select_option("#route-select", "munchen-zurich")
-    host.click(".sheet button.quick")
     host.click("#claim-go")
     host.wait_for_selector("#tunnel")
-    for card in ("yellow", "locomotive", "blue"):
+    for card in ("yellow", "locomotive", "blue"):  # the third card sends the reveal
         host.click(f"#tunnel .cards button[data-card={card}]")
-    host.click("#reveal-go")
     host.wait_for_selector("#tunnel .surcharge")
     assert re.search(r"2 more yellow", host.inner_text("#tunnel .surcharge"))
     host.click("#tunnel-pay")

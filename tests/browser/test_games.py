@@ -3,7 +3,6 @@ district, Trans Europa rounds on the score track, Trambahn cards and scorings by
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .conftest import Server
@@ -161,7 +160,10 @@ def test_trambahn_by_tapping(server: Server, phone: Any) -> None:
     assert "Winner: Aki, Ben" in host.inner_text("#final")
     # the history page lists the game and opens its final breakdown
     ready(host, server.url + "/history")
-    see(host, "#history li >> nth=0 >> strong", re.compile(r"^Trambahn · "))
+    see(host, "#history li >> nth=0 >> strong", "Trambahn")
+    # each game with its winners and scores
+    see(host, "#history li >> nth=0 >> .hist-winners", "Winner: Aki and Ben")
+    assert host.locator("#history li >> nth=0 >> .hist-score").count() == 2
     host.click("#history li >> nth=0 >> button")
     host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")
     assert host.locator("#map").is_hidden()

@@ -54,10 +54,30 @@ def test_build_map_check_catches_a_stale_file(
     assert "stale" in capsys.readouterr().err
 
 
+NOT_STRINGS = {"cities", "readings"}
+
+
 def test_both_languages_have_the_same_keys() -> None:
     en, ja = load("en"), load("ja")
-    assert set(en) - {"cities"} == set(ja) - {"cities"}
-    assert all(isinstance(v, str) and v for k, v in ja.items() if k != "cities")
+    assert set(en) - NOT_STRINGS == set(ja) - NOT_STRINGS
+    for strings in (en, ja):
+        assert all(isinstance(v, str) and v for k, v in strings.items() if k not in NOT_STRINGS)
+
+
+def test_city_readings_are_facts_about_known_cities() -> None:
+    # other names people type for a city (exonyms, older and newer spellings, kana readings)
+    facts = json.loads((ROOT / "companion" / "data" / "europe.json").read_text("utf-8"))
+    ids = {c["id"] for c in facts["cities"]}
+    latin, katakana = re.compile(r"^[A-Za-zÀ-ÿ .'-]+$"), re.compile(r"^[゠-ヿ]+$")
+    for lang, script in (("en", latin), ("ja", katakana)):
+        readings = load(lang)["readings"]
+        assert isinstance(readings, dict) and len(readings) >= 15
+        for city, names in readings.items():
+            assert city in ids, city
+            assert isinstance(names, list) and names
+            assert all(isinstance(n, str) and script.match(n) for n in names), (lang, city, names)
+    assert "Munich" in load("en")["readings"]["munchen"]  # type: ignore[index]
+    assert "キーウ" in load("ja")["readings"]["kyiv"]  # type: ignore[index]
 
 
 def test_japanese_city_names_and_rulebook_terms() -> None:

@@ -4,7 +4,8 @@
 import { getJSON, post } from "./api.js";
 import { describeOther, isEurope, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
-import { reasonText } from "./notices.js";
+import { fold } from "./i18n.js";
+import { reasonText, refusalText, warningText } from "./notices.js";
 import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
 
 const STATION_COSTS = [1, 2, 3];
@@ -49,51 +50,53 @@ export function openRoute(app, id) {
   const actor = app.role === "host" ? state?.current : app.color;
   if (!owner && state && state.phase === "playing" && !state.tunnel && actor && canAct(app, actor)) {
     const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for"), name: "player" }) : null;
-    const picker = cardPicker(i18n);
-    const quick = suggestion(r);
-    const row = el("div", { class: "row" });
-    if (quick) row.appendChild(el("button", { type: "button", class: "quick", onclick: () => picker.set(quick) }, i18n.cardList(quick)));
     const color = () => (who ? who.value : actor);
     const tapped = tappedFor(app, color());
-    if (tapped) content.push(el("p", { class: "muted" }, i18n.t("cards.tapped", { cards: i18n.cardList(tapped) })));
+    // The cards the route asks for, ready: its colour (and a ferry's locomotives); a grey route
+    // fills with the colour tapped. Cards tapped on the reader go first.
+    const ferry = Array(r.locomotives).fill("locomotive");
+    const initial = tapped || suggestion(r) || ferry;
+    const picker = cardPicker(i18n, { fill: r.length, initial });
+    if (tapped) content.push(el("p", { class: "muted", id: "reader-cards" }, i18n.t("cards.tapped", { cards: i18n.cardList(tapped) })));
+    else if (r.color === "grey") content.push(el("p", { class: "muted" }, i18n.t("cards.grey_hint", { n: r.length })));
     if (who) content.push(el("label", null, i18n.t("act.claim_for"), who));
-    content.push(row, picker.el);
     const claim = (cards) => app.act({ type: "claim", player: color(), route: id, ...(cards ? { cards } : {}) }).then((s) => s && closeSheet());
     content.push(
+      picker.el,
+      state.payment_mode === "strict" ? null : el("div", { class: "actions" }, el("button", { type: "button", id: "claim-nocards", onclick: () => claim(undefined) }, i18n.t("act.no_cards"))),
       el(
         "div",
         { class: "actions" },
-        el("button", { type: "button", class: "primary", id: "claim-go", onclick: () => claim(picker.cards.length ? picker.cards : tapped || undefined) }, i18n.t("act.claim")),
-        el("button", { type: "button", onclick: () => claim(undefined) }, i18n.t("act.no_cards")),
+        el("button", { type: "button", class: "primary", id: "claim-go", onclick: () => claim(picker.cards.length ? picker.cards : tapped || undefined) }, i18n.t(r.tunnel ? "act.claim_tunnel" : "act.claim")),
         el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
       ),
     );
   } else {
     content.push(el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))));
   }
-  sheet(i18n.route(r), ...content);
+  sheet(i18n.route(r), ...content.filter(Boolean));
 }
 
 export function openCity(app, id) {
   const { i18n, state } = app;
   app.board.select(id);
   const owner = app.board.stationOwners[id];
-  const name = owner ? player(state, owner)?.name || owner : "";
+  const name = owner ? player(state, owner)?.name || i18n.color(owner) : "";
   const content = [el("p", null, owner ? i18n.t("city.station_of", { name, color: i18n.color(owner) }) : i18n.t("city.no_station"))];
   const actor = app.role === "host" ? state?.current : app.color;
   const me = actor && state ? player(state, actor) : null;
   if (!owner && me && state.phase === "playing" && !state.tunnel && canAct(app, actor) && me.stations_left > 0) {
     const n = 4 - me.stations_left;
     const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for") }) : null;
-    const picker = cardPicker(i18n);
+    const picker = cardPicker(i18n, { fill: STATION_COSTS[n - 1] || n });
     if (who) content.push(el("label", null, i18n.t("act.claim_for"), who));
-    content.push(el("p", { class: "muted" }, i18n.t("act.station_cost", { n, cost: STATION_COSTS[n - 1] || n })), picker.el);
+    content.push(el("p", { class: "muted" }, i18n.t("act.station_cost", { n, cost: STATION_COSTS[n - 1] || n })));
     const build = () => {
       const color = who ? who.value : actor;
       const cards = picker.cards.length ? picker.cards : tappedFor(app, color);
       app.act({ type: "build_station", player: color, city: id, ...(cards ? { cards } : {}) }).then((s) => s && closeSheet());
     };
-    content.push(el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "station-go", onclick: build }, i18n.t("act.station")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))));
+    content.push(picker.el, el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "station-go", onclick: build }, i18n.t("act.station")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))));
   } else {
     content.push(el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))));
   }
@@ -123,17 +126,17 @@ export function openTickets(app, color) {
       },
     });
     const text = `${i18n.ticket(t)} (${t.points})${t.long ? ` · ${i18n.t("tickets.long")}` : ""}`;
-    const label = el("label", { dataset: { ticket: t.id, search: `${i18n.ticket(t)} ${map.cities[t.a].name} ${map.cities[t.b].name}`.toLowerCase() } }, box, el("span", null, text));
+    const label = el("label", { dataset: { ticket: t.id, search: `${i18n.citySearch(t.a)} ${i18n.citySearch(t.b)}` } }, box, el("span", null, text));
     labels.push(label);
     list.appendChild(label);
   }
   filter.addEventListener("input", () => {
-    const q = filter.value.trim().toLowerCase();
+    const q = fold(filter.value.trim());
     for (const l of labels) l.classList.toggle("hidden", q !== "" && !l.dataset.search.includes(q));
   });
   const p = player(state, color);
   sheet(
-    `${i18n.t("tickets.pick")} – ${p ? p.name : color}`,
+    `${i18n.t("tickets.pick")} – ${p ? p.name : i18n.color(color)}`,
     filter,
     list,
     el(
@@ -146,35 +149,94 @@ export function openTickets(app, color) {
   );
 }
 
-// ---- the actions panel -------------------------------------------------------------------
+// ---- the turn: tunnel step at the top, the current player's choices in the bottom bar --------
 
-function tunnelPanel(app, tunnel) {
+// The tunnel's reveal-and-pay step (the tunnel surcharge). Shown at the top of the page as soon as
+// a tunnel claim waits; the turn cannot end until it is paid or withdrawn.
+export function tunnelPanel(app, tunnel) {
   const { i18n, map } = app;
   const r = map.routes[tunnel.route];
-  const box = el("div", { class: "stack", id: "tunnel" }, el("h3", null, i18n.t("tunnel.title", { route: r ? i18n.route(r) : tunnel.route })));
-  box.appendChild(el("p", { class: "muted" }, i18n.cardList(tunnel.played || [])));
-  if (!canAct(app, tunnel.player)) return box;
+  const box = el("section", { class: "panel tunnel", id: "tunnel" }, el("h2", null, i18n.t("tunnel.title", { route: r ? i18n.route(r) : "" })));
+  box.appendChild(el("p", { class: "muted" }, i18n.t("tunnel.played", { cards: i18n.cardList(tunnel.played || []) })));
+  if (!canAct(app, tunnel.player)) {
+    box.appendChild(el("p", null, i18n.t("tunnel.waiting", { name: player(app.state, tunnel.player)?.name || i18n.color(tunnel.player) })));
+    return box;
+  }
   if (!tunnel.revealed) {
-    const picker = cardPicker(i18n, { max: 3 });
-    box.append(el("p", null, i18n.t("tunnel.reveal")), picker.el);
-    box.appendChild(el("button", { type: "button", class: "primary", id: "reveal-go", onclick: () => app.act({ type: "tunnel_reveal", player: tunnel.player, cards: picker.cards }) }, i18n.t("tunnel.reveal_btn")));
+    // the third card tapped sends the reveal at once
+    const send = (cards) => app.act({ type: "tunnel_reveal", player: tunnel.player, cards });
+    const picker = cardPicker(i18n, { max: 3, onChange: (cards) => cards.length === 3 && send(cards) });
+    box.append(el("p", null, el("strong", null, i18n.t("tunnel.reveal"))), picker.el);
+    box.appendChild(el("div", { class: "row" }, el("button", { type: "button", id: "reveal-go", onclick: () => send(picker.cards) }, i18n.t("tunnel.reveal_btn"))));
   } else {
     const extra = tunnel.extra || 0;
     const c = tunnel.extra_color;
-    const msg = c && c !== "locomotive" ? i18n.t("tunnel.extra", { n: extra, color: i18n.card(c) }) : i18n.t("tunnel.extra_loco", { n: extra });
-    box.appendChild(el("p", { class: "surcharge", role: "status" }, el("strong", null, msg), el("br"), el("span", { class: "muted" }, i18n.cardList(tunnel.revealed))));
-    const picker = cardPicker(i18n, { initial: Array(extra).fill(c || "locomotive") });
-    box.appendChild(picker.el);
+    const msg = !extra ? i18n.t("tunnel.no_extra") : c && c !== "locomotive" ? i18n.t("tunnel.extra", { n: extra, color: i18n.card(c) }) : i18n.t("tunnel.extra_loco", { n: extra });
+    box.appendChild(el("p", { class: "surcharge", role: "status" }, el("strong", null, msg), el("br"), el("span", { class: "muted" }, i18n.t("tunnel.revealed", { cards: i18n.cardList(tunnel.revealed) }))));
+    const picker = cardPicker(i18n, { initial: Array(extra).fill(c || "locomotive"), max: Math.max(extra, 3) });
+    if (extra) box.appendChild(picker.el);
     box.appendChild(
       el(
         "div",
         { class: "row" },
-        el("button", { type: "button", class: "primary", id: "tunnel-pay", onclick: () => app.act({ type: "tunnel_pay", player: tunnel.player, ...(picker.cards.length ? { cards: picker.cards } : {}) }) }, i18n.t("tunnel.pay")),
+        el("button", { type: "button", class: "primary", id: "tunnel-pay", onclick: () => app.act({ type: "tunnel_pay", player: tunnel.player, ...(picker.cards.length ? { cards: picker.cards } : {}) }) }, i18n.t(extra ? "tunnel.pay" : "tunnel.build")),
         el("button", { type: "button", id: "tunnel-withdraw", onclick: () => app.act({ type: "tunnel_withdraw", player: tunnel.player }) }, i18n.t("tunnel.withdraw")),
       ),
     );
   }
   return box;
+}
+
+// The slot under the banner: the tunnel step, or the first-ticket keep this page may enter.
+export function renderTurnSlot(container, app) {
+  const { state } = app;
+  const before = container.dataset.shown || "";
+  container.textContent = "";
+  let shown = "";
+  if (state && isEurope(state) && state.tunnel && state.phase === "playing") {
+    container.appendChild(tunnelPanel(app, state.tunnel));
+    shown = `tunnel:${state.tunnel.route}:${state.tunnel.revealed ? 1 : 0}`;
+  }
+  container.dataset.shown = shown;
+  if (shown && shown !== before && canAct(app, state.tunnel.player)) {
+    closeSheet();
+    window.scrollTo({ top: 0 });
+  }
+}
+
+function actorOf(app) {
+  const { state } = app;
+  if (!state || state.phase !== "playing") return null;
+  if (app.role === "host") return state.current;
+  return app.role === "player" && app.color === state.current ? app.color : null;
+}
+
+// The bottom bar: what the current player can do now, where the thumb is. Europe only (the
+// other games keep their rows in the actions panel).
+export function renderTurnBar(bar, app) {
+  const { i18n, state } = app;
+  bar.textContent = "";
+  if (!state || !state.game_id || !isEurope(state) || state.mode === "photo" || app.page === "photo" || app.page === "history") {
+    bar.classList.add("hidden");
+    document.body.classList.remove("has-bar");
+    return;
+  }
+  const items = [];
+  const setupKeep = state.players.filter((p) => !p.ready && canAct(app, p.color) && (state.phase === "setup" || state.phase === "playing"));
+  const actor = actorOf(app);
+  if (app.role === "player" && setupKeep.length) {
+    items.push(el("button", { type: "button", class: "primary", dataset: { keep: app.color }, onclick: () => openTickets(app, app.color) }, i18n.t("act.keep_first")));
+  }
+  if (actor) {
+    const tunnel = !!state.tunnel;
+    const acted = !!state.acted;
+    items.push(el("button", { type: "button", id: "drew", disabled: acted || tunnel, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew")));
+    items.push(el("button", { type: "button", id: "more-tickets", disabled: acted || tunnel, onclick: () => openTickets(app, actor) }, i18n.t("act.more_tickets")));
+    items.push(el("button", { type: "button", class: acted && !tunnel ? "primary" : "", id: "end-turn", disabled: !acted || tunnel, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
+  }
+  bar.classList.toggle("hidden", !items.length);
+  document.body.classList.toggle("has-bar", !!items.length);
+  if (items.length) bar.append(...items);
 }
 
 function routeChooser(app, actor) {
@@ -207,25 +269,19 @@ export function renderActions(container, app) {
     if (host) container.appendChild(hostRow(app));
     return;
   }
-  if (state.phase === "setup" || (state.phase === "playing" && state.players.some((p) => !p.ready))) {
+  if (host && (state.phase === "setup" || (state.phase === "playing" && state.players.some((p) => !p.ready)))) {
     for (const p of state.players) {
-      if (p.ready || !canAct(app, p.color)) continue;
-      container.appendChild(el("div", { class: "row" }, playerLabel(p, i18n), el("span", { class: "grow" }), el("button", { type: "button", class: "primary", dataset: { keep: p.color }, onclick: () => openTickets(app, p.color) }, i18n.t("act.keep"))));
+      if (p.ready) continue;
+      container.appendChild(el("div", { class: "row" }, playerLabel(p, i18n), el("span", { class: "grow" }), el("button", { type: "button", class: "primary", dataset: { keep: p.color }, onclick: () => openTickets(app, p.color) }, i18n.t("act.keep_first"))));
     }
   }
-  if (state.tunnel) container.appendChild(tunnelPanel(app, state.tunnel));
-  else if (state.phase === "playing" || state.phase === "setup") {
-    const actor = host ? state.current : app.color;
-    if (actor && canAct(app, actor) && (host || state.current === app.color || state.phase === "playing")) {
-      const mine = state.current === actor;
-      const [routes, cities] = routeChooser(app, actor);
-      container.append(routes, cities);
-      const row = el("div", { class: "row" });
-      row.appendChild(el("button", { type: "button", id: "drew", disabled: !mine || state.acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew")));
-      row.appendChild(el("button", { type: "button", id: "more-tickets", disabled: !mine || state.acted, onclick: () => openTickets(app, actor) }, i18n.t("act.keep")));
-      row.appendChild(el("button", { type: "button", class: state.acted ? "primary" : "", id: "end-turn", disabled: !mine, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
-      container.appendChild(row);
-    }
+  const actor = actorOf(app);
+  if (actor && !state.tunnel) {
+    const [routes, cities] = routeChooser(app, actor);
+    container.append(routes, cities);
+  } else if (app.role === "player" && state.phase === "playing" && state.current !== app.color) {
+    const cur = player(state, state.current);
+    container.appendChild(el("p", { class: "muted" }, i18n.t("turn.waiting", { name: cur ? cur.name : "" })));
   }
   if (host) container.appendChild(hostRow(app));
 }
@@ -259,17 +315,17 @@ export function renderPending(container, app) {
   container.textContent = "";
   if (!pending || !state || !state.players) return;
   const items = [];
-  const name = (c) => player(state, c)?.name || c;
+  const name = (c) => player(state, c)?.name || i18n.color(c);
   if (pending.payment && pending.payment.cards && pending.payment.cards.length) {
     items.push(el("p", null, i18n.t("pending.payment", { name: name(pending.payment.player), cards: i18n.cardList(pending.payment.cards) })));
   }
   if (pending.tickets && pending.tickets.count) items.push(el("p", null, i18n.t("pending.tickets", { name: name(pending.tickets.player), n: pending.tickets.count })));
-  if (items.length && app.role === "host") items.push(el("button", { type: "button", onclick: () => post("/api/pending/clear", {}).catch((e) => toast(e.message, "error")) }, i18n.t("pending.clear")));
+  if (items.length && app.role === "host") items.push(el("button", { type: "button", onclick: () => post("/api/pending/clear", {}).catch((e) => toast(refusalText(e, app), "error")) }, i18n.t("pending.clear")));
   for (const c of pending.confirmations || []) {
     if (!canAct(app, c.color)) continue;
     const r = c.route && app.map.routes[c.route];
-    const what = r ? i18n.route(r) : c.city ? i18n.city(c.city) : c.kind;
-    const answer = (accept) => post(`/api/confirmations/${encodeURIComponent(c.id)}`, { accept }).then((s) => app.setState(s)).catch((e) => toast(i18n.t("err.generic", { error: e.message }), "error"));
+    const what = r ? i18n.route(r) : c.city ? i18n.city(c.city) : "";
+    const answer = (accept) => post(`/api/confirmations/${encodeURIComponent(c.id)}`, { accept }).then((s) => app.setState(s)).catch((e) => toast(refusalText(e, app, c.action), "error"));
     items.push(
       el(
         "div",
@@ -301,7 +357,7 @@ export function renderNewGame(container, app, mode = "table") {
     rows.textContent = "";
     rowEls.length = 0;
     for (let i = 0; i < form.count; i++) {
-      const name = el("input", { type: "text", value: names[i], maxlength: "24", "aria-label": `${i18n.t("new.name")} ${i + 1}`, placeholder: `${i18n.t("new.name")} ${i + 1}`, oninput: (e) => (names[i] = e.target.value), dataset: { i: String(i) } });
+      const name = el("input", { type: "text", value: names[i], maxlength: "24", "aria-label": `${i18n.t("new.name")} ${i + 1}`, placeholder: i18n.t("new.name_placeholder", { n: i + 1 }), required: true, autocomplete: "off", oninput: (e) => (names[i] = e.target.value), dataset: { i: String(i) } });
       const color = el("select", { "aria-label": `${i18n.t("new.color")} ${i + 1}` });
       for (const c of kind.colors) color.appendChild(el("option", { value: c }, i18n.color(c)));
       color.value = kind.colors[i % kind.colors.length];
@@ -328,14 +384,38 @@ export function renderNewGame(container, app, mode = "table") {
   for (const m of ["table", "photo"]) modeSel.appendChild(el("option", { value: m }, i18n.t(`mode.${m}`)));
   modeSel.value = mode;
   const startPoints = el("input", { type: "number", id: "start-points", min: "1", max: "99", value: "13", inputmode: "numeric", "aria-label": i18n.t("new.start_points") });
+  const problem = el("p", { class: "problem hidden", id: "new-problem", role: "alert" });
   const start = () => {
-    const players = rowEls.map((r, i) => ({ name: r.name.value.trim() || `${i18n.t("col.player")} ${i + 1}`, color: r.color.value }));
+    // every player needs a name: an empty one is pointed at, not silently made up
+    const empty = rowEls.findIndex((r) => !r.name.value.trim());
+    for (const r of rowEls) r.name.removeAttribute("aria-invalid");
+    if (empty >= 0) {
+      rowEls[empty].name.setAttribute("aria-invalid", "true");
+      rowEls[empty].name.focus();
+      problem.textContent = i18n.t("new.name_required", { n: empty + 1 });
+      problem.classList.remove("hidden");
+      return;
+    }
+    problem.classList.add("hidden");
+    const players = rowEls.map((r) => ({ name: r.name.value.trim(), color: r.color.value }));
     let action;
     if (europe) action = { type: "new_game", variant: variant.value, payment_mode: pay.value, mode: modeSel.value, players };
     else if (kind.game === "london") action = { type: "new_game", game: "london", payment_mode: pay.value, players };
     else if (kind.game === "transeuropa") action = { type: "new_game", game: "transeuropa", start_points: Number(startPoints.value) || 13, players };
     else action = { type: "new_game", game: kind.game, players };
-    app.act(action).then((s) => s && toast(i18n.t("notice.saved")));
+    const go = (replace) => app.act(replace ? { ...action, replace: true } : action).then((s) => s && (closeSheet(), toast(i18n.t("notice.saved"))));
+    const st = app.state;
+    if (st && st.game_id && ["setup", "playing", "over"].includes(st.phase)) {
+      // a running game is replaced only when the host says so; it stays in the history
+      const names = st.players.map((p) => p.name).join(i18n.t("notice.and"));
+      sheet(
+        i18n.t("new.replace_title"),
+        el("p", null, i18n.t("new.replace_text", { game: gameName(i18n, st), names, n: (st.turn || 0) + 1 })),
+        el("div", { class: "actions" }, el("button", { type: "button", class: "danger", id: "replace-go", onclick: () => go(true) }, i18n.t("new.replace_go")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))),
+      );
+      return;
+    }
+    go(false);
   };
   const parts = [
     kinds.length > 1 ? el("label", null, i18n.t("new.game"), gameSel) : null,
@@ -344,6 +424,7 @@ export function renderNewGame(container, app, mode = "table") {
     europe || kind.game === "london" ? el("label", null, i18n.t("new.payment"), pay) : null,
     europe ? el("label", null, i18n.t("new.mode"), modeSel) : null,
     kind.game === "transeuropa" ? el("label", null, i18n.t("new.start_points"), startPoints) : null,
+    problem,
     el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "start-game", onclick: start }, i18n.t("act.start"))),
   ];
   container.append(...parts.filter(Boolean));
@@ -360,44 +441,73 @@ export function renderPairing(container, app) {
         const res = await post(`/api/players/${p.color}/pair`, {});
         const qr = el("div", { class: "qr" });
         qr.innerHTML = res.qr_svg; // SVG made by the server (segno), not user input
-        sheet(i18n.t("pair.scan", { name: p.name, color: i18n.color(p.color) }), qr, el("p", { class: "url" }, el("a", { href: res.url, "data-pair-url": p.color }, res.url)), el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))));
+        sheet(
+          i18n.t("pair.scan", { name: p.name, color: i18n.color(p.color) }),
+          qr,
+          el("p", { class: "muted" }, i18n.t("pair.how")),
+          el("p", null, el("a", { href: res.url, "data-pair-url": p.color, class: "pair-link" }, i18n.t("pair.link"))),
+          el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.close"))),
+        );
       } catch (e) {
-        toast(i18n.t("err.generic", { error: e.message }), "error");
+        toast(refusalText(e, app), "error");
       }
     };
-    container.appendChild(el("div", { class: "row", style: "margin-bottom:.3rem" }, playerLabel(p, i18n), el("span", { class: "muted grow" }, i18n.t(p.paired ? "pair.paired" : "pair.not")), el("button", { type: "button", dataset: { pair: p.color }, onclick: open }, i18n.t("act.pair"))));
+    // "paired" only once the phone opened its link; a link made but not opened yet is "waiting"
+    const status = p.phone_seen || (p.paired && p.phone_seen === undefined) ? "pair.paired" : p.paired ? "pair.waiting" : "pair.not";
+    container.appendChild(el("div", { class: "row pair-row", dataset: { pairStatus: status.split(".")[1], color: p.color } }, playerLabel(p, i18n), el("span", { class: "muted grow" }, i18n.t(status)), el("button", { type: "button", dataset: { pair: p.color }, onclick: open }, i18n.t(p.paired ? "act.pair_again" : "act.pair"))));
   }
+}
+
+function gameName(i18n, st) {
+  if (st.game && st.game !== "europe") return i18n.t(`game.${st.game}`);
+  return `${i18n.t("game.europe")}${st.variant && st.variant !== "europe" ? ` (${i18n.t(`variant.${st.variant}`)})` : ""}`;
 }
 
 export function describeAction(a, app) {
   const { i18n, map, state } = app;
-  const who = a.player ? player(state, a.player)?.name || a.player : "";
+  const who = a.player ? (state && player(state, a.player)?.name) || i18n.color(a.player) : "";
   const r = a.route && map.routes[a.route];
   switch (a.type) {
     case "claim":
-      if (!isEurope(state)) return describeOther(a, app);
-      return `${who}: ${r ? i18n.route(r) : a.route}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
+      if (!isEurope(state)) return describeOther(a, app) || i18n.t("log.other");
+      return `${who}: ${r ? i18n.route(r) : i18n.t("log.a_route")}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
     case "build_station":
-      return `${who}: ${i18n.t("col.stations")} ${i18n.city(a.city)}`;
+      return `${who}: ${i18n.t("log.station", { city: i18n.city(a.city) })}`;
     case "keep_tickets":
-      return `${who}: ${i18n.t("act.keep")} (${Array.isArray(a.tickets) ? a.tickets.length : a.tickets ?? "?"})`;
+      return `${who}: ${i18n.t("log.keep", { n: Array.isArray(a.tickets) ? a.tickets.length : Number(a.tickets) || 0 })}`;
     case "drew_cards":
       return `${who}: ${i18n.t("act.drew")}`;
     case "end_turn":
       return `${who}: ${i18n.t("act.end")}`;
     case "tunnel_reveal":
-      return `${who}: ${i18n.t("route.tunnel")} ${i18n.cardList(a.cards)}`;
+      return `${who}: ${i18n.t("log.tunnel_reveal", { cards: i18n.cardList(a.cards) })}`;
     case "tunnel_pay":
-      return `${who}: ${i18n.t("tunnel.pay")}`;
+      return `${who}: ${i18n.t("log.tunnel_pay")}`;
     case "tunnel_withdraw":
-      return `${who}: ${i18n.t("tunnel.withdraw")}`;
+      return `${who}: ${i18n.t("log.tunnel_withdraw")}`;
     case "new_game":
-      return i18n.t("section.newgame");
+      return i18n.t("log.new_game");
     case "finish":
       return i18n.t("act.finish");
+    case "undo":
+      return a.seq ? i18n.t("log.undo_n", { n: a.seq }) : i18n.t("log.undo");
+    case "redo":
+      return i18n.t("log.redo_n", { n: a.seq });
+    case "replace":
+      return i18n.t("log.replace_n", { n: a.seq });
+    case "set_payment_mode":
+      return i18n.t("log.payment_mode", { mode: i18n.t(`pay.${a.payment_mode}`) });
+    case "set_board":
+      return i18n.t("log.set_board");
     default:
-      return describeOther(a, app) || `${who} ${a.type}`;
+      return describeOther(a, app) || (who ? `${who}: ${i18n.t("log.other")}` : i18n.t("log.other"));
   }
+}
+
+// A payment problem recorded with a claim (lenient mode): a mark until the host settles it.
+export function problemOf(ev) {
+  const p = ev && (ev.problem || ev.payment_problem || (ev.warnings && ev.warnings.length ? ev.warnings[0] : null));
+  return p || null;
 }
 
 export async function renderLog(container, app) {
@@ -416,7 +526,9 @@ export async function renderLog(container, app) {
   container.textContent = "";
   const row = (ev) => {
     const a = ev.action || {};
+    const problem = problemOf(ev);
     const li = el("li", { class: ev.undone ? "undone" : "", value: String(ev.seq) }, describeAction(a, app), ev.undone ? ` (${i18n.t("log.undone")}) ` : " ");
+    if (problem && !ev.undone) li.appendChild(el("span", { class: "problem-mark", role: "img", title: warningText(problem, app, a), "aria-label": warningText(problem, app, a) }, `⚠ ${i18n.t("log.payment_problem")}`));
     if (a.type !== "new_game" && a.type !== "undo" && a.type !== "redo" && a.type !== "finish") {
       if (ev.undone) li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "redo", seq: ev.seq }) }, i18n.t("act.redo")));
       else li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "undo", seq: ev.seq }) }, i18n.t("act.undo_this")));

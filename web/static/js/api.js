@@ -6,11 +6,14 @@ function csrf() {
   return m ? m.content : "";
 }
 
+// A refusal: the English sentence (message), its stable code and params (see API.md), the rule.
 export class ApiError extends Error {
-  constructor(status, message, rule) {
+  constructor(status, message, rule, code, params) {
     super(message);
     this.status = status;
     this.rule = rule || null;
+    this.code = code || (rule ? `rule.${rule}` : null);
+    this.params = params && typeof params === "object" ? params : {};
   }
 }
 
@@ -23,7 +26,7 @@ async function parse(res) {
   }
   if (!res.ok) {
     const msg = data && data.error ? data.error : `HTTP ${res.status}`;
-    throw new ApiError(res.status, msg, data && data.rule);
+    throw new ApiError(res.status, msg, data && data.rule, data && data.code, data && data.params);
   }
   return data;
 }

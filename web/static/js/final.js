@@ -9,7 +9,7 @@ export function drawFinal(container, state, app) {
   const finals = state.players.filter((p) => p.final).map((p) => ({ p, f: p.final }));
   finals.sort((a, b) => a.f.rank - b.f.rank);
   const winners = state.players.filter((p) => (state.winners || []).includes(p.color)).map((p) => p.name);
-  if (winners.length) container.appendChild(el("p", { class: "who" }, el("strong", null, i18n.t("final.winner", { names: winners.join(", ") }))));
+  if (winners.length) container.appendChild(el("p", { class: "who" }, el("strong", null, i18n.t("final.winner", { names: winners.join(i18n.t("notice.and")) }))));
   for (const { p, f } of finals) {
     const sign = (n) => (n > 0 ? `+${n}` : String(n));
     const block = el(
@@ -31,12 +31,28 @@ export function drawFinal(container, state, app) {
         el("dd", null, el("strong", null, String(f.total))),
       ),
     );
-    const trail = el("button", { type: "button", onclick: () => app.show([{ routes: f.longest_trail, color: PLAYER_COLORS[p.color] }]) }, `${i18n.t("final.show_trail")} (${f.longest_route})`);
-    block.appendChild(el("div", { class: "row" }, trail));
+    const trail = el("button", { type: "button", class: "show-trail", onclick: () => app.show([{ routes: f.longest_trail, color: PLAYER_COLORS[p.color] }]) }, `${i18n.t("final.show_trail")} (${f.longest_route})`);
+    // every completed ticket's path and the route each station borrowed, together on the map
+    const borrowed = Object.entries(f.station_routes || {});
+    const all = () =>
+      app.show([
+        ...f.tickets.filter((t) => t.completed && t.path.length).map((t) => ({ routes: t.path, color: "#ff8c00", cities: map.tickets[t.id] ? [map.tickets[t.id].a, map.tickets[t.id].b] : [] })),
+        ...borrowed.map(([city, route]) => ({ routes: route ? [route] : [], color: "#d1006f", cities: [city], cls: "borrowed" })),
+      ]);
+    block.appendChild(el("div", { class: "row" }, trail, el("button", { type: "button", class: "show-all", onclick: all }, i18n.t("final.show_all"))));
+    if (borrowed.length) {
+      const ul = el("ul", { class: "tickets final-stations" });
+      for (const [city, route] of borrowed) {
+        const r = route && map.routes[route];
+        const text = r ? i18n.t("final.station_borrow", { city: i18n.city(city), route: i18n.route(r) }) : i18n.t("final.station_none", { city: i18n.city(city) });
+        ul.appendChild(el("li", { dataset: { station: city, borrowed: route || "" } }, el("div", { class: "t-head" }, el("span", null, text), el("button", { type: "button", onclick: () => app.show([{ routes: route ? [route] : [], color: "#d1006f", cities: [city], cls: "borrowed" }]) }, i18n.t("tickets.show_path")))));
+      }
+      block.append(el("h3", null, i18n.t("final.station_routes")), ul);
+    }
     const list = el("ul", { class: "tickets" });
     for (const t of f.tickets) {
       const tk = map.tickets[t.id];
-      const name = tk ? i18n.ticket(tk) : t.id;
+      const name = tk ? i18n.ticket(tk) : "";
       const badge = el("span", { class: `badge ${t.completed ? "ok" : "bad"}` }, `${t.completed ? "✓" : "✗"} ${sign(t.points)}`);
       const li = el("li", null, el("div", { class: "t-head" }, el("span", null, name), badge));
       if (t.completed && t.path.length) {

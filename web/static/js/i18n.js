@@ -26,6 +26,7 @@ export class I18n {
     this.strings = {};
     this.cities = {};
     this.mapNames = {};
+    this.readings = {}; // city id -> other names people type (both languages' catalogues)
   }
 
   async load(lang) {
@@ -33,9 +34,27 @@ export class I18n {
     const data = await res.json();
     this.cities = data.cities || {};
     delete data.cities;
+    const own = data.readings || {};
+    delete data.readings;
     this.strings = data;
     this.lang = lang;
     document.documentElement.lang = lang;
+    // The other language's city names and readings, so that a search finds a city by any of them.
+    let other = {};
+    try {
+      const o = await (await fetch(`/static/i18n/${this.other()}.json`)).json();
+      other = { cities: o.cities || {}, readings: o.readings || {} };
+    } catch {
+      other = { cities: {}, readings: {} };
+    }
+    this.readings = {};
+    const add = (id, names) => {
+      this.readings[id] = this.readings[id] || [];
+      for (const n of [].concat(names || [])) this.readings[id].push(n);
+    };
+    for (const [id, names] of Object.entries(own)) add(id, names);
+    for (const [id, name] of Object.entries(other.cities)) add(id, name);
+    for (const [id, names] of Object.entries(other.readings)) add(id, names);
   }
 
   remember(lang) {
@@ -50,8 +69,14 @@ export class I18n {
     return this.lang === "ja" ? "en" : "ja";
   }
 
+  has(key) {
+    return Object.hasOwn(this.strings, key);
+  }
+
+  // The string for key; with vars.n === 1 the key's "_one" form when it has one (English plurals).
   t(key, vars) {
-    let s = Object.hasOwn(this.strings, key) ? this.strings[key] : key;
+    if (vars && vars.n !== undefined && vars.n !== "" && Number(vars.n) === 1 && this.has(`${key}_one`)) key = `${key}_one`;
+    let s = this.has(key) ? this.strings[key] : key;
     if (vars) {
       s = s.replace(/\{(\w+)\}/g, (m, k) => (vars[k] === undefined ? m : String(vars[k])));
     }
@@ -60,6 +85,11 @@ export class I18n {
 
   city(id) {
     return this.cities[id] || this.mapNames[id] || id;
+  }
+
+  // Every name a city goes by (this language, the map's, the other language's, readings), folded.
+  citySearch(id) {
+    return [this.city(id), this.mapNames[id], id, ...(this.readings[id] || [])].filter(Boolean).map(fold).join(" ");
   }
 
   card(c) {
@@ -92,4 +122,18 @@ export class I18n {
     for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", this.t(el.dataset.i18nLabel));
     document.title = this.t("app.title");
   }
+}
+
+// Text folded for search: no case, no diacritics (München = munchen), hiragana = katakana,
+// no spaces, hyphens or middle dots.
+export function fold(text) {
+  return String(text)
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f\u3099\u309a]/g, "")
+    .toLowerCase()
+    .replace(/ß/g, "ss")
+    .replace(/ø/g, "o")
+    .replace(/ł/g, "l")
+    .replace(/[\u3041-\u3096]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 0x60))
+    .replace(/[\s\-‐–—・･.'’]/g, "");
 }

@@ -2,13 +2,13 @@
 // /api/state, then live over /api/events; every render is a pure function of the latest state.
 
 import { act, getJSON, subscribe } from "./api.js";
-import { describeAction, openCity, openRoute, renderActions, renderLog, renderNewGame, renderPairing, renderPending } from "./actions.js";
+import { describeAction, openCity, openRoute, renderActions, renderLog, renderNewGame, renderPairing, renderPending, renderTurnBar, renderTurnSlot } from "./actions.js";
 import { drawChart, mergeState, seriesFromEvents } from "./chart.js";
 import { drawFinal } from "./final.js";
 import { drawGameFinal, gameTitle, isEurope, loadBoard, renderGameScores, renderGameView } from "./games.js";
 import { chooseLang, I18n } from "./i18n.js";
 import { BoardMap, unpackMap } from "./map.js";
-import { announcementText, noticeText } from "./notices.js";
+import { announcementText, noticeText, refusalText, warningText } from "./notices.js";
 import { drawTickets, loadTickets } from "./tickets.js";
 import { el, playerLabel, toast } from "./ui.js";
 
@@ -30,7 +30,8 @@ function banner(app) {
     if (state.final_round) text.appendChild(el("span", { class: "final-flag", id: "final-round" }, `${i18n.t("final.round")}${state.turns_left ? ` · ${i18n.t("final.turns_left", { n: state.turns_left })}` : ""}`));
     const mine = app.role === "player" && cur.color === app.color;
     text.appendChild(el("span", { class: "who", id: "whose-turn", dataset: { color: cur.color } }, mine ? i18n.t("turn.you") : i18n.t("turn.of", { name: cur.name, color: i18n.color(cur.color) })));
-    text.appendChild(el("div", { class: "muted" }, `${i18n.t("turn.number", { n: state.turn + 1 })}${state.acted ? ` · ${i18n.t("turn.acted")}` : ""}`));
+    const step = state.tunnel ? i18n.t("turn.tunnel") : state.acted ? i18n.t("turn.acted") : "";
+    text.appendChild(el("div", { class: "muted", id: "turn-step" }, `${i18n.t("turn.number", { n: state.turn + 1 })}${step ? ` · ${step}` : ""}`));
     box.appendChild(el("span", { class: `swatch ${cur.color}`, "aria-hidden": "true" }));
   } else {
     text.appendChild(el("span", { class: "who", id: "phase" }, i18n.t(`phase.${state.phase}`)));
@@ -125,6 +126,8 @@ function render(app) {
   banner(app);
   scoreboard(app);
   boardFromState(app);
+  if ($("turn-slot")) renderTurnSlot($("turn-slot"), app);
+  if ($("turnbar")) renderTurnBar($("turnbar"), app);
   if ($("actions")) renderActions($("actions"), app);
   if ($("pending")) renderPending($("pending"), app);
   const finished = app.state && app.state.phase === "finished";
@@ -177,16 +180,18 @@ async function main() {
     refreshChart(app, gameChanged);
   };
   app.act = async (action) => {
+    const body = app.state && typeof app.state.seq === "number" && action.type !== "new_game" ? { ...action, after: app.state.seq } : action;
     try {
-      const s = await act(action);
+      const s = await act(body);
       app.setState(s);
-      if (s.warnings && s.warnings.length) toast(s.warnings.join(" "), "warning", 6000);
+      if (s.warnings && s.warnings.length) toast(s.warnings.map((w) => warningText(w, app, action)).join(" "), "warning", 6000);
       return s;
     } catch (e) {
-      toast(e.status === 0 ? i18n.t("err.network") : i18n.t("err.generic", { error: e.message }), "error", 6000);
+      toast(refusalText(e, app, action), "error", 6000);
       return null;
     }
   };
+  app.refused = (e, action) => toast(refusalText(e, app, action), "error", 6000);
   let ticketsBusy = null;
   app.refreshTickets = () => {
     if (!$("tickets")) return Promise.resolve(); // only a player's page lists tickets
@@ -202,6 +207,9 @@ async function main() {
     app.board = new BoardMap($("map"), map, i18n);
     app.board.onRoute = (id) => (app.routeTap ? app.routeTap(id) : openRoute(app, id));
     app.board.onCity = (id) => (app.cityTap ? app.cityTap(id) : openCity(app, id));
+    // On a phone the whole board is too small to hit a route: start zoomed in, so that a route
+    // is one tap; − shows the whole board.
+    if (window.innerWidth < 700) requestAnimationFrame(() => app.board.setZoom(2.5, 0.45, 0.45));
   }
   if ($("newgame") && app.page !== "photo") {
     try {
@@ -236,6 +244,7 @@ async function main() {
       app.pending = p;
       if ($("pending")) renderPending($("pending"), app);
       if ($("actions")) renderActions($("actions"), app);
+      if ($("turnbar")) renderTurnBar($("turnbar"), app);
     },
     onNotice: (n) => toast(noticeText(n, app), n.level || "info", 6000),
     onOpen: () => {

@@ -19,19 +19,52 @@ function paramText(key, value, app) {
   return String(value);
 }
 
-// The sentence for a notice-like object {code, params, text}.
-export function noticeText(n, app) {
+// The sentence for a notice-like object {code, params, text}. `context` gives params the code's
+// string may need that the message itself does not carry (the action's player, route, city).
+export function noticeText(n, app, context) {
   if (!n) return "";
   const { i18n } = app;
-  const params = n.params || {};
-  let key = `notice.${n.code}`;
-  if (params.n === 1 && Object.hasOwn(i18n.strings, `${key}_one`)) key = `${key}_one`;
-  if (!n.code || !Object.hasOwn(i18n.strings, key)) return n.text || "";
+  const params = { ...(context || {}), ...(n.params || {}) };
+  const key = `notice.${n.code}`;
+  if (!n.code || !i18n.has(key)) return n.text || "";
   const vars = {};
   for (const [k, v] of Object.entries(params)) vars[k] = paramText(k, v, app);
   // {place}: the route or the city the message is about
   if (vars.place === undefined) vars.place = params.route !== undefined ? vars.route : params.city !== undefined ? vars.city : "";
-  return i18n.t(key, vars);
+  const out = i18n.t(key, vars);
+  // a string whose params did not all come: the English sentence says it whole
+  return /\{\w+\}/.test(out) && n.text ? n.text : out;
+}
+
+// The params a refusal of this action may name: who acts, the route or city.
+export function actionContext(action) {
+  const a = action || {};
+  const out = {};
+  if (a.player) {
+    out.color = a.player;
+    out.player = a.player;
+  }
+  if (a.route) out.route = a.route;
+  if (a.city) out.city = a.city;
+  return out;
+}
+
+// A refused request (ApiError) in the page's language: from its code, else its sentence.
+export function refusalText(e, app, action) {
+  const { i18n } = app;
+  if (!e || e.status === 0) return i18n.t("err.network");
+  const text = noticeText({ code: e.code, params: e.params, text: e.message }, app, actionContext(action));
+  if (e.code && i18n.has(`notice.${e.code}`)) return text;
+  return i18n.t("err.generic", { error: e.message });
+}
+
+// A lenient-payment warning: {code, params, text} or (older servers) a plain sentence.
+export function warningText(w, app, action) {
+  if (w && typeof w === "object") {
+    const inner = noticeText(w, app, actionContext(action));
+    return inner;
+  }
+  return String(w || "");
 }
 
 // The state's announcement (final round, last turn played, game over), or "".

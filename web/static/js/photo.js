@@ -3,7 +3,8 @@
 // confirm (set_board) and finish. With no camera at all, the host taps the whole board in.
 
 import { getJSON, post } from "./api.js";
-import { el, playerLabel, toast } from "./ui.js";
+import { refusalText } from "./notices.js";
+import { el, playerLabel } from "./ui.js";
 
 function cycle(current, colors) {
   const i = current ? colors.indexOf(current) : -1;
@@ -73,7 +74,7 @@ export async function setup(app) {
         return;
       }
     } catch (e) {
-      status.textContent = i18n.t("photo.failed", { error: e.message });
+      status.textContent = refusalText(e, app);
     }
   };
 
@@ -112,12 +113,14 @@ export async function setup(app) {
       el("p", { class: "muted", id: "photo-status", "aria-live": "polite" }),
     );
     if (state.phase === "finished") return;
-    const tickets = Object.values(app.map.tickets).sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
+    // the tickets of this game's variant only
+    const variant = app.map.variants.find((v) => v.id === state.variant) || app.map.variants[0];
+    const tickets = Object.values(app.map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d))).sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
     for (const p of state.players) {
       const sel = el("select", { multiple: true, size: "5", dataset: { photoTickets: p.color }, "aria-label": i18n.t("photo.tickets", { name: p.name }) });
       for (const t of tickets) sel.appendChild(el("option", { value: t.id }, `${i18n.ticket(t)} (${t.points})`));
       fix.appendChild(el("label", null, el("div", { class: "row" }, playerLabel(p, i18n)), i18n.t("photo.tickets", { name: p.name }), sel));
     }
-    fix.appendChild(el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "photo-confirm-go", onclick: () => confirm().catch((e) => toast(e.message, "error")) }, i18n.t("photo.confirm"))));
+    fix.appendChild(el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "photo-confirm-go", onclick: () => confirm().catch((e) => app.refused(e)) }, i18n.t("photo.confirm"))));
   };
 }

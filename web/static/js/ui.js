@@ -65,7 +65,11 @@ export function toast(text, level = "info", ms = 4000) {
 const CARDS = ["red", "blue", "green", "yellow", "orange", "pink", "white", "black", "locomotive"];
 
 // Tap a card to add one; the line below lists what was tapped. `max` limits the count.
-export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS } = {}) {
+// With `fill` (a payment of `fill` cards, e.g. a route's length): tapping a colour fills the
+// payment with that colour (beside the locomotives already in it), tapping a locomotive turns one
+// coloured card into a locomotive; so a claim is one tap for its colour and one per locomotive.
+// `onChange(cards)` runs after each tap.
+export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS, fill = 0, onChange = null } = {}) {
   let cards = [...initial];
   const counts = {};
   const buttons = {};
@@ -73,24 +77,32 @@ export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS } = {}) 
   const grid = el("div", { class: "cards", role: "group", "aria-label": i18n.t("cards.pick") });
   const refresh = () => {
     for (const c of deck) counts[c] = 0;
-    for (const c of cards) counts[c] += 1;
+    for (const c of cards) counts[c] = (counts[c] || 0) + 1;
     for (const c of deck) {
       buttons[c].querySelector(".n").textContent = counts[c] ? String(counts[c]) : "";
       buttons[c].setAttribute("aria-pressed", counts[c] ? "true" : "false");
     }
     paid.textContent = `${i18n.cardList(cards)}${cards.length ? ` (${i18n.t("cards.count", { n: cards.length })})` : ""}`;
   };
+  const WILD = new Set(["locomotive", "bus"]);
+  const tap = (c) => {
+    if (fill) {
+      const wild = cards.filter((x) => WILD.has(x));
+      const colour = cards.filter((x) => !WILD.has(x));
+      if (WILD.has(c)) {
+        if (cards.length < fill) cards.push(c);
+        else if (colour.length) cards = [...colour.slice(1), ...wild, c];
+      } else {
+        cards = [...Array(Math.max(0, fill - wild.length)).fill(c), ...wild];
+      }
+    } else if (cards.length < max) cards.push(c);
+    refresh();
+    if (onChange) onChange([...cards]);
+  };
   for (const c of deck) {
     const b = el(
       "button",
-      {
-        type: "button",
-        dataset: { card: c },
-        onclick: () => {
-          if (cards.length < max) cards.push(c);
-          refresh();
-        },
-      },
+      { type: "button", dataset: { card: c }, onclick: () => tap(c) },
       el("span", { class: "chip", style: `background:${CARD_COLORS[c]}` }),
       el("span", { class: "grow" }, i18n.card(c)),
       el("span", { class: "n" }),
@@ -98,8 +110,8 @@ export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS } = {}) 
     buttons[c] = b;
     grid.appendChild(b);
   }
-  const clear = el("button", { type: "button", onclick: () => ((cards = []), refresh()) }, i18n.t("cards.clear"));
-  const root = el("div", { class: "stack" }, el("div", { class: "muted" }, i18n.t("cards.pick")), grid, el("div", { class: "row" }, el("div", { class: "grow paid-wrap" }, paid), clear));
+  const clear = el("button", { type: "button", class: "clear", onclick: () => ((cards = []), refresh(), onChange && onChange([])) }, i18n.t("cards.clear"));
+  const root = el("div", { class: "stack picker" }, el("div", { class: "muted" }, i18n.t(fill ? "cards.pick_fill" : "cards.pick")), grid, el("div", { class: "row" }, el("div", { class: "grow paid-wrap" }, paid), clear));
   refresh();
   return {
     el: root,
@@ -107,7 +119,7 @@ export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS } = {}) 
       return [...cards];
     },
     set(list) {
-      cards = [...list].slice(0, max);
+      cards = [...list].slice(0, fill || max);
       refresh();
     },
   };
