@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CONFIG_PATH = Path("/etc/companion/companion.toml")
-CAMERA_BACKENDS: tuple[str, ...] = ("picamera2", "v4l2", "file", "sim")
+CAMERA_BACKENDS: tuple[str, ...] = ("picamera2", "v4l2", "file", "sim", "none")
 BUTTONS: tuple[str, ...] = ("end_turn", "confirm", "undo")
 
 # BCM numbers. None of them is an I2C, SPI0 or UART pin, so those stay free for other hats.
@@ -63,8 +63,11 @@ class CameraConfig:
     def source(self) -> str:
         """The camera as a vision source string: ``picamera2``, ``v4l2:/dev/video0``, ...
 
-        picamera2's device is the camera number (empty = the first camera).
+        picamera2's device is the camera number (empty = the first camera). ``none`` (no camera:
+        what scripts/install.sh picks on a machine without one) is the empty string.
         """
+        if self.backend == "none":
+            return ""
         if self.backend == "picamera2":
             return "picamera2" if not self.device else f"picamera2:{self.device}"
         if self.backend == "sim":

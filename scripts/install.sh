@@ -19,7 +19,10 @@
 #
 # Test hooks (environment): COMPANION_OS_RELEASE (file read instead of /etc/os-release),
 # COMPANION_MODEL_FILE (instead of /proc/device-tree/model), COMPANION_ARCH (instead of
-# `dpkg --print-architecture`), COMPANION_SYSTEM_PYTHON (instead of /usr/bin/python3).
+# `dpkg --print-architecture`), COMPANION_SYSTEM_PYTHON (instead of /usr/bin/python3),
+# COMPANION_ACCOUNTS (a directory whose passwd and group files are read instead of getent),
+# COMPANION_DEV (a directory looked in instead of /dev, for the camera),
+# COMPANION_MODULES (a file of kernel module names that exist, instead of asking modinfo).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +40,11 @@ APT_PI=(python3-picamera2 python3-libcamera python3-lgpio)
 SYSTEM_PYTHON=${COMPANION_SYSTEM_PYTHON:-/usr/bin/python3}
 OS_RELEASE=${COMPANION_OS_RELEASE:-/etc/os-release}
 MODEL_FILE=${COMPANION_MODEL_FILE:-/proc/device-tree/model}
+DEV_DIR=${COMPANION_DEV:-/dev}
+MODULES_DIR=/etc/modules-load.d
+# the card reader's drivers: loaded at boot so that the unit's DeviceAllow=char-ttyACM/ttyUSB
+# find their device numbers when it starts, even with no reader plugged in yet
+READER_MODULES=(cdc_acm usbserial)
 
 DRY=0
 FORCE=0
@@ -46,6 +54,24 @@ PREFIX=""
 ARGS="$*"
 
 say() { printf '==> %s\n' "$*"; }
+
+# has_account passwd|group NAME: does this user or group exist?
+has_account() {
+    if [ -n "${COMPANION_ACCOUNTS:-}" ]; then
+        grep -q "^$2:" "$COMPANION_ACCOUNTS/$1" 2>/dev/null
+    else
+        getent "$1" "$2" >/dev/null 2>&1
+    fi
+}
+
+# module_exists NAME: is there such a kernel module (or is it built in)?
+module_exists() {
+    if [ -n "${COMPANION_MODULES:-}" ]; then
+        grep -qx "$1" "$COMPANION_MODULES" 2>/dev/null
+    else
+        modinfo "$1" >/dev/null 2>&1
+    fi
+}
 note() { printf '    %s\n' "$*"; }
 die() {
     printf 'install.sh: %s\n' "$*" >&2
@@ -198,20 +224,21 @@ if [ "$on_pi" = 1 ]; then
 else
     note "not a Raspberry Pi: leaving out ${APT_PI[*]} (the camera is then a USB one: [camera] backend = \"v4l2\")"
 fi
-system apt-get update
+# sudo drops DEBIAN_FRONTEND from the caller's environment: set it on the commands themselves
+system env DEBIAN_FRONTEND=noninteractive apt-get update
 system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
 
 # ---------------------------------------------------------------------------------------------
 say "service user $USER_NAME"
 groups=()
 for g in "${GROUPS_WANTED[@]}"; do
-    if getent group "$g" >/dev/null 2>&1; then
+    if has_account group "$g"; then
         groups+=("$g")
     else
         note "group $g does not exist here (it does on Raspberry Pi OS): skipped"
     fi
 done
-if getent passwd "$USER_NAME" >/dev/null 2>&1; then
+if has_account passwd "$USER_NAME"; then
     note "user $USER_NAME exists"
 else
     system useradd --system --user-group --home-dir "$STATE_DIR" --no-create-home \
@@ -257,8 +284,16 @@ fi
 if [ "$SKIP_PIP" = 1 ]; then
     note "--skip-pip: Python packages not installed"
 else
-    run "$R$VENV/bin/python" -m pip install --quiet --upgrade --upgrade-strategy only-if-needed \
-        --constraint "$R$APP_DIR/constraints.txt" "$SRC"
+    # pip builds a local project in place (build/, companion.egg-info): as root in the user's
+    # checkout those would stay behind root-owned. Build from a copy of what the package needs.
+    build_src=$APP_DIR/build-src
+    run rm -rf "$R$build_src"
+    run install -d -m 0755 "$R$build_src"
+    run cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$SRC/web" "$R$build_src/"
+    run find "$R$build_src" -depth \( -name __pycache__ -o -name '*.egg-info' \) -exec rm -rf {} +
+    run "$R$VENV/bin/python" -m pip install --quiet --no-cache-dir --upgrade \
+        --upgrade-strategy only-if-needed --constraint "$R$APP_DIR/constraints.txt" "$R$build_src"
+    run rm -rf "$R$build_src"
     if [ "$DRY" = 0 ] && [ -n "$system_numpy" ]; then
         venv_numpy=$("$R$VENV/bin/python" -c 'import numpy; print(numpy.__version__)')
         [ "$venv_numpy" = "$system_numpy" ] ||
@@ -272,6 +307,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 say "configuration $ETC_DIR"
+fresh_toml=0
 run install -d -m 0755 "$R$ETC_DIR"
 for pair in companion.toml:companion.toml.example companion.env:companion.env.example; do
     name=${pair%%:*}
@@ -280,13 +316,39 @@ for pair in companion.toml:companion.toml.example companion.env:companion.env.ex
         note "kept your $ETC_DIR/$name"
     else
         run install -m 0644 "$SRC/systemd/$example" "$R$ETC_DIR/$name"
+        if [ "$name" = companion.toml ]; then fresh_toml=1; fi
     fi
 done
+
+# The camera backend of a new companion.toml: picamera2 on a Pi; elsewhere apt's picamera2 is
+# not there, so a USB camera (v4l2) if one is plugged in, else none (the game runs without one).
+if [ "$fresh_toml" = 1 ] && [ "$on_pi" = 0 ]; then
+    if [ -e "$DEV_DIR/video0" ]; then backend=v4l2; else backend=none; fi
+    note "camera: [camera] backend = \"$backend\" (not a Raspberry Pi; change it in $ETC_DIR/companion.toml)"
+    if [ "$DRY" = 1 ]; then
+        show sed -i "s/^backend = \"picamera2\"/backend = \"$backend\"/" "$R$ETC_DIR/companion.toml"
+    else
+        sed -i "s/^backend = \"picamera2\"/backend = \"$backend\"/" "$R$ETC_DIR/companion.toml"
+    fi
+fi
 
 say "systemd unit and udev rule"
 run install -d -m 0755 "$R$UNIT_DIR" "$R$UDEV_DIR"
 run install -m 0644 "$SRC/systemd/$SERVICE" "$R$UNIT_DIR/$SERVICE"
 run install -m 0644 "$SRC/systemd/99-ttr-reader.rules" "$R$UDEV_DIR/99-ttr-reader.rules"
+run install -m 0755 "$SRC/scripts/lan-ipv6-allow" "$R$APP_DIR/lan-ipv6-allow"
+modules=()
+for m in "${READER_MODULES[@]}"; do
+    if module_exists "$m"; then modules+=("$m"); else note "kernel module $m not found: skipped"; fi
+done
+if [ ${#modules[@]} -gt 0 ]; then
+    run install -d -m 0755 "$R$MODULES_DIR"
+    {
+        echo "# written by scripts/install.sh: the card reader's drivers, loaded before companion.service"
+        printf '%s\n' "${modules[@]}"
+    } | write_file "$R$MODULES_DIR/companion.conf" 0644
+    for m in "${modules[@]}"; do system modprobe "$m" || note "could not load $m now"; done
+fi
 system systemctl daemon-reload
 system udevadm control --reload-rules
 system udevadm trigger --subsystem-match=tty --action=add
@@ -301,7 +363,7 @@ fi
 say "dashboard"
 port=8080
 if [ -f "$R$ETC_DIR/companion.toml" ] && [ "$py_ok" = 1 ]; then
-    port=$(PYTHONPATH=$SRC "$SYSTEM_PYTHON" -c '
+    port=$(PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$SRC "$SYSTEM_PYTHON" -c '
 import sys
 from companion.config import ConfigError, load_config
 try:

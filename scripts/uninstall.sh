@@ -15,6 +15,7 @@ ETC_DIR=/etc/companion
 STATE_DIR=/var/lib/companion
 UNIT=/etc/systemd/system/companion.service
 RULE=/etc/udev/rules.d/99-ttr-reader.rules
+MODULES=/etc/modules-load.d/companion.conf
 SERVICE=companion.service
 USER_NAME=companion
 
@@ -84,8 +85,8 @@ else
     note "no $UNIT: nothing to stop"
 fi
 
-say "removing the unit, the udev rule and $APP_DIR"
-for path in "$R$UNIT" "$R$RULE"; do
+say "removing the unit, the udev rule, the module list and $APP_DIR"
+for path in "$R$UNIT" "$R$RULE" "$R$MODULES"; do
     if [ -e "$path" ] || [ "$DRY" = 1 ]; then run rm -f -- "$path"; fi
 done
 system systemctl daemon-reload

@@ -131,7 +131,13 @@ def run(args: argparse.Namespace) -> int:
         if reader is None and cfg.reader.enabled:
             reader = cfg.reader.port
         if camera is None:
-            camera = cfg.camera.source
+            from companion.config import camera_backend_problem
+
+            problem = camera_backend_problem(cfg.camera)
+            if problem is None:
+                camera = cfg.camera.source or None
+            else:  # one line, not a traceback at every start; the game runs without a camera
+                print(f"companion: warning: no camera: {problem}", file=sys.stderr, flush=True)
     controls = cfg.controls if cfg.controls.enabled and not args.no_controls else None
     return serve(
         state_dir,
@@ -482,6 +488,9 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
                         elif what == "notice":
                             code, params = camera_notice(event)
                             service.notice(str(data), "warning", code=code, params=params)
+        except SourceError as exc:  # no camera (or it went away): one line, no traceback
+            log.error("the camera stopped: %s", exc)
+            service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
         except Exception:
             log.exception("the camera stopped")
             service.notice("The camera stopped; see the log.", "error", code="camera.stopped")

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import grp
 import logging
+import os
 import queue
 import threading
 import time
@@ -61,6 +63,35 @@ class Disconnected:
 Status = Connected | Disconnected
 
 
+def denied_why(port: str, code: int | None) -> str:
+    """Why opening ``port`` was refused, as the cause the user can act on.
+
+    EPERM comes from a device policy (companion.service's DevicePolicy=closed: the reader's
+    device class was not allowed when the unit started, typically because its driver was loaded
+    later); EACCES from the file's permissions, where the device's group is what is missing.
+    """
+    if code == errno.EPERM:
+        return (
+            "the service's device policy refused it: the reader's driver was loaded after "
+            "companion.service started; run `sudo systemctl restart companion` (scripts/install.sh "
+            "makes the driver load at boot)"
+        )
+    try:
+        st = os.stat(port)
+    except OSError:
+        return "permission denied"
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        group = str(st.st_gid)
+    if st.st_gid in os.getgroups() or st.st_gid == os.getegid():
+        return f"permission denied, although this user is in its group {group}"
+    return (
+        f"permission denied: it belongs to the group {group}, which this user is not in "
+        f"(`sudo usermod -aG {group} USER`, then log in again)"
+    )
+
+
 def _errno_of(exc: BaseException) -> int | None:
     seen: BaseException | None = exc
     while seen is not None:
@@ -97,7 +128,7 @@ def open_port(port: str, *, timeout: float = 0.05, exclusive: bool = True) -> se
         elif code in _BUSY:
             kind, why = "busy", "is in use by another program"
         elif code in _DENIED:
-            kind, why = "denied", "cannot be opened (permission denied; join the dialout group)"
+            kind, why = "denied", f"cannot be opened ({denied_why(port, code)})"
         else:
             kind, why = "error", f"cannot be opened ({exc})"
         raise ReaderOpenError(kind, f"the reader at {port} {why}") from None

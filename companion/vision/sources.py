@@ -147,7 +147,7 @@ class Picamera2Source(FrameSource):
             raise SourceError(
                 "picamera2 is not installed: on Raspberry Pi OS install python3-picamera2 "
                 "and create the virtual environment with --system-site-packages, "
-                "or use --source v4l2:/dev/video0"
+                "or use a USB camera (v4l2:/dev/video0)"
             ) from None
         try:
             cam = Picamera2(self.camera_num)

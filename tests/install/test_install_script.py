@@ -7,6 +7,7 @@ them touches the real system.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,26 @@ def sh(
     )
 
 
+def machine(tmp_path: Path, groups: tuple[str, ...]) -> dict[str, str]:
+    """What the installer asks this machine, answered from files under tmp_path (never from the
+    real one, where install.sh may have run: its user, its /dev, its kernel modules)."""
+    accounts = tmp_path / "accounts"
+    accounts.mkdir(exist_ok=True)
+    (accounts / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (accounts / "group").write_text(
+        "".join(f"{g}:x:{100 + i}:\n" for i, g in enumerate(groups)), encoding="utf-8"
+    )
+    modules = tmp_path / "modules"
+    modules.write_text("cdc_acm\nusbserial\n", encoding="utf-8")
+    dev = tmp_path / "dev"
+    dev.mkdir(exist_ok=True)
+    return {
+        "COMPANION_ACCOUNTS": str(accounts),
+        "COMPANION_MODULES": str(modules),
+        "COMPANION_DEV": str(dev),
+    }
+
+
 def fake_pi(
     tmp_path: Path, codename: str = "bookworm", model: str = "Raspberry Pi 5 Model B"
 ) -> dict[str, str]:
@@ -51,6 +72,7 @@ def fake_pi(
     model_file = tmp_path / "model"
     model_file.write_bytes(model.encode() + b" Rev 1.0\0")
     return {
+        **machine(tmp_path, ("video", "gpio", "dialout")),
         "COMPANION_OS_RELEASE": str(os_release),
         "COMPANION_MODEL_FILE": str(model_file),
         "COMPANION_ARCH": "arm64",
@@ -58,7 +80,11 @@ def fake_pi(
 
 
 def not_a_pi(tmp_path: Path) -> dict[str, str]:
-    return {"COMPANION_MODEL_FILE": str(tmp_path / "no-model"), "COMPANION_ARCH": "amd64"}
+    return {
+        **machine(tmp_path, ("video", "dialout")),
+        "COMPANION_MODEL_FILE": str(tmp_path / "no-model"),
+        "COMPANION_ARCH": "amd64",
+    }
 
 
 @pytest.mark.parametrize("script", [INSTALL, UNINSTALL], ids=["install", "uninstall"])
@@ -97,7 +123,25 @@ def test_dry_run_lists_every_step_and_changes_nothing(tmp_path: Path) -> None:
     pip = next(s for s in steps if " -m pip install " in s)
     assert pip.startswith("/opt/companion/venv/bin/python ")
     assert "--constraint /opt/companion/constraints.txt" in pip
-    assert pip.endswith(str(REPO))
+    # built from a copy, so that a root install leaves no build/ or *.egg-info in the checkout
+    assert pip.endswith(" /opt/companion/build-src")
+    copy = next(s for s in steps if s.startswith("cp -R "))
+    assert copy.endswith(" /opt/companion/build-src/")
+    assert str(REPO / "companion") in copy.split()
+    assert (
+        steps.index(copy)
+        < steps.index(pip)
+        < steps.index("rm -rf /opt/companion/build-src", steps.index(pip))
+    )
+    # sudo drops DEBIAN_FRONTEND: every apt-get step sets it itself
+    assert all(
+        s.startswith("env DEBIAN_FRONTEND=noninteractive apt-get ") for s in steps if "apt-get" in s
+    )
+    usermod = ["usermod", "--append", "--groups", "video,gpio,dialout", "companion"]
+    assert usermod in [shlex.split(step) for step in steps]
+    assert "modprobe cdc_acm" in steps and "modprobe usbserial" in steps
+    assert "/etc/modules-load.d/companion.conf" in out
+    assert "install -m 0755 " + str(REPO / "scripts/lan-ipv6-allow") in out
     assert "numpy==" in out
     assert "install -m 0644 " + str(REPO / "systemd/companion.service") in out
     assert "/etc/systemd/system/companion.service" in out
@@ -198,6 +242,50 @@ def test_a_staged_install_puts_every_file_in_place(tmp_path: Path) -> None:
     for command in ("apt-get install", "useradd", "systemctl enable", "udevadm control"):
         assert any(command in line for line in skipped), command
     assert sorted(p.name for p in root.iterdir()) == ["etc", "opt"]
+    modules = (root / "etc/modules-load.d/companion.conf").read_text(encoding="utf-8")
+    assert [m for m in modules.splitlines() if not m.startswith("#")] == ["cdc_acm", "usbserial"]
+    assert (root / "opt/companion/lan-ipv6-allow").stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.parametrize(("camera", "backend"), [(False, "none"), (True, "v4l2")])
+def test_off_a_pi_the_new_config_names_a_camera_that_is_there(
+    tmp_path: Path, camera: bool, backend: str
+) -> None:
+    env = not_a_pi(tmp_path)
+    if camera:
+        (Path(env["COMPANION_DEV"]) / "video0").write_bytes(b"")
+    root = tmp_path / "root"
+    result = sh(INSTALL, "--prefix", str(root), "--skip-pip", env=env)
+    assert result.returncode == 0, result.stderr
+    toml = (root / "etc/companion/companion.toml").read_text(encoding="utf-8")
+    assert f'\nbackend = "{backend}"' in toml
+    assert 'backend = "picamera2"' not in toml
+    assert f'[camera] backend = \\"{backend}\\"'.replace("\\", "") in result.stdout
+    # the group missing here (gpio) is left out rather than failing the unit later
+    assert "group gpio does not exist here" in result.stdout
+    assert "usermod --append --groups video\\,dialout companion" in result.stdout
+    # a second run keeps the file, whatever is plugged in by then
+    (root / "etc/companion/companion.toml").write_text(toml + "# mine\n", encoding="utf-8")
+    again = sh(INSTALL, "--prefix", str(root), "--skip-pip", env=env)
+    assert again.returncode == 0, again.stderr
+    assert (root / "etc/companion/companion.toml").read_text(encoding="utf-8").endswith("# mine\n")
+
+
+def test_the_installer_writes_nothing_into_the_checkout(tmp_path: Path) -> None:
+    """Run as root from a user's checkout, nothing root-owned may stay behind in it."""
+    src = tmp_path / "src"
+    for name in ("scripts", "systemd", "companion", "web"):
+        shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, src / name)
+    before = sorted(str(p.relative_to(src)) for p in src.rglob("*"))
+    env = {**fake_pi(tmp_path), "COMPANION_SYSTEM_PYTHON": sys.executable}
+    result = sh(
+        src / "scripts/install.sh", "--prefix", str(tmp_path / "root"), "--skip-pip", env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert ":8080/" in result.stdout  # the configuration was read with the checkout's code
+    assert sorted(str(p.relative_to(src)) for p in src.rglob("*")) == before
 
 
 def test_a_second_staged_run_keeps_the_settings_and_the_venv(tmp_path: Path) -> None:

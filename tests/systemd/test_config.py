@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import companion.config as config_module
 from companion.config import (
     DEFAULT_PINS,
     CameraConfig,
@@ -40,7 +41,9 @@ def test_the_example_file_loads_and_equals_the_defaults(tmp_path: Path) -> None:
     assert dict(example.controls.pins) == DEFAULT_PINS
 
 
-def test_defaults_without_any_file(tmp_path: Path) -> None:
+def test_defaults_without_any_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # hermetic: where scripts/install.sh ran, /etc/companion/companion.toml exists
+    monkeypatch.setattr(config_module, "DEFAULT_CONFIG_PATH", tmp_path / "etc" / "companion.toml")
     config = load_config(env={"XDG_STATE_HOME": str(tmp_path)})
     assert isinstance(config, Config)
     assert config.server.port == 8080
@@ -96,6 +99,7 @@ def test_pins_merge_with_the_defaults(tmp_path: Path) -> None:
         ("", "picamera2", "1", "picamera2:1"),
         ("", "sim", "7", "sim:7"),
         ("", "file", "/tmp/game.mp4", "file:/tmp/game.mp4"),
+        ("", "none", "", ""),
     ],
 )
 def test_camera_source_strings(source: str, backend: str, device: str, expected: str) -> None:
@@ -183,3 +187,19 @@ def test_a_missing_picamera2_says_how_to_install_it(monkeypatch: pytest.MonkeyPa
     assert problem is not None
     assert "sudo apt install python3-picamera2" in problem
     assert "--system-site-packages" in problem
+
+
+def test_the_installed_file_is_read_when_nothing_else_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = write(tmp_path, '[camera]\nbackend = "none"\n')
+    monkeypatch.setattr(config_module, "DEFAULT_CONFIG_PATH", installed)
+    config = load_config(env={})
+    assert config.path == installed
+    assert config.camera.backend == "none"
+    assert config.camera.source == ""
+    assert camera_backend_problem(config.camera) is None
+    other = tmp_path / "other"
+    other.mkdir()
+    named = write(other, "")
+    assert load_config(env={"COMPANION_CONFIG": str(named)}).path == named

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 SYSTEMD = REPO / "systemd"
 UNIT = SYSTEMD / "companion.service"
 EXEC = "/opt/companion/venv/bin/companion"
+LAN_ALLOW = "/opt/companion/lan-ipv6-allow"
 MAX_EXPOSURE = 2.0  # systemd-analyze's scale: 0 (locked down) .. 10 (exposed); <= 2 reads "OK"
 
 
@@ -48,10 +49,11 @@ def stage_root(root: Path, unit_text: str) -> Path:
     unit_dir = root / "etc/systemd/system"
     unit_dir.mkdir(parents=True)
     (unit_dir / "companion.service").write_text(unit_text, encoding="utf-8")
-    stub = root / EXEC.lstrip("/")
-    stub.parent.mkdir(parents=True)
-    stub.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
-    stub.chmod(0o755)
+    for exe in (EXEC, LAN_ALLOW):
+        stub = root / exe.lstrip("/")
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+        stub.chmod(0o755)
     return root
 
 
@@ -164,7 +166,12 @@ def test_the_unit_runs_the_service_as_the_lead_expects() -> None:
     assert unit["NotifyAccess"] == ["main"]
     assert unit["WatchdogSec"] and int(unit["WatchdogSec"][0]) >= 10
     assert unit["User"] == ["companion"]
-    assert set(unit["SupplementaryGroups"][0].split()) == {"video", "gpio", "dialout"}
+    # only groups every Debian has: a missing one fails the unit with 216/GROUP; gpio (Pi OS
+    # only) comes from the user's membership, which scripts/install.sh sets where it exists
+    assert set(unit["SupplementaryGroups"][0].split()) == {"video", "dialout"}
+    # lgpio makes its notification pipe in the working directory: it must be writable
+    assert unit["WorkingDirectory"] == ["/var/lib/companion"]
+    assert unit["ExecStartPre"] == [f"-+{LAN_ALLOW} companion.service"]
     assert unit["StateDirectory"] == ["companion"]
     assert unit["EnvironmentFile"] == ["-/etc/companion/companion.env"]
 
