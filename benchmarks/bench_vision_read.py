@@ -25,15 +25,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.vision.context import make_context  # noqa: E402
 from companion.vision.geometry import corners_homography  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.perturb import CAMERA_VARIATIONS  # noqa: E402
-from companion.vision.read import (  # noqa: E402
-    ReadCache,
-    make_context,
-    read_board,
-    read_samples,
-)
+from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
 from companion.vision.read_tune import (  # noqa: E402
     Accuracy,
     fit_space_model,

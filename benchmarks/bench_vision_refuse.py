@@ -32,9 +32,10 @@ import cv2
 import numpy as np
 
 from companion.vision import locate as locate_mod
+from companion.vision.board import load_geometry
+from companion.vision.context import make_context
 from companion.vision.other_maps import KINDS, other_map, render_case
-from companion.vision.read import make_context
-from companion.vision.render import BoardRenderer, load_geometry
+from companion.vision.render import BoardRenderer
 from companion.vision.types import NoBoardError
 
 VIEWS = ("overhead", "angled")

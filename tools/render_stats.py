@@ -36,8 +36,8 @@ from companion.vision.classify import (
     lab8,
     space_features_lab8,
 )
+from companion.vision.context import ReadContext, default_context, take_samples
 from companion.vision.geometry import corners_homography
-from companion.vision.read import ReadContext, default_context, take_samples
 from companion.vision.render import BoardRenderer, View, random_scene
 from companion.vision.sample import decimate
 

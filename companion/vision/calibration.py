@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from companion.vision.context import ReadContext, default_context
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.locate import BoardLocation, board_fit, locate_board
-from companion.vision.read import ReadContext, default_context
 from companion.vision.sample import U8Array
 
 FORMAT = "companion-vision-calibration/1"

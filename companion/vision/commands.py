@@ -60,7 +60,8 @@ def _format_table(reading: Any) -> str:
 def read_main(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
     from companion.vision import calibration as calib
-    from companion.vision.read import make_context, read_board
+    from companion.vision.context import make_context
+    from companion.vision.read import read_board
     from companion.vision.types import NoBoardError
 
     image = _imread(args.image)
@@ -106,8 +107,9 @@ def calibrate_main(args: argparse.Namespace) -> int:
 
     from companion.cli import CommandError
     from companion.vision import calibration as calib
+    from companion.vision.context import make_context
     from companion.vision.locate import BoardLocation, locate_board
-    from companion.vision.read import make_context, read_board
+    from companion.vision.read import read_board
     from companion.vision.types import NoBoardError
 
     frame = _imread(args.image) if args.image else _frame_from_source(args.source)

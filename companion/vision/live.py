@@ -37,7 +37,11 @@ import cv2
 import numpy as np
 
 from companion.data import load_json
-from companion.vision.render import BoardGeometry, load_geometry
+from companion.vision import register
+from companion.vision.board import BoardGeometry, load_geometry
+from companion.vision.context import default_context
+from companion.vision.locate import BoardLocation, locate_board
+from companion.vision.read import ReadCache, read_board
 from companion.vision.sources import Frame
 from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError
 
@@ -444,16 +448,12 @@ class VisionReader:
     """
 
     def __init__(self, calibration: Any = None) -> None:
-        from companion.vision.read import ReadCache
-
         self.calibration = calibration
         self.cache = ReadCache()
         # the local offsets (lens, a board not flat) measured for the current corners
         self._offsets: tuple[bytes, Any] | None = None
 
     def locate(self, frame: Frame) -> np.ndarray:
-        from companion.vision.locate import locate_board
-
         if self.calibration is not None:
             h, w = frame.image.shape[:2]
             loc = self.calibration.location((w, h))
@@ -463,16 +463,15 @@ class VisionReader:
         return np.asarray(loc.corners, np.float64).reshape(4, 2)
 
     def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
-        from companion.vision.locate import BoardLocation
-        from companion.vision.read import default_context, read_board
-        from companion.vision.register import local_offsets
-
         h, w = frame.image.shape[:2]
         loc = BoardLocation.from_corners(np.asarray(corners, np.float64), (w, h), method="live")
         key = np.asarray(corners, np.float64).tobytes()
         if self._offsets is None or self._offsets[0] != key:
             # once per board position (frames are read only when nothing covers the board)
-            self._offsets = (key, local_offsets(frame.image, loc.homography, default_context()))
+            self._offsets = (
+                key,
+                register.local_offsets(frame.image, loc.homography, default_context()),
+            )
         loc = replace(loc, offsets=self._offsets[1])
         return read_board(frame.image, location=loc, cache=self.cache)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.render import BoardGeometry, load_geometry
+from companion.vision.board import BoardGeometry, load_geometry
 from companion.vision.sources import Frame
 from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError
 

@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from companion.vision.classify import fit_distances, fit_features
+from companion.vision.context import ReadContext, default_context, take_samples
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
-from companion.vision.read import ReadContext, default_context, take_samples
 from companion.vision.register import LocalOffsets, local_offsets, refine_registration
 from companion.vision.sample import U8Array, decimate
 from companion.vision.types import NoBoardError

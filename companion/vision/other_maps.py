@@ -35,18 +35,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.vision.render import (
-    BoardGeometry,
-    BoardRenderer,
-    CityInfo,
-    Rendered,
-    RouteInfo,
-    Space,
-    View,
-    load_geometry,
-    random_scene,
-    random_view,
-)
+from companion.vision.board import BoardGeometry, CityInfo, RouteInfo, Space, load_geometry
+from companion.vision.render import BoardRenderer, Rendered, View, random_scene, random_view
 from companion.vision.render_art import stable_seed
 
 log = logging.getLogger(__name__)

@@ -35,8 +35,8 @@ from companion.vision.classify import (
     white_balance_gains,
     window_penalty,
 )
+from companion.vision.context import ReadContext, Samples, make_context, sample_raw, take_samples
 from companion.vision.geometry import corners_homography
-from companion.vision.read import ReadContext, Samples, make_context, sample_raw, take_samples
 from companion.vision.register import refine_registration
 from companion.vision.types import PLAYER_COLORS
 

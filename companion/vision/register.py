@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.context import ReadContext, sample_raw
 from companion.vision.geometry import FloatArray, project
 from companion.vision.sample import U8Array, shifted_grids, subset_grids
-
-if TYPE_CHECKING:
-    from companion.vision.read import ReadContext
 
 log = logging.getLogger(__name__)
 
@@ -141,8 +139,6 @@ def _shifts(
     """Where every space's printed outline is under ``h`` (each space first moved by its
     ``offsets``, board points): the board point (n, 2) its box centre shows, and which spaces
     showed their outline clearly."""
-    from companion.vision.read import sample_raw
-
     centre, d_along, d_across = _space_frames(ctx)
     grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
     if offsets is not None:

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.vision.board import BoardGeometry, load_geometry
 from companion.vision.locate import locate_board
 from companion.vision.other_maps import (
     CARD_COLORS,
@@ -26,7 +27,7 @@ from companion.vision.other_maps import (
     random_map,
     render_case,
 )
-from companion.vision.render import BoardGeometry, BoardRenderer, load_geometry
+from companion.vision.render import BoardRenderer
 from companion.vision.types import NoBoardError
 
 SEEDS = (0, 1)

@@ -190,7 +190,7 @@ def test_read_cache_reads_in_full_now_and_then(drawing, ctx, drawn_owners) -> No
 
 
 def test_read_board_shares_one_default_context() -> None:
-    from companion.vision.read import default_context
+    from companion.vision.context import default_context
 
     assert default_context() is default_context()
 

@@ -8,13 +8,13 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.vision.board import load_geometry
 from companion.vision.render import (
     BoardRenderer,
     Hand,
     Scene,
     Shadow,
     View,
-    load_geometry,
     load_render_config,
     random_scene,
     random_view,
