@@ -57,6 +57,12 @@ class CheckConfig:
     # are within this squared scaled distance (p == c always counts)
     trains_per_player: int
     stations_per_player: int
+    # With a table profile (``profile.TableProfile.changed``): a route whose least changed space
+    # is under ``unchanged`` holds nothing; one whose least changed space is over ``changed``
+    # holds something; in between it is listed.
+    unchanged: float = 40.0
+    changed: float = 60.0
+    profile_fit: float = 5.0  # median change of the surely free spaces: above, a stale profile
 
     @staticmethod
     def load(overrides: dict[str, Any] | None = None) -> CheckConfig:
@@ -70,6 +76,9 @@ class CheckConfig:
             print_like_radius=float(data["print_like_radius"]),
             trains_per_player=int(data["trains_per_player"]),
             stations_per_player=int(data["stations_per_player"]),
+            unchanged=float(data["unchanged"]),
+            changed=float(data["changed"]),
+            profile_fit=float(data["profile_fit"]),
         )
 
 
@@ -183,14 +192,23 @@ def assess(
     model: SpaceModel,
     route_lengths: dict[str, int],
     config: CheckConfig | None = None,
+    changed: FloatArray | None = None,
 ) -> BoardReading:
     """The reading as seen, with its check list and problems.
 
     ``scores``: the classifier's per-space scores (n_spaces, 6) after adaptation;
-    ``reading``: what the classifier decided (its stations and their confidence are kept)."""
+    ``reading``: what the classifier decided (its stations and their confidence are kept);
+    ``changed``: with a table profile, every space's distance from its empty look."""
     cfg = config or CheckConfig.load()
     ev = route_evidence(scores, info, model.route_temperature)
     ids = info.route_ids
+    listed: set[int] = set()  # routes the profile puts on the list
+    settled: set[int] = set()  # routes the profile decided, the colours agreeing
+    profiled = changed is not None and profile_fits(changed, ev, info, cfg)
+    if changed is not None and profiled:
+        least = np.full(len(ids), np.inf)
+        np.minimum.at(least, info.space_route, np.asarray(changed, dtype=np.float64))
+        ev = _with_profile(ev, scores, info, model.route_temperature, least, cfg, listed, settled)
     routes: dict[str, str | None] = {
         rid: HYPOTHESES[int(ev.choice[k])] for k, rid in enumerate(ids)
     }
@@ -205,13 +223,19 @@ def assess(
     playing = {c for c in routes.values() if c is not None}
     for k, rid in enumerate(ids):
         c = routes[rid]
-        if ev.confidence[k] < cfg.route_confidence or ev.mixed[k]:
+        unsure = ev.confidence[k] < cfg.route_confidence
+        if k in listed or unsure:
             check.add(rid)
+        if k in settled:
+            continue
         printed = info.printed_colors[info.route_slices[rid].start]
         look_alike = c is not None and c in like.get(printed, frozenset())
-        if look_alike and ev.weakest[k] < cfg.claim_margin:
-            check.add(rid)
-        if c is None and printed in playing and ev.hidden[k] > cfg.hidden_margin:
+        hidden = printed in playing and ev.hidden[k] > cfg.hidden_margin
+        if (
+            ev.mixed[k]
+            or (look_alike and ev.weakest[k] < cfg.claim_margin)
+            or (c is None and hidden and not profiled)
+        ):
             check.add(rid)
     for a, b in info.lane_pairs:
         c = routes[a]
@@ -224,14 +248,14 @@ def assess(
         if trains > cfg.trains_per_player:
             # the least sure of them, until the excess is covered
             excess = trains - cfg.trains_per_player
-            listed: list[str] = []
+            least_sure: list[str] = []
             for k in sorted(mine, key=lambda k: (ev.confidence[k], ev.weakest[k])):
-                listed.append(ids[k])
+                least_sure.append(ids[k])
                 excess -= route_lengths.get(ids[k], 0)
-                if excess <= 0 and len(listed) >= 2:
+                if excess <= 0 and len(least_sure) >= 2:
                     break
-            problems.append(Problem(tuple(listed), "too-many-trains", colour, trains))
-            check.update(listed)
+            problems.append(Problem(tuple(least_sure), "too-many-trains", colour, trains))
+            check.update(least_sure)
         built = [cid for cid, s in reading.stations.items() if s == colour]
         if len(built) > cfg.stations_per_player:
             problems.append(Problem(tuple(built), "too-many-stations", colour, len(built)))
@@ -249,3 +273,51 @@ def assess(
         check=sorted(check, key=lambda x: order.get(x, len(order))),
         problems=[p.to_json() for p in problems],
     )
+
+
+def profile_fits(
+    changed: FloatArray, ev: RouteEvidence, info: SpaceLayoutInfo, cfg: CheckConfig
+) -> bool:
+    """Does the table profile still fit this picture? The spaces of routes the colours read
+    free with confidence must mostly look as they did empty (median under ``profile_fit``);
+    another camera, a board moved or another light fails this, and the profile is not used."""
+    sure_free = (ev.choice == 0) & (ev.confidence >= cfg.route_confidence)
+    spaces = sure_free[info.space_route]
+    if int(spaces.sum()) < 10:
+        return True  # a full board: too few free spaces to judge, trust the profile
+    return bool(np.median(np.asarray(changed)[spaces]) <= cfg.profile_fit)
+
+
+def _with_profile(
+    ev: RouteEvidence,
+    scores: FloatArray,
+    info: SpaceLayoutInfo,
+    temperature: float,
+    least: FloatArray,
+    cfg: CheckConfig,
+    listed: set[int],
+    settled: set[int],
+) -> RouteEvidence:
+    """Routes as a table profile sees them: nothing where no space changed from the empty look,
+    the likeliest colour where every space did (even the route's own printed colour): those go
+    in ``settled`` (listed only when the colour among the plastics is unsure); routes in
+    between go in ``listed``."""
+    lsm = log_softmax(scores)
+    lp = np.asarray(route_log_prob_matrix(lsm, info, temperature), dtype=np.float64)
+    choice = ev.choice.copy()
+    conf = ev.confidence.copy()
+    for k in range(len(choice)):
+        if least[k] < cfg.unchanged:
+            choice[k] = 0
+            conf[k] = 1.0
+            settled.add(k)
+        elif least[k] > cfg.changed:
+            colours = lp[k, 1:]
+            p = np.exp(colours - colours.max())
+            if choice[k] == 0:
+                choice[k] = 1 + int(np.argmax(colours))
+            conf[k] = float(p[choice[k] - 1] / p.sum())
+            settled.add(k)
+        else:
+            listed.add(k)
+    return replace(ev, choice=choice, confidence=conf)

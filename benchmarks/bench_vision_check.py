@@ -1,0 +1,362 @@
+"""Benchmark of the vision check list (companion.vision.check) and the table profile.
+
+For every case: readings wrong, wrong and NOT on the check list ("silent"), and the list's length
+(median / max per picture). Cases:
+
+* the shared photos (skipped when ../shared/photos is absent): read with the shipped numbers,
+  leave-one-photo-out (space model refitted without the photo), and transformed as other cameras
+  and rooms would take them (``perturb.CAMERA_VARIATIONS``, a subset);
+* rendered sets (seeded, the project's own renderer, read at the true corners): empty boards under
+  neutral, warm, very warm, cool and uneven light, top-down and at an angle; doubles with one
+  colour on both lanes; trains on routes printed in their own colour; whole boards 1,100 px wide;
+* with a table profile: each rendered camera first looks at the empty board (the profile), then
+  at the game under the same view (and a little warmer light); the shared photos with the blank
+  photo as the profile of the others. Accuracy before / after.
+* speed (one thread): a 12 MP photo located, read and checked; a 1080p frame at a known place
+  read and checked.
+
+    .venv/bin/python benchmarks/bench_vision_check.py [--quick]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from companion.sim.perturb import (  # noqa: E402
+    CAMERA_VARIATIONS,
+    channel_gains,
+    light_gradient,
+    resize_width,
+)
+from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
+from companion.vision.check import assess  # noqa: E402
+from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
+from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.profile import TableProfile  # noqa: E402
+from companion.vision.read import read_samples  # noqa: E402
+from companion.vision.types import PLAYER_COLORS, BoardReading  # noqa: E402
+from tools.read_tune import (  # noqa: E402
+    UNKNOWN,
+    fit_space_model,
+    labelled_photos,
+    photo_features,
+    photo_samples,
+)
+
+PHOTOS = ROOT.parent / "shared" / "photos"
+Truth = tuple[dict[str, Any], dict[str, Any]]
+
+
+@dataclasses.dataclass
+class Tally:
+    pictures: int = 0
+    wrong: int = 0
+    silent: int = 0
+    routes_right: int = 0
+    routes_total: int = 0
+    lists: list[int] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def row(self) -> str:
+        lst = np.array(self.lists or [0])
+        share = 100.0 * self.routes_right / max(self.routes_total, 1)
+        return (
+            f"pictures {self.pictures:3d}  routes right {share:6.2f}%  wrong {self.wrong:3d}  "
+            f"silent {self.silent:3d}  list median {np.median(lst):4.1f} max {lst.max():3d}"
+        )
+
+
+def checked(
+    samples: Any, ctx: ReadContext, profile: TableProfile | None = None
+) -> tuple[BoardReading, Any]:
+    """Read and check samples (with a table profile when given)."""
+    c = ctx if profile is None else dataclasses.replace(ctx, model=profile.model(ctx.model))
+    reading, res = read_samples(samples, c)
+    changed, feats = None, None
+    if profile is not None:
+        feats = features(samples, c)
+        changed = profile.changed(feats, c.info.printed_index[1])
+    g = c.geometry
+    lengths = {r: g.routes[r].length for r in g.route_ids}
+    out = assess(reading, res.scores, c.info, res.model, lengths, changed=changed)
+    return out, feats
+
+
+def features(samples: Any, ctx: ReadContext) -> Any:
+    lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
+    return space_features_lab8(lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+
+
+def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
+    routes, stations = truth
+    tally.pictures += 1
+    wrong = []
+    for r, t in routes.items():
+        if t == UNKNOWN:
+            continue
+        tally.routes_total += 1
+        if reading.routes[r] == t:
+            tally.routes_right += 1
+        else:
+            wrong.append(r)
+    wrong += [c for c, t in stations.items() if t != UNKNOWN and reading.stations[c] != t]
+    silent = [x for x in wrong if x not in reading.check]
+    tally.wrong += len(wrong)
+    tally.silent += len(silent)
+    tally.lists.append(len(reading.check))
+    for x in silent:
+        got = reading.routes.get(x, reading.stations.get(x))
+        t = routes.get(x, stations.get(x))
+        tally.notes.append(f"{name}: {x} read {got}, truth {t}")
+
+
+def at_corners(image: np.ndarray, corners: Any, ctx: ReadContext) -> Any:
+    loc = BoardLocation.from_corners(corners, (image.shape[1], image.shape[0]))
+    return take_samples(image, loc.homography, ctx)
+
+
+def photo_section(ctx: ReadContext) -> None:
+    photos = labelled_photos(PHOTOS, ctx)
+    images = {p.name: cv2.imread(str(p.path)) for p in photos}
+    g = ctx.geometry
+
+    def truth(p: Any) -> Truth:
+        routes: dict[str, Any] = {}
+        if p.space_labels is not None:
+            for rid, sl in ctx.route_slices.items():
+                t = p.space_labels[sl]
+                routes[rid] = t[0] if len(set(t)) == 1 else UNKNOWN
+        st = dict(zip(g.city_ids, p.station_labels, strict=True)) if p.station_labels else {}
+        return routes, st
+
+    def located(image: np.ndarray) -> Any:
+        store: dict[int, Any] = {}
+        loc = locate_board(image, context=ctx, store=store)
+        return take_samples(image, loc.homography, ctx, store=store, offsets=loc.offsets)
+
+    print("== shared photos ==")
+    tally = Tally()
+    samples = {}
+    for p in photos:
+        samples[p.name] = located(images[p.name])
+        reading, _ = checked(samples[p.name], ctx)
+        score(reading, truth(p), tally, p.name)
+    print(f"  shipped numbers      {tally.row()}")
+    for n in tally.notes:
+        print(f"      silent: {n}")
+    tally = Tally()
+    fit_samples = {p.name: photo_samples(images[p.name], ctx) for p in photos}
+    feats = {n: photo_features(s, ctx) for n, s in fit_samples.items()}
+    for p in photos:
+        data = [
+            (feats[q.name], q.space_labels)
+            for q in photos
+            if q.name != p.name and q.space_labels is not None
+        ]
+        held = dataclasses.replace(ctx, model=fit_space_model(data, ctx))
+        reading, _ = checked(samples[p.name], held)
+        score(reading, truth(p), tally, p.name)
+    print(f"  leave-one-photo-out  {tally.row()}")
+    for n in tally.notes:
+        print(f"      silent: {n}")
+    tally = Tally()
+    for vn in (
+        "warm light",
+        "cool light",
+        "lamp to one side",
+        "gamma 1.4",
+        "saturation x1.3",
+        "1000 px wide",
+        "turned 7 degrees",
+        "vignette",
+    ):
+        for p in photos:
+            reading, _ = checked(located(CAMERA_VARIATIONS[vn](images[p.name])), ctx)
+            score(reading, truth(p), tally, f"{p.name} / {vn}")
+    print(f"  8 camera variations  {tally.row()}")
+    for n in tally.notes:
+        print(f"      silent: {n}")
+    blank = next(p for p in photos if "blank" in p.name)
+    profile = TableProfile.from_empty("shared-photos", features(samples[blank.name], ctx))
+    before, after = Tally(), Tally()
+    for p in photos:
+        if p is blank:
+            continue
+        reading, _ = checked(samples[p.name], ctx)
+        score(reading, truth(p), before, p.name)
+        reading, _ = checked(samples[p.name], ctx, profile)
+        score(reading, truth(p), after, p.name)
+    print("  blank photo as the profile of the others (other shots, other light):")
+    print(f"    without profile    {before.row()}")
+    print(f"    with profile       {after.row()}")
+    for n in after.notes:
+        print(f"      silent: {n}")
+
+
+LIGHTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "neutral": lambda i: i,
+    "warm": lambda i: channel_gains(i, (0.7, 0.92, 1.25)),
+    "very warm": lambda i: channel_gains(i, (0.6, 0.88, 1.3)),
+    "cool": lambda i: channel_gains(i, (1.25, 1.0, 0.8)),
+    "uneven": lambda i: light_gradient(i, 0.55),
+}
+
+
+def render_section(ctx: ReadContext, quick: bool) -> None:
+    renderer = BoardRenderer()
+    gb = renderer.geometry
+    g = ctx.geometry
+    seeds = range(2) if quick else range(4)
+    empty_truth: Truth = ({r: None for r in g.route_ids}, {c: None for c in g.city_ids})
+    print("\n== rendered sets (read at the true corners) ==")
+    tally = Tally()
+    for seed in seeds:
+        view = random_view(np.random.default_rng(100 + seed), (1920, 1080))
+        for ln, light in LIGHTS.items():
+            fr = renderer.render_frame(Scene(seed=seed), view, np.random.default_rng(seed))
+            reading, _ = checked(at_corners(light(fr.image), fr.corners, ctx), ctx)
+            score(reading, empty_truth, tally, f"empty {ln} {seed} 1080p angle")
+            top = renderer.render_board(Scene(seed=seed), 2400)
+            h, w = top.shape[:2]
+            corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+            reading, _ = checked(at_corners(light(top), corners, ctx), ctx)
+            score(reading, empty_truth, tally, f"empty {ln} {seed} top")
+    print(f"  empty boards, 5 lights x top/angle    {tally.row()}")
+    for n in tally.notes:
+        print(f"      silent: {n}")
+
+    own = [r for r in gb.drawable_routes() if gb.routes[r].color in PLAYER_COLORS]
+    doubles = [
+        (r, gb.routes[r].twin)
+        for r in gb.drawable_routes()
+        if gb.routes[r].twin and r < str(gb.routes[r].twin)
+    ]
+
+    def same_scene(seed: int) -> Scene:
+        rng = np.random.default_rng(200 + seed)
+        sc = random_scene(rng, gb, claimed=0.3, stations=5)
+        routes = dict(sc.routes)
+        for r in own:
+            if rng.random() < 0.5 and routes.get(gb.routes[r].twin) != gb.routes[r].color:
+                routes[r] = gb.routes[r].color
+        return Scene(routes=routes, stations=sc.stations, seed=sc.seed)
+
+    def double_scene(seed: int) -> Scene:
+        rng = np.random.default_rng(400 + seed)
+        routes: dict[str, str] = {}
+        for a, b in doubles:
+            if rng.random() < 0.4:
+                c = PLAYER_COLORS[int(rng.integers(0, 5))]
+                routes[a] = c
+                routes[str(b)] = c
+        return Scene(routes=routes, seed=seed)
+
+    def lowres_scene(seed: int) -> Scene:
+        return random_scene(np.random.default_rng(600 + seed), gb, claimed=0.6, stations=8)
+
+    for label, make, low in (
+        ("trains on their own print", same_scene, False),
+        ("one colour on both lanes", double_scene, False),
+        ("whole board 1,100 px wide", lowres_scene, True),
+    ):
+        without, with_profile = Tally(), Tally()
+        for seed in seeds:
+            sc = make(seed)
+            truth: Truth = (
+                {r: sc.routes.get(r) for r in g.route_ids},
+                {c: sc.stations.get(c) for c in g.city_ids},
+            )
+            if low:
+                top = resize_width(renderer.render_board(sc, 2400), 1100)
+                h, w = top.shape[:2]
+                corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+                reading, _ = checked(at_corners(top, corners, ctx), ctx)
+                score(reading, truth, without, f"{label} {seed}")
+                continue
+            view = random_view(np.random.default_rng(300 + seed), (1920, 1080))
+            empty = renderer.render_frame(Scene(seed=seed), view, np.random.default_rng(1))
+            profile = TableProfile.from_empty(
+                "render", features(at_corners(empty.image, empty.corners, ctx), ctx)
+            )
+            fr = renderer.render_frame(sc, view, np.random.default_rng(3))
+            image = channel_gains(fr.image, (0.9, 0.98, 1.08))  # the light a little warmer
+            s = at_corners(image, fr.corners, ctx)
+            reading, _ = checked(s, ctx)
+            score(reading, truth, without, f"{label} {seed}")
+            reading, _ = checked(s, ctx, profile)
+            score(reading, truth, with_profile, f"{label} {seed}")
+        print(f"  {label:28s} {without.row()}")
+        for n in without.notes[:12]:
+            print(f"      silent: {n}")
+        if with_profile.pictures:
+            print(f"    ... with a profile         {with_profile.row()}")
+            for n in with_profile.notes[:12]:
+                print(f"      silent: {n}")
+
+
+def speed_section(ctx: ReadContext) -> None:
+    print("\n== speed (one thread; CPU ms of this process, median of 7) ==")
+    renderer = BoardRenderer()
+    sc = random_scene(np.random.default_rng(9), renderer.geometry, claimed=0.5, stations=6)
+    view = random_view(np.random.default_rng(9), (1920, 1080))
+    fr = renderer.render_frame(sc, view, np.random.default_rng(9))
+    loc = BoardLocation.from_corners(fr.corners, (1920, 1080))
+    profile = TableProfile.from_empty(
+        "render", features(at_corners(fr.image, fr.corners, ctx), ctx)
+    )
+
+    def live(p: TableProfile | None) -> None:
+        s = take_samples(fr.image, loc.homography, ctx)
+        checked(s, ctx, p)
+
+    def cpu(fn: Callable[[], None]) -> float:
+        fn()
+        out = []
+        for _ in range(7):
+            t = time.process_time()
+            fn()
+            out.append((time.process_time() - t) * 1000)
+        return float(np.median(out))
+
+    print(f"  1080p frame, known place, read + check:            {cpu(lambda: live(None)):6.1f}")
+    print(f"  1080p frame, known place, read + check, profile:   {cpu(lambda: live(profile)):6.1f}")
+    if PHOTOS.is_dir():
+        photo = cv2.imread(str(next(PHOTOS.glob("*trainning.jpg"))))
+        big = cv2.resize(photo, (4032, 3024), interpolation=cv2.INTER_LINEAR)
+
+        def whole() -> None:
+            store: dict[int, Any] = {}
+            lo = locate_board(big, context=ctx, store=store)
+            s = take_samples(big, lo.homography, ctx, store=store, offsets=lo.offsets)
+            checked(s, ctx)
+
+        print(f"  12 MP photo, locate + read + check:                {cpu(whole):6.1f}")
+
+
+def main() -> int:
+    cv2.setNumThreads(1)
+    quick = "--quick" in sys.argv
+    ctx = make_context()
+    if PHOTOS.is_dir():
+        photo_section(ctx)
+    else:
+        print(f"shared photos skipped: {PHOTOS} is absent")
+    render_section(ctx, quick)
+    speed_section(ctx)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,223 @@
+"""A table's profile: what this camera, under this light, sees of the empty board and of each
+player's plastic.
+
+Learnt in a guided set-up (the host's phone drives it through the service): first the camera looks
+at the empty board and every space's empty look is kept (its printed core: median L, a, b, L
+spread, and the four colour-free cues of print against plastic); then each player's colour is
+learnt from their first trains (the train windows' L, a, b, L spread); afterwards every claim the
+table confirms or corrects refines it (a confirmed claim teaches its colour, a route confirmed free
+its empty look). One profile per camera (``save``/``load``; the service keeps them in its state
+directory).
+
+What it gives a reading:
+
+* ``changed(feats)``: per space, how far it is from its empty look (squared, scaled, capped); a
+  route none of whose spaces changed holds no trains, whatever colour its print looks like, and a
+  route all of whose spaces changed holds something, even trains of its own printed colour (the
+  case a reader without a profile cannot tell);
+* ``model(base)``: the reader's class means with this table's plastic colours.
+
+``quality()`` is what the host is shown: per player colour, how far its cluster sits from the
+nearest other colour and from the empty board (in the reader's scaled units; under ~4 the two
+are easily confused), and how many spaces and trains it was learnt from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.vision.classify import FloatArray, SpaceFeatures, SpaceModel
+from companion.vision.types import PLAYER_COLORS
+
+FEATURES = ("L", "a", "b", "L_std", "end_outline", "asymmetry", "dark_lines", "highlight")
+# Smallest spread of each feature between two looks of the same empty space (the camera's noise,
+# a little light): below it a difference is not a change.
+NOISE_FLOOR = 1.0
+CHANGE_CAP = 25.0  # one feature's squared z is capped (a glint must not decide alone)
+VERSION = 1
+CALM = 40.0  # a space this close to its empty look (after a first shift) measures the light
+MIN_CALM = 8  # spaces needed to measure a shift
+
+
+def empty_look(feats: SpaceFeatures) -> FloatArray:
+    """(n_spaces, 8): the printed core's L, a, b, L spread and the four cues of every space."""
+    return np.asarray(np.concatenate([feats.printed, feats.cues], axis=1), dtype=np.float64)
+
+
+@dataclass
+class TableProfile:
+    """One camera's profile of one table (see the module note)."""
+
+    camera: str
+    empty: FloatArray  # (n_spaces, 8) mean empty look
+    empty_sq: FloatArray  # (n_spaces, 8) mean square (for the spread between looks)
+    empty_count: int = 0  # looks of the empty board averaged
+    plastic: dict[str, FloatArray] = field(default_factory=dict)  # colour -> L, a, b, L_std
+    plastic_count: dict[str, int] = field(default_factory=dict)  # train spaces learnt from
+
+    # -- learning ------------------------------------------------------------------------------
+
+    @staticmethod
+    def from_empty(camera: str, feats: SpaceFeatures) -> TableProfile:
+        look = empty_look(feats)
+        return TableProfile(camera, look.copy(), look * look, 1)
+
+    def add_empty(self, feats: SpaceFeatures, spaces: Any = None) -> None:
+        """Average another look of the empty board (or of the ``spaces`` known empty) in."""
+        look = empty_look(feats)
+        idx = np.arange(len(look)) if spaces is None else np.asarray(spaces, dtype=np.int64)
+        n = float(self.empty_count)
+        self.empty[idx] = (self.empty[idx] * n + look[idx]) / (n + 1)
+        self.empty_sq[idx] = (self.empty_sq[idx] * n + look[idx] ** 2) / (n + 1)
+        if spaces is None:
+            self.empty_count += 1
+
+    def add_trains(self, colour: str, windows: FloatArray) -> None:
+        """Learn (or refine) a player's colour from train windows (m, 4): L, a, b, L spread of
+        the best window of that colour on each of the trains' spaces."""
+        if colour not in PLAYER_COLORS:
+            raise ValueError(f"not a player colour: {colour!r}")
+        w = np.asarray(windows, dtype=np.float64).reshape(-1, 4)
+        if not len(w):
+            return
+        n = self.plastic_count.get(colour, 0)
+        mean = w.mean(axis=0)
+        old = self.plastic.get(colour)
+        self.plastic[colour] = mean if old is None else (old * n + mean * len(w)) / (n + len(w))
+        self.plastic_count[colour] = n + len(w)
+
+    # -- using -----------------------------------------------------------------------------------
+
+    def noise(self) -> FloatArray:
+        """(8,) spread of an empty space's look between looks (at least ``NOISE_FLOOR``)."""
+        if self.empty_count < 2:
+            return np.full(len(FEATURES), NOISE_FLOOR)
+        var = np.maximum(self.empty_sq - self.empty**2, 0.0)
+        return np.asarray(np.maximum(np.sqrt(np.median(var, axis=0)), NOISE_FLOOR), np.float64)
+
+    def changed(self, feats: SpaceFeatures, groups: Any = None) -> FloatArray:
+        """(n_spaces,) squared scaled distance of every space from its empty look (capped).
+
+        A change of light moves every look a little: the median shift of the spaces that
+        barely changed (per printed colour when ``groups``, each space's printed colour
+        index, is given and a group has enough of them) is taken off first."""
+        diff = empty_look(feats) - self.empty
+        noise = self.noise()
+
+        def z2(d: FloatArray) -> FloatArray:
+            z = d / noise
+            return np.asarray(np.minimum(z * z, CHANGE_CAP).sum(axis=1), dtype=np.float64)
+
+        calm = z2(diff - np.median(diff, axis=0)) < CALM
+        if int(calm.sum()) < MIN_CALM:
+            return z2(diff)
+        shift = np.broadcast_to(np.median(diff[calm], axis=0), diff.shape).copy()
+        if groups is not None:
+            g = np.asarray(groups, dtype=np.int64)
+            for k in np.unique(g):
+                sel = calm & (g == k)
+                if int(sel.sum()) >= MIN_CALM:
+                    shift[g == k] = np.median(diff[sel], axis=0)
+        return z2(diff - shift)
+
+    def model(self, base: SpaceModel) -> SpaceModel:
+        """The reader's class means with this table's plastic colours (where learnt)."""
+        if not self.plastic:
+            return base
+        plastic = dict(base.plastic)
+        plastic.update({c: np.asarray(v, dtype=np.float64) for c, v in self.plastic.items()})
+        return replace(base, plastic=plastic)
+
+    def quality(self, base: SpaceModel) -> dict[str, Any]:
+        """Per player colour: distance (scaled units, root of the squared sum) of its plastic
+        to the nearest other colour and to the empty board's nearest printed look; counts."""
+        plastic = self.model(base).plastic
+        scale = base.scale
+        looks = self.empty[:, :4]
+        colours: dict[str, Any] = {}
+        for c in PLAYER_COLORS:
+            mu = plastic[c]
+            others = [
+                float(np.sqrt(np.sum(((mu - plastic[o]) / scale) ** 2)))
+                for o in PLAYER_COLORS
+                if o != c
+            ]
+            to_empty = np.sqrt((((looks - mu) / scale) ** 2).sum(axis=1))
+            colours[c] = {
+                "learnt_from": int(self.plastic_count.get(c, 0)),
+                "to_nearest_colour": round(min(others), 2),
+                "to_empty_board": round(float(np.percentile(to_empty, 1)), 2),
+            }
+        return {
+            "camera": self.camera,
+            "empty_looks": self.empty_count,
+            "noise": [round(float(v), 3) for v in self.noise()],
+            "colours": colours,
+        }
+
+    # -- storage -------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        def r(a: FloatArray) -> list[Any]:
+            out: list[Any] = np.round(np.asarray(a, dtype=np.float64), 4).tolist()
+            return out
+
+        return {
+            "version": VERSION,
+            "camera": self.camera,
+            "features": list(FEATURES),
+            "empty": r(self.empty),
+            "empty_sq": r(self.empty_sq),
+            "empty_count": self.empty_count,
+            "plastic": {c: r(v) for c, v in sorted(self.plastic.items())},
+            "plastic_count": dict(sorted(self.plastic_count.items())),
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> TableProfile:
+        if data.get("version") != VERSION or tuple(data.get("features", ())) != FEATURES:
+            raise ValueError("not a table profile of this version")
+        empty = np.asarray(data["empty"], dtype=np.float64)
+        empty_sq = np.asarray(data["empty_sq"], dtype=np.float64)
+        if empty.ndim != 2 or empty.shape[1] != len(FEATURES) or empty_sq.shape != empty.shape:
+            raise ValueError("table profile: empty looks of the wrong shape")
+        plastic = {str(c): np.asarray(v, dtype=np.float64) for c, v in data["plastic"].items()}
+        if any(c not in PLAYER_COLORS or v.shape != (4,) for c, v in plastic.items()):
+            raise ValueError("table profile: bad plastic colours")
+        return TableProfile(
+            camera=str(data["camera"]),
+            empty=empty,
+            empty_sq=empty_sq,
+            empty_count=int(data["empty_count"]),
+            plastic=plastic,
+            plastic_count={str(c): int(n) for c, n in data["plastic_count"].items()},
+        )
+
+
+def profile_path(state_dir: Path, camera: str) -> Path:
+    """Where a camera's profile is kept: one file per camera in the state directory."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", camera).strip("._") or "camera"
+    return state_dir / f"vision_profile_{safe}.json"
+
+
+def save(profile: TableProfile, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(profile.to_json()) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def load(path: Path) -> TableProfile:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read the table profile {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a table profile")
+    return TableProfile.from_json(data)
