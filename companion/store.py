@@ -15,6 +15,7 @@ loss. All access goes through one lock; the connection may be used from any thre
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -61,6 +62,47 @@ CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id, color);
 
 class StoreError(RuntimeError):
     """The event log cannot be opened or written (disk full, wrong permissions, ...)."""
+
+
+class DamagedLog(StoreError):
+    """The event log's file is damaged (not a database, a bad page, an unreadable event).
+
+    ``path``: the file; ``why``: what is wrong, in a few words. :func:`set_aside` keeps the file
+    under another name so that a new log can start."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        why = " ".join(why.split())
+        super().__init__(f"the event log {path} is damaged ({why})")
+        self.path = path
+        self.why = why
+
+
+DAMAGE_MARKS = ("not a database", "malformed", "corrupt", "encrypted")
+
+
+def _damage(path: Path, exc: BaseException) -> DamagedLog | None:
+    text = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError) and any(m in text.lower() for m in DAMAGE_MARKS):
+        return DamagedLog(path, text)
+    return None
+
+
+def set_aside(state_dir: Path | str, *, clock: Any = time.time) -> Path:
+    """Rename a damaged event log (with its WAL files) to ``companion.sqlite3.damaged-<time>``
+    so that the next :class:`EventStore` starts an empty one. Returns the new name."""
+    path = Path(state_dir) / DB_NAME
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(float(clock())))
+    target = path.with_name(f"{DB_NAME}.damaged-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{DB_NAME}.damaged-{stamp}-{n}")
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(DB_NAME + suffix)
+        if side.exists():
+            side.rename(target.with_name(target.name + suffix))
+    path.rename(target)
+    return target
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +171,33 @@ class EventStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
+            if not new:
+                self._check()
+        except DamagedLog:
+            self._db.close()
+            raise
         except (OSError, sqlite3.Error) as exc:
+            damaged = _damage(self.path, exc)
+            if damaged is not None:
+                with contextlib.suppress(sqlite3.Error, AttributeError):
+                    self._db.close()
+                raise damaged from exc
             raise StoreError(f"cannot open the event log {self.path}: {exc}") from exc
+
+    def _check(self) -> None:
+        """SQLite's quick check of every page, and every event's JSON (a few ms per thousand
+        events); :class:`DamagedLog` if anything is off."""
+        rows = self._db.execute("PRAGMA quick_check(1)").fetchall()
+        if [r[0] for r in rows] != ["ok"]:
+            log.info("event log %s: quick_check: %s", self.path, rows)
+            raise DamagedLog(self.path, "SQLite's check finds damaged pages")
+        for seq, text in self._db.execute("SELECT seq, action FROM events ORDER BY seq"):
+            try:
+                action = json.loads(text)
+            except (TypeError, ValueError):
+                raise DamagedLog(self.path, f"event {seq} cannot be read") from None
+            if not isinstance(action, dict):
+                raise DamagedLog(self.path, f"event {seq} is not an action")
 
     def close(self) -> None:
         with self._lock:
@@ -229,6 +296,9 @@ class EventStore:
             try:
                 return self._db.execute(sql, args).fetchall()
             except sqlite3.Error as exc:
+                damaged = _damage(self.path, exc)
+                if damaged is not None:
+                    raise damaged from exc
                 raise StoreError(f"the event log could not be read: {exc}") from exc
 
     def last_seq(self) -> int:

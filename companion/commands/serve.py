@@ -48,6 +48,14 @@ def register(sub: Any) -> None:
     p.add_argument("--threads", type=int, default=24, help="web worker threads (default 24)")
     p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
     p.add_argument(
+        "--host-link", action="store_true", help="print the host link and its QR code, and exit"
+    )
+    p.add_argument(
+        "--set-aside-damaged-log",
+        action="store_true",
+        help="keep a damaged event log under another name and begin a new one",
+    )
+    p.add_argument(
         "--reader", metavar="PORT", help="card reader serial port (e.g. /dev/ttr-reader)"
     )
     p.add_argument(
@@ -139,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
             else:  # one line, not a traceback at every start; the game runs without a camera
                 print(f"companion: warning: no camera: {problem}", file=sys.stderr, flush=True)
     controls = cfg.controls if cfg.controls.enabled and not args.no_controls else None
+    if args.host_link:
+        return print_host_link(state_dir, host, port, args.public_url, show_qr=not args.no_qr)
     return serve(
         state_dir,
         host,
@@ -154,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         threads=args.threads,
         show_qr=not args.no_qr,
+        set_aside_damaged=args.set_aside_damaged_log,
     )
 
 
@@ -170,6 +181,7 @@ def serve(
     public_url: str | None = None,
     threads: int = 24,
     show_qr: bool = True,
+    set_aside_damaged: bool = False,
     ready: threading.Event | None = None,
     reader: str | None = None,
     camera: str | None = None,
@@ -178,23 +190,36 @@ def serve(
     """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
     status LED and the buzzer (None: none)."""
     from companion.cli import CommandError
-    from companion.service import Service
-    from companion.store import EventStore, StoreError
+    from companion.statedir import (
+        StartError,
+        StateDirInUse,
+        host_link_lines,
+        lock_state_dir,
+        open_event_log,
+    )
     from companion.webapp import create_app
     from companion.webapp.server import make_server
 
     try:
         token, created = read_or_create_token(state_dir)
-        store = EventStore(state_dir)
-    except (OSError, ValueError, StoreError) as exc:
+        lock = lock_state_dir(state_dir)  # one server per state directory
+    except StateDirInUse as exc:
+        raise CommandError(str(exc)) from None
+    except (OSError, ValueError) as exc:
         raise CommandError(f"cannot use the state directory {state_dir}: {exc}") from None
-    service = Service(store).start()
+    try:
+        store, service = open_event_log(state_dir, set_aside_damaged=set_aside_damaged)
+    except StartError as exc:
+        lock.release()
+        raise CommandError(str(exc)) from None
+    service.start()
     try:
         # limits judged from headers, many slow/idle connections, timeouts: webapp/server.py
         server = make_server(_placeholder_app, host, port, host_token=token, threads=threads)
     except OSError as exc:
         service.stop()
         store.close()
+        lock.release()
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     real_port = int(server.effective_port)
     base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{real_port}"
@@ -210,8 +235,10 @@ def serve(
     server.application = app
     login = f"{base}/host/login?token={token}"
     print(f"companion: serving on {base}/ (state in {state_dir})", flush=True)
-    print(f"companion: host link{' (new token)' if created else ''}: {login}", flush=True)
-    if show_qr:
+    lines, on_terminal = host_link_lines(login, created=created, state_dir=state_dir, base=base)
+    for line in lines:  # the token only to a terminal, never into a journal
+        print(line, flush=True)
+    if show_qr and on_terminal:
         _print_qr(login)
     watchdog_stop = threading.Event()
     _start_watchdog(service, watchdog_stop)
@@ -270,6 +297,25 @@ def serve(
             table.stop()
         service.stop()
         store.close()
+        lock.release()
+    return 0
+
+
+def print_host_link(
+    state_dir: Path, host: str, port: int, public_url: str | None, *, show_qr: bool = True
+) -> int:
+    """`companion serve --host-link`: the host link of this state directory (and its QR)."""
+    from companion.cli import CommandError
+
+    try:
+        token, _ = read_or_create_token(state_dir)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"cannot use the state directory {state_dir}: {exc}") from None
+    base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{port}"
+    login = f"{base}/host/login?token={token}"
+    print(f"companion: host link: {login}", flush=True)
+    if show_qr:
+        _print_qr(login)
     return 0
 
 
