@@ -40,7 +40,6 @@ from companion.sim.perturb import (  # noqa: E402
     resize_width,
 )
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
-from companion.vision.check import assess  # noqa: E402
 from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
@@ -78,20 +77,10 @@ class Tally:
         )
 
 
-def checked(
-    samples: Any, ctx: ReadContext, profile: TableProfile | None = None
-) -> tuple[BoardReading, Any]:
+def checked(samples: Any, ctx: ReadContext, profile: TableProfile | None = None) -> BoardReading:
     """Read and check samples (with a table profile when given)."""
-    c = ctx if profile is None else dataclasses.replace(ctx, model=profile.model(ctx.model))
-    reading, res = read_samples(samples, c)
-    changed, feats = None, None
-    if profile is not None:
-        feats = features(samples, c)
-        changed = profile.changed(feats, c.info.printed_index[1])
-    g = c.geometry
-    lengths = {r: g.routes[r].length for r in g.route_ids}
-    out = assess(reading, res.scores, c.info, res.model, lengths, changed=changed)
-    return out, feats
+    reading, _ = read_samples(samples, ctx, profile=profile)
+    return reading
 
 
 def features(samples: Any, ctx: ReadContext) -> Any:
@@ -151,7 +140,7 @@ def photo_section(ctx: ReadContext) -> None:
     samples = {}
     for p in photos:
         samples[p.name] = located(images[p.name])
-        reading, _ = checked(samples[p.name], ctx)
+        reading = checked(samples[p.name], ctx)
         score(reading, truth(p), tally, p.name)
     print(f"  shipped numbers      {tally.row()}")
     for n in tally.notes:
@@ -166,7 +155,7 @@ def photo_section(ctx: ReadContext) -> None:
             if q.name != p.name and q.space_labels is not None
         ]
         held = dataclasses.replace(ctx, model=fit_space_model(data, ctx))
-        reading, _ = checked(samples[p.name], held)
+        reading = checked(samples[p.name], held)
         score(reading, truth(p), tally, p.name)
     print(f"  leave-one-photo-out  {tally.row()}")
     for n in tally.notes:
@@ -183,7 +172,7 @@ def photo_section(ctx: ReadContext) -> None:
         "vignette",
     ):
         for p in photos:
-            reading, _ = checked(located(CAMERA_VARIATIONS[vn](images[p.name])), ctx)
+            reading = checked(located(CAMERA_VARIATIONS[vn](images[p.name])), ctx)
             score(reading, truth(p), tally, f"{p.name} / {vn}")
     print(f"  8 camera variations  {tally.row()}")
     for n in tally.notes:
@@ -194,9 +183,9 @@ def photo_section(ctx: ReadContext) -> None:
     for p in photos:
         if p is blank:
             continue
-        reading, _ = checked(samples[p.name], ctx)
+        reading = checked(samples[p.name], ctx)
         score(reading, truth(p), before, p.name)
-        reading, _ = checked(samples[p.name], ctx, profile)
+        reading = checked(samples[p.name], ctx, profile)
         score(reading, truth(p), after, p.name)
     print("  blank photo as the profile of the others (other shots, other light):")
     print(f"    without profile    {before.row()}")
@@ -226,12 +215,12 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
         view = random_view(np.random.default_rng(100 + seed), (1920, 1080))
         for ln, light in LIGHTS.items():
             fr = renderer.render_frame(Scene(seed=seed), view, np.random.default_rng(seed))
-            reading, _ = checked(at_corners(light(fr.image), fr.corners, ctx), ctx)
+            reading = checked(at_corners(light(fr.image), fr.corners, ctx), ctx)
             score(reading, empty_truth, tally, f"empty {ln} {seed} 1080p angle")
             top = renderer.render_board(Scene(seed=seed), 2400)
             h, w = top.shape[:2]
             corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-            reading, _ = checked(at_corners(light(top), corners, ctx), ctx)
+            reading = checked(at_corners(light(top), corners, ctx), ctx)
             score(reading, empty_truth, tally, f"empty {ln} {seed} top")
     print(f"  empty boards, 5 lights x top/angle    {tally.row()}")
     for n in tally.notes:
@@ -282,7 +271,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
                 top = resize_width(renderer.render_board(sc, 2400), 1100)
                 h, w = top.shape[:2]
                 corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-                reading, _ = checked(at_corners(top, corners, ctx), ctx)
+                reading = checked(at_corners(top, corners, ctx), ctx)
                 score(reading, truth, without, f"{label} {seed}")
                 continue
             view = random_view(np.random.default_rng(300 + seed), (1920, 1080))
@@ -293,9 +282,9 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             fr = renderer.render_frame(sc, view, np.random.default_rng(3))
             image = channel_gains(fr.image, (0.9, 0.98, 1.08))  # the light a little warmer
             s = at_corners(image, fr.corners, ctx)
-            reading, _ = checked(s, ctx)
+            reading = checked(s, ctx)
             score(reading, truth, without, f"{label} {seed}")
-            reading, _ = checked(s, ctx, profile)
+            reading = checked(s, ctx, profile)
             score(reading, truth, with_profile, f"{label} {seed}")
         print(f"  {label:28s} {without.row()}")
         for n in without.notes[:12]:

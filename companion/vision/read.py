@@ -9,6 +9,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.vision.check import assess
 from companion.vision.classify import (
     SpaceModel,
     SpaceResult,
@@ -40,11 +41,15 @@ def read_samples(
     *,
     start: SpaceModel | None = None,
     rounds: int | None = None,
+    profile: Any = None,
 ) -> tuple[BoardReading, SpaceResult]:
+    """Read sampled patches: the reading as seen, with its check list (``check.assess``).
+    ``profile``: a ``profile.TableProfile`` of this camera (its colours and empty looks)."""
     spaces_lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
     cities_lab = samples.cities_lab if samples.cities_lab is not None else lab8(samples.cities)
     feats = space_features_lab8(spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel)
-    res = classify_spaces(feats, ctx.info, ctx.model, ctx.windows, start=start, rounds=rounds)
+    model = ctx.model if profile is None else profile.model(ctx.model)
+    res = classify_spaces(feats, ctx.info, model, ctx.windows, start=start, rounds=rounds)
     stations, station_conf = classify_stations_lab8(cities_lab, res.model, ctx.cfg, ctx.city_mask)
     g = ctx.geometry
     spaces: dict[str, list[str | None]] = {
@@ -59,6 +64,9 @@ def read_samples(
         confidence=confidence,
         spaces=spaces,
     )
+    changed = None if profile is None else profile.changed(feats, ctx.info.printed_index[1])
+    lengths = {rid: g.routes[rid].length for rid in g.route_ids}
+    reading = assess(reading, res.scores, ctx.info, res.model, lengths, changed=changed)
     return reading, res
 
 
@@ -68,6 +76,7 @@ def read_board(
     location: Any = None,
     context: ReadContext | None = None,
     cache: Any = None,
+    profile: Any = None,
 ) -> BoardReading:
     """Read a picture of a Europe board.
 
@@ -75,10 +84,12 @@ def read_board(
     fixed camera. Without it the board is located first (``NoBoardError`` when there is none).
     ``cache`` (a ``live_cache.ReadCache``, kept by the caller across frames of the same board)
     makes repeated reads cheaper: sampling maps reused, unchanged frames not read again.
+    ``profile`` (a ``profile.TableProfile`` of this camera) is used while it fits the picture.
+    The reading reports what is seen and lists what a person should check (``check.assess``).
     """
     ctx = context if context is not None else default_context()
     if cache is not None and location is not None:
-        result: BoardReading = cache.read(image_bgr, location, ctx)
+        result: BoardReading = cache.read(image_bgr, location, ctx, profile=profile)
         return result
     store: dict[int, U8Array] = {}  # decimated copies shared by locating and reading
     if location is None:
@@ -86,7 +97,7 @@ def read_board(
     h = np.asarray(location.homography, dtype=np.float64)
     offsets = getattr(location, "offsets", None)
     samples = take_samples(image_bgr, h, ctx, store=store, offsets=offsets)
-    reading, _ = read_samples(samples, ctx)
+    reading, _ = read_samples(samples, ctx, profile=profile)
     return reading
 
 
@@ -97,6 +108,8 @@ def _copy_reading(r: BoardReading) -> BoardReading:
         confidence=dict(r.confidence),
         spaces={k: list(v) for k, v in r.spaces.items()},
         board=r.board,
+        check=list(r.check),
+        problems=[dict(p) for p in r.problems],
     )
 
 
@@ -156,7 +169,9 @@ class ReadCache:
             or ci_count.max(initial=0) > limit * ci.shape[1]
         )
 
-    def read(self, image: U8Array, location: Any, ctx: ReadContext) -> BoardReading:
+    def read(
+        self, image: U8Array, location: Any, ctx: ReadContext, profile: Any = None
+    ) -> BoardReading:
         h = np.asarray(location.homography, dtype=np.float64)
         offsets = getattr(location, "offsets", None)
         key = (h.tobytes() + (offsets.key() if offsets else b""), tuple(image.shape), id(ctx))
@@ -173,7 +188,7 @@ class ReadCache:
             return _copy_reading(self.reading)
         samples = balance_samples(raw, ctx)
         rounds = int(ctx.cfg["live"]["em_rounds"]) if self.model is not None else None
-        reading, res = read_samples(samples, ctx, start=self.model, rounds=rounds)
+        reading, res = read_samples(samples, ctx, start=self.model, rounds=rounds, profile=profile)
         self.full_reads += 1
         self.reused = 0
         self.reference = raw.body.copy()

@@ -161,3 +161,25 @@ def test_problem_json() -> None:
         "text": "blue trains on both routes of a double",
     }
     assert "47 red trains" in Problem(("x",), "too-many-trains", "red", 47).text
+
+
+def test_cli_json_has_the_check_list_and_problems(tmp_path, capsys) -> None:
+    import json
+
+    import cv2
+
+    from companion.cli import main
+    from companion.sim.render import BoardRenderer, Scene
+
+    renderer = BoardRenderer()
+    # one colour on both lanes of a double, on a board drawn straight from above
+    a, b = "berlin-frankfurt-1", "berlin-frankfurt-2"
+    board = renderer.render_board(Scene(routes={a: "blue", b: "blue"}, seed=3), 1500)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), board)
+    assert main(["vision", "read", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["routes"][a] == "blue" and out["routes"][b] == "blue"
+    assert {a, b} <= set(out["check"])
+    assert [p["code"] for p in out["problems"]] == ["double-same-color"]
+    assert set(out["check"]) <= set(out["routes"]) | set(out["stations"])

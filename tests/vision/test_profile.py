@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 from companion.sim.perturb import channel_gains
 from companion.sim.render import BoardRenderer, Scene, random_view
 from companion.vision import profile as prof
-from companion.vision.check import CheckConfig, assess, profile_fits, route_evidence
+from companion.vision.check import CheckConfig, profile_fits, route_evidence
 from companion.vision.classify import lab8, space_features_lab8
 from companion.vision.context import ReadContext, make_context, take_samples
 from companion.vision.locate import BoardLocation
@@ -68,14 +67,8 @@ def _pair(rendered):
 
 
 def _read(samples, ctx: ReadContext, profile: prof.TableProfile | None):
-    c = ctx if profile is None else dataclasses.replace(ctx, model=profile.model(ctx.model))
-    reading, res = read_samples(samples, c)
-    changed = (
-        None if profile is None else profile.changed(_features(samples, c), c.info.printed_index[1])
-    )
-    g = c.geometry
-    lengths = {r: g.routes[r].length for r in g.route_ids}
-    return assess(reading, res.scores, c.info, res.model, lengths, changed=changed)
+    reading, _ = read_samples(samples, ctx, profile=profile)
+    return reading
 
 
 def test_a_profile_sees_trains_on_their_own_print(ctx: ReadContext, table) -> None:
