@@ -202,6 +202,7 @@ def check_surcharge_payment(surcharge: Surcharge, cards: Sequence[Card]) -> None
             f"the tunnel needs exactly {surcharge.extra} more card"
             f"{'s' if surcharge.extra != 1 else ''}, got {len(cards)}",
             rule="tunnel-extra-count",
+            params={"need": surcharge.extra},
         )
     wrong = [c for c in cards if not surcharge.accepts(c)]
     if wrong:

@@ -77,6 +77,7 @@ def check_pieces(route: BoardRoute, left: int, pieces: str) -> None:
         raise IllegalActionError(
             f"{route.id} needs {route.length} {pieces} and only {left} are left",
             rule=f"not-enough-{pieces}",
+            params={"route": route.id, "need": route.length, "left": left},
         )
 
 
@@ -149,12 +150,14 @@ def check_first_keep(
         raise IllegalActionError(
             f"keep at least {s.keep_min} of the first tickets, not {len(chosen)}",
             rule="keep-minimum",
+            params={"need": min(s.keep_min, dealt)},
         )
     longs = sum(1 for t in chosen if game_map.tickets[t].long)
     if s.long_keep_max is not None and longs > s.long_keep_max:
         raise IllegalActionError(
             f"keep at most {s.long_keep_max} long ticket{'s' if s.long_keep_max != 1 else ''}",
             rule="keep-long-maximum",
+            params={"most": s.long_keep_max},
         )
 
 
@@ -162,10 +165,14 @@ def check_draw_keep(chosen: Sequence[str], drawn: int, keep_min: int) -> None:
     """Tickets drawn in a turn: keep at least ``keep_min`` (a lone last ticket must be kept)."""
     need = min(keep_min, drawn)
     if len(chosen) < need:
-        raise IllegalActionError(f"keep at least {need} of the drawn tickets", rule="keep-minimum")
+        raise IllegalActionError(
+            f"keep at least {need} of the drawn tickets", rule="keep-minimum", params={"need": need}
+        )
     if len(chosen) > drawn:
         raise IllegalActionError(
-            f"only {drawn} ticket{'s were' if drawn != 1 else ' was'} drawn", rule="keep-maximum"
+            f"only {drawn} ticket{'s were' if drawn != 1 else ' was'} drawn",
+            rule="keep-maximum",
+            params={"most": drawn},
         )
 
 

@@ -83,7 +83,9 @@ class TurnOrder(Generic[S]):
         for p in self.players:
             if p.color == color:
                 return p
-        raise IllegalActionError(f"no player plays {color} in this game", rule="unknown-player")
+        raise IllegalActionError(
+            f"no player plays {color} in this game", rule="unknown-player", params={"color": color}
+        )
 
     def _next_turn(self) -> bool:
         """End the current player's turn (the final round counts down) and move on; True when

@@ -122,6 +122,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         *,
         variant: str = "europe",
         payment_mode: str = "lenient",
+        tickets_tracked: bool = False,
+        turn_needs_action: bool = False,
     ) -> None:
         check_players(players)
         v = game_map.variant(variant)
@@ -140,6 +142,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 for n, c in players
             ],
             payment_mode,
+            tickets_tracked=tickets_tracked,
+            turn_needs_action=turn_needs_action,
         )
         self.variant: Variant = v
         self.station_owner: dict[str, str] = {}
@@ -237,10 +241,11 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
             raise IllegalActionError(
                 f"{ticket} is not a ticket of the {self.variant.name} variant",
                 rule="wrong-variant",
+                params={"ticket": ticket},
             )
 
     def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(action.tickets)
+        self._check_tickets(p, action.tickets)
         s = self.variant.setup
         check_first_keep(self.map, self.variant, action.tickets, s.long_dealt + s.regular_dealt)
         longs = [t for t in action.tickets if self.map.tickets[t].long]
@@ -249,20 +254,23 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 f"only {s.long_dealt} long ticket{'s are' if s.long_dealt != 1 else ' is'} dealt "
                 f"in {self.variant.name}",
                 rule="keep-long-maximum",
+                params={"most": max(s.long_dealt, 0)},
             )
         if len(action.tickets) > s.long_dealt + s.regular_dealt:
             raise IllegalActionError(
                 f"only {s.long_dealt + s.regular_dealt} tickets are dealt at the start",
                 rule="keep-maximum",
+                params={"most": s.long_dealt + s.regular_dealt},
             )
         self._kept_first(p, action.tickets)
 
     def _keep_tickets(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(action.tickets)
+        self._check_tickets(p, action.tickets)
         if not 1 <= len(action.tickets) <= self.variant.draw:
             raise IllegalActionError(
                 f"keep 1 to {self.variant.draw} of the tickets drawn, not {len(action.tickets)}",
                 rule="keep-minimum" if not action.tickets else "keep-maximum",
+                params={"need": 1} if not action.tickets else {"most": self.variant.draw},
             )
         if any(self.map.tickets[t].long for t in action.tickets) and "big_cities" not in (
             self.variant.decks
@@ -310,6 +318,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 [(p.name, p.color) for p in players],
                 variant=data["variant"],
                 payment_mode=data["payment_mode"],
+                tickets_tracked=bool(data.get("tickets_tracked", False)),
+                turn_needs_action=bool(data.get("turn_needs_action", False)),
             )
             t._load_turn(data, players)
             t.station_owner = dict(data["station_owner"])

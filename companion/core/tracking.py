@@ -6,6 +6,22 @@ the routes taken, the payment mode (``strict``: cards must be tapped and pay exa
 ``lenient``: tapped cards are checked and a wrong payment is accepted with a warning; ``off``),
 the ticket checks, the final round, all-or-nothing ``apply`` and the JSON form. Europe
 (:mod:`companion.core.tracker`) adds tunnels, stations and variants; London its ticket keeps.
+
+Setup and turns, as a real table plays them:
+
+- A player's first keep is judged by the board's setup rule (Europe: the variant's) whenever
+  it comes: out of turn, and after others have played. It is not a turn action.
+- ``tickets_tracked`` (the game tracks tickets from the start): a player's first turn action
+  (a claim, a draw, an end of turn, a later keep) is refused (``first-tickets``) until that
+  player has kept first tickets; nor does the next player's action end the turn of a player
+  who has not. Off (a game started without ticket tracking, and the default for the trackers
+  a service builds today), turns never wait for tickets.
+- ``turn_needs_action``: ending a turn in which the player did nothing is refused
+  (``turn-needs-action``), so a second tap on "end turn" does not end the next player's turn.
+  Off (the default for the trackers a service builds today: its late camera claims go into a
+  turn ended early), such a turn ends as before.
+- A refusal never tells what another player holds: keeping a ticket someone holds is refused as
+  "that ticket is not available" (code ``rule.ticket-unavailable``), naming nobody.
 """
 
 from __future__ import annotations
@@ -75,7 +91,14 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     TICKET_ID: ClassVar[str] = "ticket id"  # "unknown <TICKET_ID> 'x'"
 
     def __init__(
-        self, game_map: MapLookups[R, Any], rules: TurnRules, players: list[T], payment_mode: str
+        self,
+        game_map: MapLookups[R, Any],
+        rules: TurnRules,
+        players: list[T],
+        payment_mode: str,
+        *,
+        tickets_tracked: bool = False,
+        turn_needs_action: bool = False,
     ) -> None:
         if payment_mode not in PAYMENT_MODES:
             raise InvalidStateError(
@@ -88,6 +111,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.phase = "setup"  # setup -> playing -> over
         self.acted = False
         self.warnings: list[str] = []
+        self.tickets_tracked = tickets_tracked
+        self.turn_needs_action = turn_needs_action
 
     def _shared(self) -> tuple[object, ...]:
         """Immutable objects a copy shares (the map; Europe's variant too)."""
@@ -117,9 +142,15 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         if self.over:
             raise IllegalActionError("the game is over", rule="game-over")
         actor = self.player(action.player)
-        if isinstance(action, KeepTickets) and self.phase == "setup" and not actor.ready:
+        if isinstance(action, KeepTickets) and not actor.ready and self._first_keep_now():
             self._keep_initial(actor, action)
             return
+        if self.tickets_tracked and not actor.ready:
+            raise IllegalActionError(
+                f"{actor.color} first keeps the tickets dealt at the start",
+                rule="first-tickets",
+                params={"color": actor.color},
+            )
         if self.phase == "setup":
             self.phase = "playing"
         self._turn_check(actor, action)
@@ -143,6 +174,10 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         handler: Callable[[T, Any], None] = getattr(self, name)
         handler(actor, action)
 
+    def _first_keep_now(self) -> bool:
+        """Is a keep by a player who has not kept yet that player's first keep?"""
+        return True
+
     def _check_pending(self, action: Action) -> None:
         """Refuse ``action`` while something else must be settled first (a tunnel)."""
 
@@ -158,14 +193,22 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         if actor is self.current_player:
             return
         nxt = self.players[(self.current + 1) % self.n_players]
-        if actor is nxt and self._may_end_for_them() and not isinstance(action, EndTurn):
-            # The table moved on without pressing "end turn": end it for them.
-            self._end_turn()
+        cur = self.current_player
+        if (
+            actor is nxt
+            and self._may_end_for_them()
+            and not isinstance(action, EndTurn)
+            and (cur.ready or not self.tickets_tracked)
+        ):
+            # The table moved on without pressing "end turn": end it for them (they drew).
+            self._next_turn_over()
             if self.over:
                 raise IllegalActionError("the game is over", rule="game-over")
             return
         raise IllegalActionError(
-            f"it is {self.current_player.color}'s turn, not {actor.color}'s", rule="not-your-turn"
+            f"it is {cur.color}'s turn, not {actor.color}'s",
+            rule="not-your-turn",
+            params={"color": actor.color, "current": cur.color},
         )
 
     def _check_cards(
@@ -201,16 +244,30 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     def _drew(self, p: T, action: DrewCards) -> None:
         self.acted = True
 
-    def _check_tickets(self, tickets: Sequence[str]) -> None:
+    def _check_tickets(self, p: T, tickets: Sequence[str]) -> None:
         if len(set(tickets)) != len(tickets):
             raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
         for t in tickets:
             if t not in self.map.tickets:
-                raise IllegalActionError(f"unknown {self.TICKET_ID} {t!r}", rule="unknown-ticket")
+                raise IllegalActionError(
+                    f"unknown {self.TICKET_ID} {t!r}", rule="unknown-ticket", params={"ticket": t}
+                )
             self._check_ticket(t)
             holder = self.ticket_holder(t)
-            if holder is not None:
-                raise IllegalActionError(f"{t} is already held by {holder}", rule="ticket-held")
+            if holder == p.color:
+                raise IllegalActionError(
+                    f"{p.color} already holds {t}",
+                    rule="ticket-held",
+                    code="rule.ticket-own",
+                    params={"color": p.color, "ticket": t},
+                )
+            if holder is not None:  # never say who holds it
+                raise IllegalActionError(
+                    "that ticket is not available",
+                    rule="ticket-held",
+                    code="rule.ticket-unavailable",
+                    params={"ticket": t},
+                )
 
     def _check_ticket(self, ticket: str) -> None:
         """The board's own check of a known ticket (Europe: of the variant played)."""
@@ -228,6 +285,18 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         raise NotImplementedError
 
     def _end_turn(self) -> None:
+        """The current player ends the turn: refused if nothing was done in it."""
+        if self.turn_needs_action and not self.acted:
+            p = self.current_player
+            raise IllegalActionError(
+                f"{p.color} has done nothing this turn: a turn needs an action (a claim, a draw "
+                "or tickets) before it ends",
+                rule="turn-needs-action",
+                params={"color": p.color},
+            )
+        self._next_turn_over()
+
+    def _next_turn_over(self) -> None:
         if self._next_turn():
             self.phase = "over"
         self.acted = False
@@ -236,6 +305,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     def _turn_json(self) -> dict[str, Any]:
         return {
             "payment_mode": self.payment_mode,
+            "tickets_tracked": self.tickets_tracked,
+            "turn_needs_action": self.turn_needs_action,
             "phase": self.phase,
             "current": self.current,
             "acted": self.acted,
@@ -249,6 +320,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     def _load_turn(self, data: Mapping[str, Any], players: list[T]) -> None:
         """The inverse of :meth:`_turn_json` (``payment_mode`` goes to the constructor)."""
         self.players = players
+        self.tickets_tracked = bool(data.get("tickets_tracked", False))
+        self.turn_needs_action = bool(data.get("turn_needs_action", False))
         self.phase = data["phase"]
         self.current = int(data["current"])
         self.acted = bool(data["acted"])

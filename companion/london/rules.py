@@ -64,11 +64,15 @@ def check_first_keep(game_map: LondonMap, chosen: Sequence[str], dealt: int) -> 
     need = min(game_map.tickets_keep_min, dealt)
     if len(chosen) < need:
         raise IllegalActionError(
-            f"keep at least {need} of the first tickets, not {len(chosen)}", rule="keep-minimum"
+            f"keep at least {need} of the first tickets, not {len(chosen)}",
+            rule="keep-minimum",
+            params={"need": need},
         )
     if len(chosen) > dealt:
         raise IllegalActionError(
-            f"only {dealt} tickets are dealt at the start", rule="keep-maximum"
+            f"only {dealt} tickets are dealt at the start",
+            rule="keep-maximum",
+            params={"most": dealt},
         )
 
 

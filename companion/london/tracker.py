@@ -59,6 +59,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         players: Sequence[tuple[str, str]],
         *,
         payment_mode: str = "lenient",
+        tickets_tracked: bool = False,
+        turn_needs_action: bool = False,
     ) -> None:
         check_players(game_map, players)
         super().__init__(
@@ -69,6 +71,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 for n, c in players
             ],
             payment_mode,
+            tickets_tracked=tickets_tracked,
+            turn_needs_action=turn_needs_action,
         )
 
     # --- applying ---------------------------------------------------------------------
@@ -80,12 +84,12 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         self._place_route(p, route.id, route.length, self.map.points_for(route))
 
     def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(action.tickets)
+        self._check_tickets(p, action.tickets)
         check_first_keep(self.map, action.tickets, self.map.tickets_dealt)
         self._kept_first(p, action.tickets)
 
     def _keep_tickets(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(action.tickets)
+        self._check_tickets(p, action.tickets)
         left = len(self.map.tickets) - sum(len(q.tickets) for q in self.players)
         check_draw_keep(self.map, action.tickets, min(self.map.tickets_draw, left))
         p.tickets.extend(action.tickets)
@@ -116,6 +120,8 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 game_map,
                 [(p.name, p.color) for p in players],
                 payment_mode=data["payment_mode"],
+                tickets_tracked=bool(data.get("tickets_tracked", False)),
+                turn_needs_action=bool(data.get("turn_needs_action", False)),
             )
             t._load_turn(data, players)
             t.warnings = list(data["warnings"])
