@@ -32,7 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.classify import FloatArray, SpaceFeatures, SpaceModel
+from companion.vision.classify import (
+    FloatArray,
+    SpaceFeatures,
+    SpaceLayoutInfo,
+    SpaceModel,
+    WindowSet,
+    distances,
+    window_penalty,
+)
 from companion.vision.types import PLAYER_COLORS
 
 FEATURES = ("L", "a", "b", "L_std", "end_outline", "asymmetry", "dark_lines", "highlight")
@@ -198,6 +206,42 @@ class TableProfile:
             plastic=plastic,
             plastic_count={str(c): int(n) for c, n in data["plastic_count"].items()},
         )
+
+
+def train_windows(
+    feats: SpaceFeatures,
+    info: SpaceLayoutInfo,
+    windows: WindowSet,
+    model: SpaceModel,
+    route: str,
+    colour: str,
+) -> FloatArray:
+    """(m, 4) the best window of ``colour`` on each space of ``route`` (where its trains are)."""
+    idx = np.arange(info.route_slices[route].start, info.route_slices[route].stop)
+    _, best = distances(feats, info, model, window_penalty(model, windows, info.lane_side))
+    j = best[idx, PLAYER_COLORS.index(colour)]
+    return np.asarray(feats.windows[idx, j], dtype=np.float64)
+
+
+def learn_claims(
+    profile: TableProfile,
+    feats: SpaceFeatures,
+    info: SpaceLayoutInfo,
+    windows: WindowSet,
+    base: SpaceModel,
+    claims: dict[str, str | None],
+) -> None:
+    """What the table confirmed or corrected (route -> its owner's colour, or None when it is
+    free) refines the profile: a colour from its trains, an empty look from a free route."""
+    model = profile.model(base)
+    for route, colour in claims.items():
+        if route not in info.route_slices:
+            raise ValueError(f"unknown route {route!r}")
+        if colour is None:
+            sl = info.route_slices[route]
+            profile.add_empty(feats, np.arange(sl.start, sl.stop))
+        else:
+            profile.add_trains(colour, train_windows(feats, info, windows, model, route, colour))
 
 
 def profile_path(state_dir: Path, camera: str) -> Path:

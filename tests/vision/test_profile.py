@@ -151,3 +151,40 @@ def test_player_colours_learnt_refined_and_kept_per_camera(ctx: ReadContext, tmp
     path.write_text('{"version": 1, "features": []}', encoding="utf-8")
     with pytest.raises(ValueError):
         prof.load(path)
+
+
+def test_colours_learnt_from_the_first_trains(ctx: ReadContext, renderer: BoardRenderer) -> None:
+    routes = {"berlin-wien": "red", "madrid-pamplona-2": "red", "paris-zurich": "blue"}
+    # the game under a slightly other light than the empty board
+    board = channel_gains(
+        renderer.render_board(Scene(routes=routes, seed=4), 1500), (0.95, 1, 1.05)
+    )
+    h, w = board.shape[:2]
+    samples = _samples(board, np.array([[0, 0], [w, 0], [w, h], [0, h]], float), ctx)
+    feats = _features(samples, ctx)
+    empty = renderer.render_board(Scene(seed=4), 1500)
+    p = prof.TableProfile.from_empty(
+        "cam", _features(_samples(empty, [[0, 0], [w, 0], [w, h], [0, h]], ctx), ctx)
+    )
+    before = p.empty.copy()
+    claims: dict[str, str | None] = {**routes, "brest-paris": None}
+    prof.learn_claims(p, feats, ctx.info, ctx.windows, ctx.model, claims)
+    g = ctx.geometry
+    assert (
+        p.plastic_count["red"]
+        == g.routes["berlin-wien"].length + g.routes["madrid-pamplona-2"].length
+    )
+    assert p.plastic_count["blue"] == g.routes["paris-zurich"].length
+    # the learnt red sits nearer the reader's red than any other plastic does
+    scale = ctx.model.scale
+    d = {
+        c: float(np.sum(((p.plastic["red"] - v) / scale) ** 2))
+        for c, v in ctx.model.plastic.items()
+    }
+    assert min(d, key=d.get) == "red"
+    sl = ctx.info.route_slices["brest-paris"]
+    assert not np.allclose(p.empty[sl], before[sl]) and np.allclose(
+        p.empty[: sl.start], before[: sl.start]
+    )
+    with pytest.raises(ValueError):
+        prof.learn_claims(p, feats, ctx.info, ctx.windows, ctx.model, {"nowhere-x": "red"})
