@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,22 @@ from companion.data import europe_map
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_installed_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Hermetic: where scripts/install.sh ran, /etc/companion/companion.toml would configure
+    every `companion serve` the tests start (its camera, its card reader). They read this file
+    instead, which names no device; a test naming its own (--config, env=) is unaffected."""
+    path = tmp_path_factory.mktemp("config") / "companion.toml"
+    path.write_text('[camera]\nbackend = "none"\n\n[reader]\nenabled = false\n', encoding="utf-8")
+    old = os.environ.get("COMPANION_CONFIG")
+    os.environ["COMPANION_CONFIG"] = str(path)
+    yield
+    if old is None:
+        os.environ.pop("COMPANION_CONFIG", None)
+    else:
+        os.environ["COMPANION_CONFIG"] = old
 
 
 @pytest.fixture(scope="session")

@@ -200,7 +200,8 @@ class Controls:
             self.close()
             raise ControlsError(
                 f"cannot open the GPIO controls: {exc}; the service user needs the gpio group "
-                "(see systemd/companion.service)"
+                "(scripts/install.sh adds it where the group exists: `sudo usermod -aG gpio "
+                "companion`)"
             ) from None
         self.buttons["end_turn"].when_pressed = lambda: self._emit("end_turn")
         self.buttons["confirm"].when_pressed = lambda: self._emit("confirm")
