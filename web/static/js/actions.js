@@ -165,15 +165,15 @@ export function tunnelPanel(app, tunnel) {
   if (!tunnel.revealed) {
     // the third card tapped sends the reveal at once
     const send = (cards) => app.act({ type: "tunnel_reveal", player: tunnel.player, cards });
-    const picker = cardPicker(i18n, { max: 3, onChange: (cards) => cards.length === 3 && send(cards) });
-    box.append(el("p", null, el("strong", null, i18n.t("tunnel.reveal"))), picker.el);
+    const picker = cardPicker(i18n, { max: 3, caption: el("strong", null, i18n.t("tunnel.reveal")), onChange: (cards) => cards.length === 3 && send(cards) });
+    box.append(picker.el);
     box.appendChild(el("div", { class: "row" }, el("button", { type: "button", id: "reveal-go", onclick: () => send(picker.cards) }, i18n.t("tunnel.reveal_btn"))));
   } else {
     const extra = tunnel.extra || 0;
     const c = tunnel.extra_color;
     const msg = !extra ? i18n.t("tunnel.no_extra") : c && c !== "locomotive" ? i18n.t("tunnel.extra", { n: extra, color: i18n.card(c) }) : i18n.t("tunnel.extra_loco", { n: extra });
     box.appendChild(el("p", { class: "surcharge", role: "status" }, el("strong", null, msg), el("br"), el("span", { class: "muted" }, i18n.t("tunnel.revealed", { cards: i18n.cardList(tunnel.revealed) }))));
-    const picker = cardPicker(i18n, { initial: Array(extra).fill(c || "locomotive"), max: Math.max(extra, 3) });
+    const picker = cardPicker(i18n, { initial: Array(extra).fill(c || "locomotive"), max: Math.max(extra, 3), caption: i18n.t("tunnel.pay_pick") });
     if (extra) box.appendChild(picker.el);
     box.appendChild(
       el(

@@ -13,7 +13,8 @@ const OTHER_GAMES = ["london", "transeuropa", "trambahn"];
 const MOVES = new Set(["claim", "build_station", "keep_tickets", "drew_cards", "end_turn", "tunnel_reveal", "tunnel_pay", "tunnel_withdraw", "finish", "set_board", "round_penalties", "score_round", "passenger", "terminal_scoring", "start_line", "stop", "tram"]);
 
 function title(i18n, g) {
-  return OTHER_GAMES.includes(g.variant) ? gameTitle(i18n, g.variant) : `${i18n.t("game.europe")} · ${i18n.t(`variant.${g.variant}`)}`;
+  if (OTHER_GAMES.includes(g.variant)) return gameTitle(i18n, g.variant);
+  return g.variant && g.variant !== "europe" ? `${i18n.t("game.europe")} · ${i18n.t(`variant.${g.variant}`)}` : i18n.t("game.europe");
 }
 
 function scoreLine(state, i18n) {

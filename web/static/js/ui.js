@@ -69,7 +69,7 @@ const CARDS = ["red", "blue", "green", "yellow", "orange", "pink", "white", "bla
 // payment with that colour (beside the locomotives already in it), tapping a locomotive turns one
 // coloured card into a locomotive; so a claim is one tap for its colour and one per locomotive.
 // `onChange(cards)` runs after each tap.
-export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS, fill = 0, onChange = null } = {}) {
+export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS, fill = 0, onChange = null, caption = null } = {}) {
   let cards = [...initial];
   const counts = {};
   const buttons = {};
@@ -111,7 +111,7 @@ export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS, fill = 
     grid.appendChild(b);
   }
   const clear = el("button", { type: "button", class: "clear", onclick: () => ((cards = []), refresh(), onChange && onChange([])) }, i18n.t("cards.clear"));
-  const root = el("div", { class: "stack picker" }, el("div", { class: "muted" }, i18n.t(fill ? "cards.pick_fill" : "cards.pick")), grid, el("div", { class: "row" }, el("div", { class: "grow paid-wrap" }, paid), clear));
+  const root = el("div", { class: "stack picker" }, el("div", { class: "muted" }, caption || i18n.t(fill ? "cards.pick_fill" : "cards.pick")), grid, el("div", { class: "row" }, el("div", { class: "grow paid-wrap" }, paid), clear));
   refresh();
   return {
     el: root,
