@@ -10,9 +10,10 @@ from companion.service.errors import (
     ServiceError,
     Unavailable,
 )
-from companion.service.facade import Service, Subscription, iter_sse
+from companion.service.facade import Service
 from companion.service.fold import GameFold, fold_game
 from companion.service.pending import Pending
+from companion.service.streams import Subscription, iter_sse
 from companion.service.views import missing_routes, public_state, ticket_progress
 
 __all__ = [

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.service.fold import AnyFold, OtherFold
+
 
 @dataclass
 class Confirmation:
@@ -73,3 +75,50 @@ class Pending:
             "reader_player": self.reader_player,
             "confirmations": [c.to_json() for c in self.confirmations],
         }
+
+
+def fill_from_pending(pending: Pending, action: dict[str, Any]) -> tuple[bool, bool]:
+    """Use tapped cards/tickets for an action that names none (fills ``action`` in place).
+
+    Returns (used cards, used tickets): the taps to clear once the action is logged.
+    """
+    kind = action["type"]
+    player = action.get("player")
+    used_cards = used_tickets = False
+    if (
+        kind in ("claim", "build_station", "tunnel_pay")
+        and "cards" not in action
+        and pending.payment_player == player
+        and pending.cards
+    ):
+        action["cards"] = list(pending.cards)
+        used_cards = True
+    if kind in ("claim", "build_station", "tunnel_pay") and "cards" in action:
+        used_cards = used_cards or pending.payment_player == player
+    if (
+        kind == "keep_tickets"
+        and not action.get("tickets")
+        and pending.tickets_player == player
+        and pending.tickets
+    ):
+        action["tickets"] = list(pending.tickets)
+        used_tickets = True
+    return used_cards, used_tickets
+
+
+def open_confirmations(
+    fold: AnyFold | None, confirmations: list[Confirmation]
+) -> list[Confirmation]:
+    """The camera questions still worth asking: their route or city still free, the game live.
+    (No game: kept as they are; another game than Europe: none.)"""
+    if fold is None:
+        return confirmations
+    if isinstance(fold, OtherFold):
+        return []
+    t = fold.tracker
+    keep = []
+    for c in confirmations:
+        taken = (t.route_owner if c.kind == "claim" else t.station_owner).get(c.key)
+        if taken is None and not fold.finished:
+            keep.append(c)
+    return keep

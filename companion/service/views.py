@@ -12,9 +12,11 @@ from typing import Any
 from companion.core.board import Route
 from companion.core.scoring import score_final
 from companion.core.tracker import TableTracker
-from companion.games import EUROPE
-from companion.service.fold import AnyFold, GameFold, OtherFold
+from companion.games import EUROPE, game_kind
+from companion.service.describe import describe_in
+from companion.service.fold import AnyFold, GameFold, OtherFold, effective_steps
 from companion.service.pending import Pending
+from companion.store import Event
 
 
 def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
@@ -39,11 +41,6 @@ def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
         )
         return text, "final.round", {"name": trig.name, "color": trig.color, "n": trig.trains}
     return None
-
-
-def _announcement(fold: GameFold) -> str | None:
-    ann = announcement_of(fold)
-    return ann[0] if ann else None
 
 
 def other_public_state(
@@ -272,3 +269,35 @@ def ticket_progress(
         "tickets": tickets,
         "points_if_ended_now": points,
     }
+
+
+def event_list(events: Sequence[Event], *, hide: bool) -> list[dict[str, Any]]:
+    """A game's log for the history page: each event with its line and whether it is undone
+    (``hide``: kept ticket ids become their number, as long as the game is not finished)."""
+    steps, _ = effective_steps(events)
+    undone = {s.seq for s in steps if s.effective is None}
+    first = events[0].action if events else {}
+    kind = None if first.get("game", EUROPE) == EUROPE else game_kind(first["game"])
+    out = []
+    for e in events:
+        action = dict(e.action)
+        if hide and action.get("type") == "keep_tickets":
+            action["tickets"] = len(action.get("tickets", []))
+        if hide and action.get("type") == "replace":
+            inner = dict(action.get("action", {}))
+            if inner.get("type") == "keep_tickets":
+                inner["tickets"] = len(inner.get("tickets", []))
+            action["action"] = inner
+        if hide and action.get("type") == "set_board" and "tickets" in action:
+            action["tickets"] = {c: len(v) for c, v in action["tickets"].items()}
+        out.append(
+            {
+                "seq": e.seq,
+                "ts": e.ts,
+                "actor": e.actor,
+                "action": action,
+                "undone": e.seq in undone,
+                "text": describe_in(kind, e.action, secret=hide),
+            }
+        )
+    return out

@@ -1,0 +1,87 @@
+"""The one thread: every command runs on it, in arrival order (:meth:`Loop.call` waits for the
+result, :meth:`Loop.post` does not). Before :meth:`Loop.start` (and after :meth:`Loop.stop`)
+commands run at once on the caller's thread."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from companion.service.errors import Conflict, ServiceError, Unavailable
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class Loop:
+    """A queue of commands and the thread that runs them. ``on_conflict`` hears every refusal
+    by the rules (a 409) before it goes back to the caller."""
+
+    def __init__(self, on_conflict: Callable[[Conflict], None]) -> None:
+        self._on_conflict = on_conflict
+        self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="companion-loop", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fn, fut = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(self._run_one(fn))
+            except BaseException as exc:
+                if not isinstance(exc, ServiceError):
+                    log.exception("the game loop failed on a command")
+                fut.set_exception(exc)
+
+    def _run_one(self, fn: Callable[[], T]) -> T:
+        """Run one command; a refusal by the rules (409) is told to ``on_conflict``."""
+        try:
+            return fn()
+        except Conflict as exc:
+            self._on_conflict(exc)
+            raise
+
+    def call(self, fn: Callable[[], T], timeout: float = 15.0) -> T:
+        """Run ``fn`` on the loop thread and wait for its result (or its ServiceError)."""
+        if self._thread is None:
+            return self._run_one(fn)
+        if threading.current_thread() is self._thread:
+            return fn()
+        fut: Future[T] = Future()
+        self._queue.put((fn, fut))
+        try:
+            return fut.result(timeout)
+        except TimeoutError:
+            raise Unavailable("The game loop is busy; try again in a moment.") from None
+
+    def post(self, fn: Callable[[], Any]) -> Future[Any]:
+        """Queue ``fn`` for the loop thread without waiting."""
+        fut: Future[Any] = Future()
+        if self._thread is None:
+            try:
+                fut.set_result(self._run_one(fn))
+            except BaseException as exc:
+                fut.set_exception(exc)
+            return fut
+        self._queue.put((fn, fut))
+        return fut
