@@ -109,8 +109,8 @@ def cpu_ms(fn: Callable[[], Any]) -> float:
 
 def rendered_frames(seed: int, fps: float, count: int) -> tuple[list[Any], Any]:
     """``count`` 1920x1080 frames of a simulated game with hands, ``fps`` apart."""
-    from companion.vision.render import BoardRenderer
-    from companion.vision.sources import SimulatedCamera, simulated_game
+    from companion.sim.camera import SimulatedCamera, simulated_game
+    from companion.sim.render import BoardRenderer
 
     renderer = BoardRenderer()
     script = simulated_game(seed, renderer=renderer, max_turns=12)
@@ -212,7 +212,7 @@ SERVE_PROBE = textwrap.dedent(
     Device.pin_factory = MockFactory(pin_class=MockPWMPin)  # the controls, on mock pins
     reads = [0]
     try:
-        import companion.vision.live_oracle as oracle
+        import companion.sim.live_oracle as oracle
         from companion.vision.live import VisionReader
 
         class TruthPlaced(VisionReader):
@@ -396,7 +396,7 @@ def main() -> int:
             )
         except Exception as exc:  # the vision package is someone else's and may be mid-change
             print(f"live pipeline with the pixel reader not measured: {type(exc).__name__}: {exc}")
-        from companion.vision.live_oracle import OracleReader
+        from companion.sim.live_oracle import OracleReader
 
         timings.append(
             time_live(

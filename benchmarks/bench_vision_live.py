@@ -35,6 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion.sim.camera import SimulatedCamera, simulated_game
+from companion.sim.live_oracle import OracleReader
+from companion.sim.render import BoardRenderer
 from companion.vision.live import (
     ClaimSeen,
     Event,
@@ -42,9 +45,7 @@ from companion.vision.live import (
     StationSeen,
     VisionReader,
 )
-from companion.vision.live_oracle import OracleReader
-from companion.vision.render import BoardRenderer
-from companion.vision.sources import Frame, SimulatedCamera, simulated_game
+from companion.vision.sources import Frame
 
 
 class TruthPlacedVisionReader(VisionReader):
@@ -156,9 +157,9 @@ def run_game(
 
 def static_reads(renderer: BoardRenderer, seeds: range, size: tuple[int, int]) -> None:
     """locate_board and read_board on random rendered games (no hands), one frame each."""
+    from companion.sim.render import random_scene, random_view
     from companion.vision.locate import BoardLocation, locate_board
     from companion.vision.read import read_board
-    from companion.vision.render import random_scene, random_view
     from companion.vision.types import NoBoardError
 
     confusion: collections.Counter[tuple[str, str, str]] = collections.Counter()

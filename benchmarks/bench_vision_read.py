@@ -2,7 +2,7 @@
 
 Prints per-space / per-route / per-station accuracy on each labelled photo and overall,
 leave-one-photo-out numbers (the space model re-fitted without the photo it is tested on),
-the photos as other cameras and rooms would take them (companion.vision.perturb),
+the photos as other cameras and rooms would take them (companion.sim.perturb),
 locating raw photos at an angle (in-memory perspective warps onto a drawn table), refusals, and
 single-threaded speed (wall median / p95 and this process's CPU time, with the machine's load):
 cropped and uncropped 12-megapixel photos (locate + read), 1080p live frames with a known
@@ -25,12 +25,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.sim.perturb import CAMERA_VARIATIONS  # noqa: E402
 from companion.vision.context import make_context  # noqa: E402
 from companion.vision.geometry import corners_homography  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.perturb import CAMERA_VARIATIONS  # noqa: E402
 from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
-from companion.vision.read_tune import (  # noqa: E402
+from companion.vision.types import NoBoardError  # noqa: E402
+from tools.read_tune import (  # noqa: E402
     Accuracy,
     fit_space_model,
     labelled_photos,
@@ -40,7 +41,6 @@ from companion.vision.read_tune import (  # noqa: E402
     station_rows,
     stations_held_out,
 )
-from companion.vision.types import NoBoardError  # noqa: E402
 
 PHOTOS = ROOT.parent / "shared" / "photos"
 

@@ -1,6 +1,6 @@
 """Other Ticket to Ride maps refused, over many seeds (and the Europe board found, as control).
 
-Every kind of ``companion.vision.other_maps`` (invented maps in three aspects, Europe with its
+Every kind of ``companion.sim.other_maps`` (invented maps in three aspects, Europe with its
 cities warped, Europe with its colours shuffled) and the Europe board itself are drawn by the
 renderer with trains on them in 1920x1080 camera frames, overhead and at an angle from a seat,
 and located with ``locate_board``. Per kind and view: how many were refused, and how close the
@@ -31,11 +31,11 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.sim.other_maps import KINDS, other_map, render_case
+from companion.sim.render import BoardRenderer
 from companion.vision import locate as locate_mod
 from companion.vision.board import load_geometry
 from companion.vision.context import make_context
-from companion.vision.other_maps import KINDS, other_map, render_case
-from companion.vision.render import BoardRenderer
 from companion.vision.types import NoBoardError
 
 VIEWS = ("overhead", "angled")

@@ -8,7 +8,7 @@ Each game is a simulated game (``sources.simulated_game``: five players, hands a
 board, card draws, passing shadows, a bumped table) rendered by the project's renderer at
 ``--size``; its frames go through the live watcher, and every claim and station the watcher
 reports goes through ``Service.observe`` (the service's ``reconcile``: vetoes and questions) of a
-table game that follows the script (``companion.vision.table_sim``): the current player is the
+table game that follows the script (``companion.sim.table_sim``): the current player is the
 script's, cards drawn are entered, turns are ended with the button, the host answers questions
 from the truth. Counts per game and reader:
 
@@ -37,11 +37,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion.sim.camera import SimulatedCamera, simulated_game
+from companion.sim.live_oracle import OracleReader
+from companion.sim.render import BoardRenderer
+from companion.sim.table_sim import SimulatedTable, SystemCounts
 from companion.vision.live import LiveWatcher, VisionReader
-from companion.vision.live_oracle import OracleReader
-from companion.vision.render import BoardRenderer
-from companion.vision.sources import Frame, SimulatedCamera, simulated_game
-from companion.vision.table_sim import SimulatedTable, SystemCounts
+from companion.vision.sources import Frame
 
 
 class TruthPlacedVisionReader(VisionReader):

@@ -20,7 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.rules",
     "companion.commands.demo",
     "companion.commands.serve",
-    "companion.vision.cli",
+    "companion.commands.vision",
     "companion.reader.cli",
     "companion.commands.transeuropa",
     "companion.commands.trambahn",

@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion.sim.render import BoardRenderer, View, random_scene
 from companion.vision.classify import (
     FIT_FEATURES,
     fit_features,
@@ -38,7 +39,6 @@ from companion.vision.classify import (
 )
 from companion.vision.context import ReadContext, default_context, take_samples
 from companion.vision.geometry import corners_homography
-from companion.vision.render import BoardRenderer, View, random_scene
 from companion.vision.sample import decimate
 
 ROOT = Path(__file__).resolve().parents[1]

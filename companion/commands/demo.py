@@ -268,7 +268,7 @@ class DirectTable:
 
 def _table_camera_class() -> type:
     """TableCamera, built on first use (the vision stack is imported only by the demo)."""
-    from companion.vision.sources import SimEvent, SimScript, SimulatedCamera
+    from companion.sim.camera import SimEvent, SimScript, SimulatedCamera
 
     class TableCamera(SimulatedCamera):
         """A simulated camera whose scene is changed while it runs: hands and pieces are added
@@ -452,7 +452,7 @@ class DeviceTable:
 
     def _reach(self, target: tuple[float, float], color: str, hold: float) -> tuple[float, float]:
         """A hand comes in towards ``target`` and leaves; returns (mid time, end time)."""
-        from companion.vision.sources import HAND_RAMP
+        from companion.sim.camera import HAND_RAMP
 
         cam = self.camera
         t0 = max(cam.seen, 0.0) + 3.0 / cam.fps

@@ -499,18 +499,19 @@ def forget_refused(
 def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
     """Watch the camera in a thread; claims and stations seen become observations."""
     from companion.service import Actor
+    from companion.sim.camera import SimulatedCamera, open_camera
     from companion.vision.live import FrameReader, LiveWatcher, VisionReader
-    from companion.vision.sources import SimulatedCamera, SourceError, open_source
+    from companion.vision.sources import SourceError
 
     try:
-        source = open_source(spec)
+        source = open_camera(spec)
     except SourceError as exc:
         from companion.cli import CommandError
 
         raise CommandError(str(exc)) from None
     reader: FrameReader
     if isinstance(source, SimulatedCamera):
-        from companion.vision.live_oracle import OracleReader
+        from companion.sim.live_oracle import OracleReader
 
         source.realtime = True
         reader = OracleReader(source.renderer.geometry, seed=source.seed)

@@ -16,11 +16,11 @@ the track, y across it), so that a train sitting crooked or off its space is sti
   and thin dark lines inside (print and paper grain).
 
 The per-hypothesis scores are a conditional logit with a handful of coefficients (fitted by
-``read_tune`` with leave-one-photo-out checks; numbers only, in ``data/vision.json``). The class
-means are adapted to each picture (a few rounds of expectation-maximisation on the routes read
-with confidence). Routes are decided whole (a route is always claimed whole): the sum of their
-spaces' log-probabilities; the two lanes of a double route are decided together and never go to
-the same player.
+``tools/read_tune.py`` with leave-one-photo-out checks; numbers only, in ``data/vision.json``). The
+class means are adapted to each picture (a few rounds of expectation-maximisation on the routes
+read with confidence). Routes are decided whole (a route is always claimed whole): the sum of their
+spaces' log-probabilities; the two lanes of a double route are decided together and never go to the
+same player.
 
 The older, simpler per-space features (``fit_features``) are what locating uses to check a
 candidate board outline: cheap and tolerant of a rough homography.

@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from companion.sim.camera import SimulatedCamera
+from companion.sim.live_oracle import OracleReader
+from companion.sim.render import BoardRenderer
 from companion.vision.live import (
     Change,
     ClaimSeen,
@@ -25,9 +28,7 @@ from companion.vision.live import (
     Vetoed,
     WatchState,
 )
-from companion.vision.live_oracle import OracleReader
-from companion.vision.render import BoardRenderer
-from companion.vision.sources import Frame, SimulatedCamera
+from companion.vision.sources import Frame
 from companion.vision.types import BoardReading
 
 SIZE = (480, 270)
@@ -293,7 +294,7 @@ def test_real_reader_on_rendered_frames_makes_no_false_claim(
             assert frame.truth is not None
             return np.asarray(frame.truth.corners, np.float64)
 
-    from companion.vision.sources import simulated_game
+    from companion.sim.camera import simulated_game
 
     script = simulated_game(4, renderer=renderer, max_turns=14)
     cam = SimulatedCamera(script, seed=4, fps=FPS, size=(960, 540), renderer=renderer)

@@ -1,7 +1,7 @@
 """Other Ticket to Ride maps must be refused, never read as Europe.
 
 We have no photos of the other maps (USA, Nordic Countries, Switzerland, ...), so they are
-made by ``companion.vision.other_maps`` and drawn by the same renderer as our Europe board,
+made by ``companion.sim.other_maps`` and drawn by the same renderer as our Europe board,
 with trains and stations on them, in 1080p camera frames: overhead (``random_view``) and from a
 seat at the table (``angled_view``). The Europe board drawn the same way is the control: it
 must be found (else refusing would prove nothing). Numbers over many seeds:
@@ -19,15 +19,15 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.vision.board import BoardGeometry, load_geometry
-from companion.vision.locate import locate_board
-from companion.vision.other_maps import (
+from companion.sim.other_maps import (
     CARD_COLORS,
     other_map,
     random_map,
     render_case,
 )
-from companion.vision.render import BoardRenderer
+from companion.sim.render import BoardRenderer
+from companion.vision.board import BoardGeometry, load_geometry
+from companion.vision.locate import locate_board
 from companion.vision.types import NoBoardError
 
 SEEDS = (0, 1)

@@ -12,8 +12,8 @@ from companion.vision import calibration as calib
 from companion.vision.geometry import load_geometry
 from companion.vision.locate import BoardLocation, locate_board
 from companion.vision.read import read_board
-from companion.vision.read_tune import Accuracy, labelled_photos, score_reading
 from companion.vision.types import PLAYER_COLORS
+from tools.read_tune import Accuracy, labelled_photos, score_reading
 
 
 def _drawn_mistakes(reading, owners: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -226,7 +226,7 @@ def test_live_reads_with_a_cache_on_the_shared_photos(ctx, photos_dir, small_pho
 def test_other_cameras_and_rooms(ctx, photos_dir, variation: str) -> None:
     """The full-size photos as another camera, light or framing would give them, located and
     read by the reader itself: still >= 99 % of the routes and stations right."""
-    from companion.vision.perturb import CAMERA_VARIATIONS
+    from companion.sim.perturb import CAMERA_VARIATIONS
 
     change = CAMERA_VARIATIONS[variation]
     total = Accuracy()

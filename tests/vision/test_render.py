@@ -8,8 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.board import load_geometry
-from companion.vision.render import (
+from companion.sim.render import (
     BoardRenderer,
     Hand,
     Scene,
@@ -19,6 +18,7 @@ from companion.vision.render import (
     random_scene,
     random_view,
 )
+from companion.vision.board import load_geometry
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion.sim.render import BoardRenderer, Scene, View, random_scene, random_view
 from companion.vision.locate import BoardLocation, locate_board
 from companion.vision.read import read_board
-from companion.vision.render import BoardRenderer, Scene, View, random_scene, random_view
 
 
 @pytest.fixture(scope="module")

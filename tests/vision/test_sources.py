@@ -9,17 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.render import BoardRenderer
-from companion.vision.sources import (
-    FileSource,
-    Picamera2Source,
-    SimEvent,
-    SimulatedCamera,
-    SourceError,
-    V4L2Source,
-    open_source,
-    simulated_game,
-)
+from companion.sim.camera import SimEvent, SimulatedCamera, open_camera, simulated_game
+from companion.sim.render import BoardRenderer
+from companion.vision.sources import FileSource, Picamera2Source, SourceError, V4L2Source
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +41,11 @@ def test_file_source_reads_a_folder_in_order_with_timestamps(tmp_path: Path) -> 
 
 def test_file_source_glob_and_single_image(tmp_path: Path) -> None:
     _write_images(tmp_path, 4)
-    src = open_source(f"file:{tmp_path}/f00[13].png")
+    src = open_camera(f"file:{tmp_path}/f00[13].png")
     with src:
         got = [int(f.image[0, 0, 0]) for f in src]
     assert got == [10, 30]
-    with open_source(f"file:{tmp_path / 'f002.png'}") as one:
+    with open_camera(f"file:{tmp_path / 'f002.png'}") as one:
         assert len(list(one)) == 1
 
 
@@ -86,7 +78,7 @@ def test_file_source_reads_a_video(tmp_path: Path) -> None:
 )
 def test_bad_specs_give_one_plain_sentence(spec: str, message: str) -> None:
     with pytest.raises(SourceError, match=message):
-        src = open_source(spec)
+        src = open_camera(spec)
         src.open()
 
 
@@ -99,16 +91,16 @@ def test_a_file_that_is_no_video(tmp_path: Path) -> None:
 
 def test_missing_picamera2_is_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails as when not installed
-    src = open_source("picamera2:1280x720")
+    src = open_camera("picamera2:1280x720")
     assert isinstance(src, Picamera2Source) and src.size == (1280, 720)
     with pytest.raises(SourceError, match="picamera2 is not installed"):
         src.open()
 
 
 def test_factory_builds_each_kind() -> None:
-    v = open_source("v4l2:/dev/video3@640x480")
+    v = open_camera("v4l2:/dev/video3@640x480")
     assert isinstance(v, V4L2Source) and v.device == "/dev/video3" and v.size == (640, 480)
-    s = open_source("sim:7@320x180", fps=4)
+    s = open_camera("sim:7@320x180", fps=4)
     assert isinstance(s, SimulatedCamera) and s.seed == 7 and s.size == (320, 180)
     assert s.fps == 4
 

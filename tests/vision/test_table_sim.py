@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from companion.service import Service
+from companion.sim.camera import SimulatedCamera, simulated_game
+from companion.sim.live_oracle import OracleReader
+from companion.sim.render import BoardRenderer
+from companion.sim.table_sim import SimulatedTable
 from companion.store import EventStore
 from companion.vision.live import LiveWatcher, VisionReader
-from companion.vision.live_oracle import OracleReader
-from companion.vision.render import BoardRenderer
-from companion.vision.sources import Frame, SimulatedCamera, simulated_game
-from companion.vision.table_sim import SimulatedTable
+from companion.vision.sources import Frame
 from companion.vision.types import BoardReading
 
 

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from companion.core.bots import TicketBot, play_random_game
 from companion.core.scoring import score_final
 from companion.data import europe_map
-from companion.vision.render import BoardRenderer, Scene
+from companion.sim.render import BoardRenderer, Scene
 
 from .conftest import BEARER
 

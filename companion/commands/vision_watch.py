@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from companion.sim.camera import SimulatedCamera, open_camera
 from companion.vision.live import Event, FrameReader, LiveWatcher, VisionReader
-from companion.vision.sources import FrameSource, SimulatedCamera, SourceError, open_source
+from companion.vision.sources import FrameSource, SourceError
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ def _reader_for(kind: str, source: FrameSource, calibration: Any) -> FrameReader
     if kind == "oracle":
         if not isinstance(source, SimulatedCamera):
             raise CommandError("--reader oracle only reads the simulated camera (--source sim)")
-        from companion.vision.live_oracle import OracleReader
+        from companion.sim.live_oracle import OracleReader
 
         return OracleReader(source.renderer.geometry, seed=source.seed)
     if kind == "vision":
@@ -90,7 +91,7 @@ def watch_main(args: argparse.Namespace) -> int:
         raise CommandError("--fps must be positive")
     calibration = _load_calibration(getattr(args, "calibration", None))
     try:
-        source = open_source(getattr(args, "source", "auto") or "auto", fps=fps)
+        source = open_camera(getattr(args, "source", "auto") or "auto", fps=fps)
         reader = _reader_for(getattr(args, "reader", "auto") or "auto", source, calibration)
         watcher = LiveWatcher(reader)
         n = watch(source, watcher, frames=frames, as_json=bool(getattr(args, "json", False)))

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.sim.camera import SimScript
 from companion.vision.live import (
     ClaimSeen,
     Event,
@@ -36,7 +37,7 @@ from companion.vision.live import (
     StationSeen,
     Vetoed,
 )
-from companion.vision.sources import Frame, SimScript
+from companion.vision.sources import Frame
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """A ground-truth reader for simulated frames, with the mistakes a real reader makes.
 
-The :class:`OracleReader` reads the :class:`~companion.vision.sources.Truth` a simulated camera
+The :class:`OracleReader` reads the :class:`~companion.sim.camera.Truth` a simulated camera
 attaches to each frame, then spoils it the way a camera reader goes wrong: now and then a route
 or city comes out in a wrong colour, and whatever lies under a hand, an arm or a shadow is
 misread most of the time. It lets the live watcher's logic be tested (and demonstrated) apart

@@ -42,18 +42,18 @@ def register(sub: Any) -> None:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from companion.vision import commands
+    from companion.commands import vision_photo as commands
 
     return commands.read_main(args)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from companion.vision import commands
+    from companion.commands import vision_photo as commands
 
     return commands.calibrate_main(args)
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from companion.vision import watch
+    from companion.commands import vision_watch as watch
 
     return watch.watch_main(args)

@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 
 from companion.data import load_json
+from companion.sim.render_art import col, draw_board, draw_pieces, fix, stable_seed
 from companion.vision.board import BoardGeometry, CityInfo, Space, load_geometry
-from companion.vision.render_art import col, draw_board, draw_pieces, fix, stable_seed
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)

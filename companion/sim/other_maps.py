@@ -4,7 +4,7 @@ The locator must refuse photos of the other maps (USA, Nordic Countries, Switzer
 India, ...): they are printed in the same style (coloured train spaces, grey routes, tunnels,
 ferries, city circles, a score track round the edge) but put their cities and routes elsewhere.
 We have no photos of them, so this module makes render geometries for such maps, to be drawn
-by the same :class:`companion.vision.render.BoardRenderer` that draws our Europe board:
+by the same :class:`companion.sim.render.BoardRenderer` that draws our Europe board:
 
 * :func:`random_map`: an invented map. 30-60 cities spread by dart throwing (a Poisson-disc
   pattern: no two closer than a minimum distance), routes of 1-6 spaces between near
@@ -22,7 +22,7 @@ by the same :class:`companion.vision.render.BoardRenderer` that draws our Europe
 
 Every generator takes a ``numpy.random.Generator``: the same seed gives the same map.
 :func:`other_map` names the kinds (:data:`KINDS`); :func:`angled_view` is a camera at an angle
-over the table (the renderer's :func:`~companion.vision.render.random_view` is overhead) and
+over the table (the renderer's :func:`~companion.sim.render.random_view` is overhead) and
 :func:`render_case` draws one seeded camera frame of a geometry with trains on it.
 """
 
@@ -35,9 +35,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from companion.sim.render import BoardRenderer, Rendered, View, random_scene, random_view
+from companion.sim.render_art import stable_seed
 from companion.vision.board import BoardGeometry, CityInfo, RouteInfo, Space, load_geometry
-from companion.vision.render import BoardRenderer, Rendered, View, random_scene, random_view
-from companion.vision.render_art import stable_seed
 
 log = logging.getLogger(__name__)
 

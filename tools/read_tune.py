@@ -4,7 +4,10 @@ The labelled photos are not part of the project (see ../shared/photos/README.md)
 only reads them from a folder given on the command line and writes *numbers* (class means and
 scales) into ``companion/data/vision.json``::
 
-    .venv/bin/python -m companion.vision.read_tune ../shared/photos --write
+    .venv/bin/python tools/read_tune.py ../shared/photos --write
+
+The label loading, scoring and station-rule checks here are also used by the tests and the
+vision benchmarks (``from tools.read_tune import ...`` with the repository root on the path).
 """
 
 from __future__ import annotations
@@ -12,12 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package beside this folder
 
 from companion.vision.classify import (
     CUE_FEATURES,
@@ -37,9 +43,12 @@ from companion.vision.classify import (
 )
 from companion.vision.context import ReadContext, Samples, make_context, sample_raw, take_samples
 from companion.vision.geometry import corners_homography
+from companion.vision.read import read_samples
+from companion.vision.read_stations import decide_stations, station_fractions_lab8
 from companion.vision.register import refine_registration
 from companion.vision.types import PLAYER_COLORS
 
+ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger(__name__)
 
 UNKNOWN = "?"  # label of a space/city the photo's labels do not cover
@@ -281,9 +290,6 @@ def station_rows(
     """Every labelled city of the photos: its shares of each player colour (as the reader
     measures them, in the light adapted on that photo's trains) and its label.
     ``homographies``: the photos' ``photo_homography`` when already known."""
-    from companion.vision.read import read_samples
-    from companion.vision.read_stations import station_fractions_lab8
-
     rows: list[tuple[FloatArray, str | None]] = []
     hs = homographies or [None] * len(images)
     for ph, image, h in zip(photos, images, hs, strict=True):
@@ -320,8 +326,6 @@ def stations_held_out(
 ) -> tuple[int, int, list[int]]:
     """Leave one city out: every labelled city decided with thresholds fitted on all the
     others. Returns (right, total, the rows decided wrong)."""
-    from companion.vision.read_stations import decide_stations
-
     prior = {c: float(v) for c, v in ctx.cfg["stations"]["min_fraction"].items()}
     right, wrong = 0, []
     for i, (frac, lab) in enumerate(rows):
@@ -380,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     thresholds = fit_station_thresholds(rows, prior)
     print("station thresholds by the rule (vision.json keeps its own):", thresholds)
     if args.write:
-        path = Path(__file__).resolve().parents[1] / "data" / "vision.json"
+        path = ROOT / "companion" / "data" / "vision.json"
         cfg = json.loads(path.read_text(encoding="utf-8"))
         cfg["space_model"] = cfg_model
         cfg["locate"]["model"].update(locate_means)

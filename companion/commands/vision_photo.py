@@ -88,14 +88,15 @@ def _frame_from_source(spec: str) -> Any:
     from companion.cli import CommandError
 
     try:
-        from companion.vision import sources
+        from companion.sim.camera import open_camera
+        from companion.vision.sources import SourceError
     except ImportError:
         raise CommandError("camera sources are not available; use --image") from None
     try:
-        src = sources.open_source(spec)
+        src = open_camera(spec)
         with src:
             frame = src.read()
-    except (sources.SourceError, OSError) as exc:
+    except (SourceError, OSError) as exc:
         raise CommandError(f"camera: {exc}") from None
     if frame is None:
         raise CommandError(f"camera {spec} gave no frame")
