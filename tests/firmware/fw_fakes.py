@@ -1,8 +1,13 @@
-"""A fake RC522 for ReaderLoop tests: scripted polls over NTAG213 memories."""
+"""A fake RC522 for ReaderLoop tests: scripted polls over NTAG213 memories.
 
-from __future__ import annotations
+Runs under MicroPython too (tests/firmware/test_fw_micropython.py): no ``__future__`` import,
+and the annotations' names need only exist under CPython (MicroPython does not evaluate them).
+"""
 
-from collections.abc import Iterable
+try:  # noqa: SIM105  (MicroPython has no contextlib)
+    from collections.abc import Iterable
+except ImportError:  # MicroPython
+    pass
 
 NTAG213_PAGES = 45
 BLANK_CC = bytes([0xE1, 0x10, 0x12, 0x00])
