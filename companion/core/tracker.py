@@ -178,7 +178,9 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         route = self._route(action.route)
         check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
         check_trains(route, p.trains)
-        self._check_cards(lambda c: check_route_payment(route, c), action.cards, route.id)
+        self._check_cards(
+            lambda c: check_route_payment(route, c), action.cards, route.id, (p, "claim", route.id)
+        )
         if route.tunnel and action.cards is not None:
             played = tuple(action.cards)
             self.tunnel = TrackedTunnel(route.id, played, paid_as=tunnel_color(route, played))
@@ -211,7 +213,12 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         assert isinstance(action, PayTunnel)
         s = t.surcharge
         if s is not None:
-            self._check_cards(lambda c: check_surcharge_payment(s, c), action.cards, "the tunnel")
+            self._check_cards(
+                lambda c: check_surcharge_payment(s, c),
+                action.cards,
+                "the tunnel",
+                (p, "tunnel", t.route),
+            )
         elif self.payment_mode == "strict":
             raise IllegalActionError(
                 "tap the three revealed cards before paying the tunnel", rule="tunnel-not-revealed"
@@ -231,6 +238,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
             lambda c: check_station_payment(built, c, self.map.station_costs),
             action.cards,
             f"station {built + 1} ({station_cost(built, self.map.station_costs)} cards)",
+            (p, "station", action.city),
         )
         self.station_owner[action.city] = p.color
         p.stations.append(action.city)

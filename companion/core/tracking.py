@@ -22,13 +22,18 @@ Setup and turns, as a real table plays them:
   turn ended early), such a turn ends as before.
 - A refusal never tells what another player holds: keeping a ticket someone holds is refused as
   "that ticket is not available" (code ``rule.ticket-unavailable``), naming nobody.
+
+A lenient table accepts a wrong tapped payment and records it as a :class:`PaymentProblem` on
+the claim (``problems``, in the JSON form; ``last_problems``: those of the latest ``apply``), so
+a service can mark the claim until the host accepts it (:meth:`Tracker.accept_problem`) or
+corrects it.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from .actions import Action, DrewCards, EndTurn, KeepTickets
@@ -78,6 +83,55 @@ class Tracked(Seat):
 T = TypeVar("T", bound=Tracked)
 
 
+@dataclass
+class PaymentProblem:
+    """A wrong payment a lenient table accepted: who paid what for which claim, and why it is
+    wrong (the refusal a strict table would have given: sentence, rule, code and params)."""
+
+    id: int  # its place in the tracker's ``problems``
+    player: str
+    turn: int
+    kind: str  # "claim", "tunnel" (the surcharge) or "station"
+    place: str  # the route (a tunnel's route) or the city
+    cards: tuple[str, ...]
+    error: str
+    rule: str
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+    accepted: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "player": self.player,
+            "turn": self.turn,
+            "kind": self.kind,
+            "place": self.place,
+            "cards": list(self.cards),
+            "error": self.error,
+            "rule": self.rule,
+            "code": self.code,
+            "params": dict(self.params),
+            "accepted": self.accepted,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PaymentProblem:
+        return cls(
+            id=int(d["id"]),
+            player=str(d["player"]),
+            turn=int(d["turn"]),
+            kind=str(d["kind"]),
+            place=str(d["place"]),
+            cards=tuple(str(c) for c in d["cards"]),
+            error=str(d["error"]),
+            rule=str(d["rule"]),
+            code=str(d["code"]),
+            params=dict(d["params"]),
+            accepted=bool(d["accepted"]),
+        )
+
+
 class Tracker(TurnOrder[T], Generic[T, R]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
 
@@ -111,6 +165,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.phase = "setup"  # setup -> playing -> over
         self.acted = False
         self.warnings: list[str] = []
+        self.problems: list[PaymentProblem] = []
+        self.last_problems: list[PaymentProblem] = []
         self.tickets_tracked = tickets_tracked
         self.turn_needs_action = turn_needs_action
 
@@ -131,12 +187,30 @@ class Tracker(TurnOrder[T], Generic[T, R]):
 
     # --- applying ---------------------------------------------------------------------
     def apply(self, action: Action) -> list[str]:
-        """Apply an action; returns the warnings it raised (lenient payments)."""
-        before = len(self.warnings)
+        """Apply an action; returns the warnings it raised (lenient payments: each is also a
+        :class:`PaymentProblem` in ``problems`` and ``last_problems``)."""
+        before, problems_before = len(self.warnings), len(self.problems)
         trial = self.copy()
         trial._apply(action)
+        trial.last_problems = trial.problems[problems_before:]
         self.__dict__.update(trial.__dict__)
         return self.warnings[before:]
+
+    def open_problems(self) -> list[PaymentProblem]:
+        """The wrong payments the host has not accepted yet."""
+        return [p for p in self.problems if not p.accepted]
+
+    def accept_problem(self, problem_id: int) -> PaymentProblem:
+        """The host accepts a wrong payment as it was: its mark goes away."""
+        if not 0 <= problem_id < len(self.problems):
+            raise IllegalActionError(
+                f"there is no payment problem {problem_id}",
+                rule="no-payment-problem",
+                params={"id": problem_id},
+            )
+        problem = self.problems[problem_id]
+        problem.accepted = True
+        return problem
 
     def _apply(self, action: Action) -> None:
         if self.over:
@@ -212,9 +286,14 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         )
 
     def _check_cards(
-        self, check: Callable[[Sequence[C]], object], cards: Sequence[C] | None, what: str
+        self,
+        check: Callable[[Sequence[C]], object],
+        cards: Sequence[C] | None,
+        what: str,
+        paid: tuple[T, str, str],
     ) -> None:
-        """Check tapped ``cards`` as the payment mode says (strict, lenient or off)."""
+        """Check tapped ``cards`` as the payment mode says (strict, lenient or off). ``paid``:
+        (who pays, the kind of claim, its route or city) for the record of a wrong payment."""
         if self.payment_mode == "off":
             return
         if cards is None:
@@ -230,6 +309,21 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             if self.payment_mode == "strict":
                 raise
             self.warnings.append(str(exc))
+            p, kind, place = paid
+            self.problems.append(
+                PaymentProblem(
+                    id=len(self.problems),
+                    player=p.color,
+                    turn=self.turn,
+                    kind=kind,
+                    place=place,
+                    cards=tuple(c.value for c in cards),
+                    error=str(exc),
+                    rule=exc.rule,
+                    code=exc.code,
+                    params={"place": place, "color": p.color, **exc.params},
+                )
+            )
 
     def _route(self, route_id: str) -> R:
         return lookup_route(self.map.route, route_id)
@@ -315,6 +409,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             "turns_left": self.final.turns_left,
             "players": [p.to_json() for p in self.players],
             "route_owner": dict(self.route_owner),
+            "problems": [p.to_json() for p in self.problems],
         }
 
     def _load_turn(self, data: Mapping[str, Any], players: list[T]) -> None:
@@ -328,6 +423,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.turn = int(data["turn"])
         self.final = FinalRound(data["final_trigger"], data["turns_left"])
         self.route_owner = dict(data["route_owner"])
+        self.problems = [PaymentProblem.from_json(p) for p in data.get("problems", [])]
 
     def copy(self) -> Self:
         return copy.deepcopy(self, {id(x): x for x in (self.rules, *self._shared())})

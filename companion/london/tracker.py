@@ -80,7 +80,9 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         route = self._route(action.route)
         check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
         check_buses(route, p.buses)
-        self._check_cards(lambda c: check_route_payment(route, c), action.cards, route.id)
+        self._check_cards(
+            lambda c: check_route_payment(route, c), action.cards, route.id, (p, "claim", route.id)
+        )
         self._place_route(p, route.id, route.length, self.map.points_for(route))
 
     def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
