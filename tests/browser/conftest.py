@@ -115,6 +115,8 @@ def fake_photo_reader(data: bytes) -> dict[str, Any]:
         "routes": {"frankfurt-paris-1": "blue", "berlin-wien": "red", "munchen-wien": None},
         "stations": {"roma": "red"},
         "confidence": {"frankfurt-paris-1": 0.97, "berlin-wien": 0.31},
+        "check": ["berlin-wien", "roma"],
+        "problems": [],
     }
 
 

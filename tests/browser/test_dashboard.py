@@ -328,6 +328,10 @@ def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None
     assert host.get_attribute("g.route[data-route='berlin-wien']", "data-owner") == "red"
     assert "unsure" in (host.get_attribute("g.route[data-route='berlin-wien']", "class") or "")
     assert host.locator("[data-station=roma]").count() == 1
+    # The check list: each thing to confirm, one tap when the reading is right.
+    assert host.locator("#photo-check li[data-check]").count() == 2
+    host.click("#photo-check button[data-confirm=roma]")
+    see(host, "#photo-check li[data-check=roma]", "true", attr="data-done")
     # Fix it on the map: red -> free -> blue; and two more routes for blue by tapping.
     host.click("button.zoom[aria-label='Zoom in']")
     for _ in range(2):
@@ -335,6 +339,9 @@ def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None
     assert host.get_attribute("g.route[data-route='berlin-wien']", "data-owner") == "blue"
     host.click("g.route[data-route='munchen-wien'] .space >> nth=1")
     host.click("g.route[data-route='frankfurt-munchen'] .space >> nth=0")
+    see(host, "#photo-check li[data-check=berlin-wien]", "true", attr="data-done")  # fixed
+    # the ticket lists offer the variant's tickets only (Europe: 46)
+    assert host.locator("select[data-photo-tickets=blue] option").count() == 46
     host.select_option("select[data-photo-tickets=blue]", ["paris-wien"])
     host.click("#photo-confirm-go")
     host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")

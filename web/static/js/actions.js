@@ -436,9 +436,13 @@ export function renderPairing(container, app) {
   container.textContent = "";
   if (!state || !state.players || !state.players.length) return;
   for (const p of state.players) {
+    // "paired" only once the phone opened its link; a link made but not opened yet is "waiting"
+    const status = p.phone_seen || (p.paired && p.phone_seen === undefined) ? "paired" : p.paired ? "waiting" : "not";
     const open = async () => {
       try {
-        const res = await post(`/api/players/${p.color}/pair`, {});
+        // a phone already paired gets a new code (the old one stops working); otherwise the
+        // code is shown (made on first use)
+        const res = await post(`/api/players/${p.color}/pair`, status === "paired" ? { rotate: true } : {});
         const qr = el("div", { class: "qr" });
         qr.innerHTML = res.qr_svg; // SVG made by the server (segno), not user input
         sheet(
@@ -452,9 +456,8 @@ export function renderPairing(container, app) {
         toast(refusalText(e, app), "error");
       }
     };
-    // "paired" only once the phone opened its link; a link made but not opened yet is "waiting"
-    const status = p.phone_seen || (p.paired && p.phone_seen === undefined) ? "pair.paired" : p.paired ? "pair.waiting" : "pair.not";
-    container.appendChild(el("div", { class: "row pair-row", dataset: { pairStatus: status.split(".")[1], color: p.color } }, playerLabel(p, i18n), el("span", { class: "muted grow" }, i18n.t(status)), el("button", { type: "button", dataset: { pair: p.color }, onclick: open }, i18n.t(p.paired ? "act.pair_again" : "act.pair"))));
+    const label = { paired: "act.pair_again", waiting: "act.pair_show", not: "act.pair" }[status];
+    container.appendChild(el("div", { class: "row pair-row", dataset: { pairStatus: status, color: p.color } }, playerLabel(p, i18n), el("span", { class: "muted grow" }, i18n.t(`pair.${status}`)), el("button", { type: "button", dataset: { pair: p.color }, onclick: open }, i18n.t(label))));
   }
 }
 

@@ -108,6 +108,7 @@ async function refreshChart(app, full) {
 
 function render(app) {
   app.i18n.apply();
+  if (app.gone) return;
   for (const a of document.querySelectorAll("nav.tabs a")) {
     if (a.dataset.nav === app.page) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -187,18 +188,43 @@ async function main() {
       if (s.warnings && s.warnings.length) toast(s.warnings.map((w) => warningText(w, app, action)).join(" "), "warning", 6000);
       return s;
     } catch (e) {
+      const stale = e.status === 401 || (e.status === 403 && /stale|not valid|pair again/i.test(`${e.code || ""} ${e.message}`));
+      if (stale && app.role === "player") {
+        app.pairingGone();
+        return null;
+      }
       toast(refusalText(e, app, action), "error", 6000);
       return null;
     }
   };
   app.refused = (e, action) => toast(refusalText(e, app, action), "error", 6000);
+  // A phone whose pairing is gone (a new game, a new code): one page that says to ask the host
+  // for a new code, instead of refusals on every tap.
+  app.pairingGone = () => {
+    if (app.role !== "player" || app.gone) return;
+    app.gone = true;
+    const main = $("app");
+    main.textContent = "";
+    main.appendChild(
+      el(
+        "section",
+        { class: "panel gone", id: "gone" },
+        el("h2", { dataset: { i18n: "pair.gone_title" } }, i18n.t("pair.gone_title")),
+        el("p", { dataset: { i18n: "pair.gone_text" } }, i18n.t("pair.gone_text")),
+        el("p", null, el("a", { href: "/", class: "pair-link", dataset: { i18n: "pair.gone_table" } }, i18n.t("pair.gone_table"))),
+      ),
+    );
+    for (const id of ["turnbar"]) if ($(id)) $(id).remove();
+    document.body.classList.remove("has-bar");
+  };
   let ticketsBusy = null;
   app.refreshTickets = () => {
     if (!$("tickets")) return Promise.resolve(); // only a player's page lists tickets
     if (ticketsBusy) return ticketsBusy;
     ticketsBusy = loadTickets(app).then((data) => {
       ticketsBusy = null;
-      drawTickets($("tickets"), data, app);
+      if (data && (data.error === 401 || data.error === 403)) app.pairingGone();
+      else if ($("tickets")) drawTickets($("tickets"), data, app);
     });
     return ticketsBusy;
   };

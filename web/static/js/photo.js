@@ -12,7 +12,7 @@ function cycle(current, colors) {
 }
 
 export async function setup(app) {
-  const draft = { routes: {}, stations: {}, tickets: {}, unsure: new Set(), gameId: null };
+  const draft = { routes: {}, stations: {}, tickets: {}, unsure: new Set(), gameId: null, check: [], problems: [], confirmed: new Set() };
   const { i18n } = app;
 
   const redrawMap = () => {
@@ -37,14 +37,64 @@ export async function setup(app) {
     if (next) draft.routes[id] = next;
     else delete draft.routes[id];
     draft.unsure.delete(id);
+    if (draft.check.includes(id)) draft.confirmed.add(id);
     redrawMap();
+    drawCheck();
   };
   app.cityTap = (id) => {
     const colors = app.state.players.map((p) => p.color);
     const next = cycle(draft.stations[id], colors);
     if (next) draft.stations[id] = next;
     else delete draft.stations[id];
+    if (draft.check.includes(id)) draft.confirmed.add(id);
     redrawMap();
+    drawCheck();
+  };
+
+  // One line per thing to check: tap its name to see it on the map, ✓ when the reading is
+  // right; a wrong one is fixed by tapping it on the map (route: owner, city: station).
+  const drawCheck = () => {
+    const box = document.getElementById("photo-check");
+    if (!box) return;
+    box.textContent = "";
+    const names = Object.fromEntries((app.state?.players || []).map((p) => [p.color, p.name]));
+    const left = draft.check.filter((id) => !draft.confirmed.has(id));
+    if (!draft.check.length && !draft.problems.length) return;
+    box.appendChild(el("h3", null, i18n.t("photo.check_title", { n: left.length })));
+    for (const pr of draft.problems) {
+      box.appendChild(el("p", { class: "problem", dataset: { problem: pr.code } }, i18n.t(`photo.problem.${pr.code}`, { color: i18n.color(pr.color), n: pr.count || 0 })));
+    }
+    const list = el("ul", { class: "tickets photo-check" });
+    for (const id of draft.check) {
+      const route = app.map.routes[id];
+      const city = app.map.cities[id];
+      if (!route && !city) continue;
+      const owner = route ? draft.routes[id] : draft.stations[id];
+      const what = route ? i18n.route(route) : i18n.t("photo.check_station", { city: i18n.city(id) });
+      const seen = owner ? `${names[owner] || ""} (${i18n.color(owner)})` : i18n.t(route ? "route.free" : "city.no_station");
+      const done = draft.confirmed.has(id);
+      const show = () => {
+        app.board.highlight([{ routes: route ? [id] : [], cities: city ? [id] : [route.a, route.b].filter(Boolean), color: "#ff00aa" }]);
+        app.board.select(id);
+        document.getElementById("map").scrollIntoView({ behavior: "smooth", block: "start" });
+      };
+      list.appendChild(
+        el(
+          "li",
+          { dataset: { check: id, done: String(done) } },
+          el("div", { class: "t-head" }, el("button", { type: "button", class: "linkish", onclick: show }, what), el("span", { class: `badge ${done ? "ok" : "open"}` }, seen)),
+          done
+            ? null
+            : el(
+                "div",
+                { class: "row" },
+                el("button", { type: "button", class: "primary", dataset: { confirm: id }, onclick: () => (draft.confirmed.add(id), draft.unsure.delete(id), redrawMap(), drawCheck()) }, i18n.t("photo.check_ok")),
+                el("button", { type: "button", dataset: { fix: id }, onclick: show }, i18n.t("photo.check_fix")),
+              ),
+        ),
+      );
+    }
+    box.appendChild(list);
   };
 
   const upload = async (file) => {
@@ -69,8 +119,13 @@ export async function setup(app) {
         for (const [id, c] of Object.entries(reading.routes || {})) if (c) draft.routes[id] = c;
         for (const [id, c] of Object.entries(reading.stations || {})) if (c) draft.stations[id] = c;
         for (const [id, conf] of Object.entries(reading.confidence || {})) if (conf < 0.6) draft.unsure.add(id);
-        status.textContent = `${i18n.t("photo.fix")}${draft.unsure.size ? ` (${i18n.t("photo.low")}: ${draft.unsure.size})` : ""}`;
+        // the reader's check list (routes and cities a person should confirm) and its problems
+        draft.check = [...new Set([...(reading.check || []), ...draft.unsure])];
+        draft.problems = reading.problems || [];
+        draft.confirmed.clear();
+        status.textContent = `${i18n.t("photo.fix")}${draft.check.length ? ` (${i18n.t("photo.low")}: ${draft.check.length})` : ""}`;
         redrawMap();
+        drawCheck();
         return;
       }
     } catch (e) {
@@ -111,7 +166,9 @@ export async function setup(app) {
       el("label", null, i18n.t("photo.upload"), input),
       el("div", { class: "row" }, el("button", { type: "button", class: "primary", onclick: () => input.files[0] && upload(input.files[0]) }, i18n.t("photo.send"))),
       el("p", { class: "muted", id: "photo-status", "aria-live": "polite" }),
+      el("div", { id: "photo-check" }),
     );
+    drawCheck();
     if (state.phase === "finished") return;
     // the tickets of this game's variant only
     const variant = app.map.variants.find((v) => v.id === state.variant) || app.map.variants[0];
