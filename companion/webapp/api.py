@@ -10,8 +10,9 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.core.cards import PLAYER_COLORS, Card
 from companion.games import GAMES, all_colors, game_kind
-from companion.service import BadRequest, NotFound, Service, Unavailable, iter_sse
+from companion.service import BadRequest, NotFound, Service, Unavailable
 
+from . import sse
 from .limits import MAX_BODY, check_image
 from .security import require, resolve_identity, session_csrf
 
@@ -115,14 +116,31 @@ def events() -> Response:
             last = whole_arg("Last-Event-ID", raw)
         except BadRequest:
             last = None  # a stale or odd id: the stream starts from the current state
-    if svc.subscriber_count >= current_app.config["SSE_MAX"]:
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if request.method == "HEAD":  # the headers only: no slot, no subscription
+        return Response(b"", mimetype="text/event-stream", headers=headers)
+    give_back = sse_slots().take()
+    if give_back is None:
         raise Unavailable("Too many live connections; try again later.")
-    sub = svc.subscribe(last)
-    body = iter_sse(sub, current_app.config["SSE_KEEPALIVE"], current_app.config["SSE_LIFETIME"])
-    resp = Response(body, mimetype="text/event-stream")
-    resp.headers["Cache-Control"] = "no-cache"
-    resp.headers["X-Accel-Buffering"] = "no"
+    body = sse.stream(
+        svc,
+        last,
+        current_app.config["SSE_KEEPALIVE"],
+        current_app.config["SSE_LIFETIME"],
+        request.environ.get("waitress.client_disconnected"),
+    )
+    resp = Response(body, mimetype="text/event-stream", headers=headers)
+    resp.call_on_close(give_back)
     return resp
+
+
+def sse_slots() -> sse.Slots:
+    slots: sse.Slots | None = current_app.extensions.get("companion.sse_slots")
+    if slots is None:
+        slots = current_app.extensions.setdefault(
+            "companion.sse_slots", sse.Slots(current_app.config["SSE_MAX"])
+        )
+    return slots
 
 
 # --- acting ---------------------------------------------------------------------------------

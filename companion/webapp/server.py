@@ -165,6 +165,9 @@ def make_server(
         connection_limit=limit,
         channel_timeout=idle_timeout,
         cleanup_interval=CLEANUP_INTERVAL,
+        # reads on while a request runs: a client gone from an event stream is seen at once
+        # (waitress.client_disconnected) and its slot given back
+        channel_request_lookahead=1,
         max_request_body_size=4 * MAX_UPLOAD,  # a backstop: admit() sets the limits
         clear_untrusted_proxy_headers=True,
         **extra,
