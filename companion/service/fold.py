@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.core.actions import KeepTickets, action_from_json
 from companion.core.board import GameMap
@@ -21,7 +21,9 @@ from companion.core.tracker import TableTracker
 from companion.games import EUROPE, GameKind, GameTable, Seat, game_kind
 from companion.service.describe import describe_in, public_action
 from companion.service.shapes import CORRECTIONS
-from companion.store import Event
+
+if TYPE_CHECKING:
+    from companion.store import Event
 
 log = logging.getLogger(__name__)
 
@@ -345,3 +347,25 @@ def last_of(e: Event, kind: GameKind | None = None) -> dict[str, Any]:
         "text": describe_in(kind, a),
         "action": public_action(a),
     }
+
+
+def strict_fold(events: Sequence[Event], game_map: GameMap) -> AnyFold:
+    """Fold, raising IllegalActionError naming the first step that no longer applies."""
+    fold = start_any_fold(events[0], game_map)
+    kind = fold.kind if isinstance(fold, OtherFold) else None
+    steps, _ = effective_steps(events)
+    for s in steps:
+        if s.effective is None:
+            continue
+        try:
+            if isinstance(fold, OtherFold):
+                fold.table.apply(s.effective)
+            else:
+                apply_step(fold, s.effective)
+        except RulesError as exc:
+            text = describe_in(kind, s.effective)
+            raise IllegalActionError(
+                f"that would make step #{s.seq} ({text}) illegal: {exc}",
+                rule=getattr(exc, "rule", "illegal"),
+            ) from None
+    return fold

@@ -9,10 +9,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.core.board import GameMap
-from companion.core.errors import IllegalActionError, RulesError
+from companion.core.errors import RulesError
 from companion.games import GameKind
 from companion.service.auth import Actor
-from companion.service.describe import describe_in
 from companion.service.errors import (
     BadRequest,
     Conflict,
@@ -27,39 +26,17 @@ from companion.service.fold import (
     OtherFold,
     Step,
     apply_step,
-    effective_steps,
     fold_game,
     fold_winners,
     last_of,
     start_any_fold,
+    strict_fold,
 )
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
 from companion.service.shapes import CORRECTIONS
 from companion.service.streams import Streams
 from companion.service.views import announcement_of, public_state
 from companion.store import Event, EventStore
-
-
-def strict_fold(events: Sequence[Event], game_map: GameMap) -> AnyFold:
-    """Fold, raising IllegalActionError naming the first step that no longer applies."""
-    fold = start_any_fold(events[0], game_map)
-    kind = fold.kind if isinstance(fold, OtherFold) else None
-    steps, _ = effective_steps(events)
-    for s in steps:
-        if s.effective is None:
-            continue
-        try:
-            if isinstance(fold, OtherFold):
-                fold.table.apply(s.effective)
-            else:
-                apply_step(fold, s.effective)
-        except RulesError as exc:
-            text = describe_in(kind, s.effective)
-            raise IllegalActionError(
-                f"that would make step #{s.seq} ({text}) illegal: {exc}",
-                rule=getattr(exc, "rule", "illegal"),
-            ) from None
-    return fold
 
 
 class Ledger:

@@ -22,8 +22,8 @@ from companion.service.errors import (
     conflict,
     sentence,
 )
-from companion.service.fold import GameFold, OtherFold
-from companion.service.ledger import Ledger, strict_fold
+from companion.service.fold import GameFold, OtherFold, strict_fold
+from companion.service.ledger import Ledger
 from companion.service.pending import Confirmation, Pending
 from companion.service.shapes import card_list
 from companion.store import Event

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.core.board import Route
 from companion.core.scoring import score_final
@@ -16,7 +16,9 @@ from companion.games import EUROPE, game_kind
 from companion.service.describe import describe_in
 from companion.service.fold import AnyFold, GameFold, OtherFold, effective_steps
 from companion.service.pending import Pending
-from companion.store import Event
+
+if TYPE_CHECKING:
+    from companion.store import Event
 
 
 def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:

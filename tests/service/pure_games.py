@@ -1,0 +1,47 @@
+"""Event lists for the pure service modules' tests: a three-player Europe game, no store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.core.board import GameMap
+from companion.data import europe_map
+from companion.service.fold import GameFold, fold_game
+from companion.service.shapes import check_action_shape
+from companion.store import Event
+
+MAP: GameMap = europe_map()
+PLAYERS = [
+    {"name": "Aki", "color": "red"},
+    {"name": "Ben", "color": "blue"},
+    {"name": "Cy", "color": "green"},
+]
+KEEP = {
+    "red": ["brest-marseille", "paris-wien"],
+    "blue": ["budapest-zurich", "brindisi-zurich"],
+    "green": ["athina-wilno", "barcelona-munchen"],
+}
+
+
+def events(*actions: dict[str, Any], game_id: str = "g1") -> list[Event]:
+    """A game's log: new_game, every player keeps their tickets, then ``actions``."""
+    start = check_action_shape({"type": "new_game", "players": PLAYERS}, MAP)
+    keeps = [{"type": "keep_tickets", "player": c, "tickets": t} for c, t in KEEP.items()]
+    out = []
+    for seq, a in enumerate([start, *keeps, *actions], start=1):
+        out.append(Event(seq, game_id, float(seq), "host", check_action_shape(a, MAP)))
+    return out
+
+
+def europe(*actions: dict[str, Any]) -> GameFold:
+    fold = fold_game(events(*actions), MAP)
+    assert isinstance(fold, GameFold)
+    return fold
+
+
+def claim(color: str, route: str) -> dict[str, Any]:
+    return {"type": "claim", "player": color, "route": route}
+
+
+def end_turn(color: str) -> dict[str, Any]:
+    return {"type": "end_turn", "player": color}
