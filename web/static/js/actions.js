@@ -5,7 +5,7 @@ import { getJSON, post } from "./api.js";
 import { describeOther, isEurope, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { fold } from "./i18n.js";
-import { reasonText, refusalText, warningText } from "./notices.js";
+import { openProblems, problemText, reasonText, refusalText } from "./notices.js";
 import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
 
 const STATION_COSTS = [1, 2, 3];
@@ -259,6 +259,7 @@ function routeChooser(app, actor) {
 export function renderActions(container, app) {
   const { i18n, state } = app;
   container.textContent = "";
+  container.closest("section")?.classList.remove("hidden");
   if (!state || !state.game_id || state.phase === "none") {
     container.appendChild(el("p", { class: "muted" }, i18n.t("phase.none")));
     return;
@@ -284,6 +285,9 @@ export function renderActions(container, app) {
     container.appendChild(el("p", { class: "muted" }, i18n.t("turn.waiting", { name: cur ? cur.name : "" })));
   }
   if (host) container.appendChild(hostRow(app));
+  // nothing to offer now (a tunnel being settled): no empty panel
+  const panel = container.closest("section");
+  if (panel) panel.classList.toggle("hidden", !container.childElementCount);
 }
 
 function hostRow(app) {
@@ -508,9 +512,15 @@ export function describeAction(a, app) {
 }
 
 // A payment problem recorded with a claim (lenient mode): a mark until the host settles it.
-export function problemOf(ev) {
-  const p = ev && (ev.problem || ev.payment_problem || (ev.warnings && ev.warnings.length ? ev.warnings[0] : null));
-  return p || null;
+// From the event itself when it carries one, else from the state's open problems (same player,
+// same route or city).
+export function problemOf(ev, app) {
+  const p = ev && (ev.problem || ev.payment_problem || (ev.problems && ev.problems.length ? ev.problems[0] : null));
+  if (p) return p.accepted ? null : p;
+  const a = (ev && ev.action) || {};
+  const place = a.route || a.city;
+  if (!place || !app) return null;
+  return openProblems(app.state).find((x) => x.player === a.player && x.place === place && (a.type === "claim" || a.type === "build_station" || a.type === "tunnel_pay")) || null;
 }
 
 export async function renderLog(container, app) {
@@ -529,9 +539,9 @@ export async function renderLog(container, app) {
   container.textContent = "";
   const row = (ev) => {
     const a = ev.action || {};
-    const problem = problemOf(ev);
+    const problem = problemOf(ev, app);
     const li = el("li", { class: ev.undone ? "undone" : "", value: String(ev.seq) }, describeAction(a, app), ev.undone ? ` (${i18n.t("log.undone")}) ` : " ");
-    if (problem && !ev.undone) li.appendChild(el("span", { class: "problem-mark", role: "img", title: warningText(problem, app, a), "aria-label": warningText(problem, app, a) }, `⚠ ${i18n.t("log.payment_problem")}`));
+    if (problem && !ev.undone) li.appendChild(el("span", { class: "problem-mark", role: "img", title: problemText(problem, app), "aria-label": problemText(problem, app) }, `⚠ ${i18n.t("log.payment_problem")}`));
     if (a.type !== "new_game" && a.type !== "undo" && a.type !== "redo" && a.type !== "finish") {
       if (ev.undone) li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "redo", seq: ev.seq }) }, i18n.t("act.redo")));
       else li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "undo", seq: ev.seq }) }, i18n.t("act.undo_this")));

@@ -8,7 +8,7 @@ import { drawFinal } from "./final.js";
 import { drawGameFinal, gameTitle, isEurope, loadBoard, renderGameScores, renderGameView } from "./games.js";
 import { chooseLang, I18n } from "./i18n.js";
 import { BoardMap, unpackMap } from "./map.js";
-import { announcementText, noticeText, refusalText, warningText } from "./notices.js";
+import { announcementText, noticeText, openProblems, problemText, refusalText, warningText } from "./notices.js";
 import { drawTickets, loadTickets } from "./tickets.js";
 import { el, playerLabel, toast } from "./ui.js";
 
@@ -86,6 +86,27 @@ function boardFromState(app) {
     for (const c of p.stations) stations[c] = p.color;
   }
   app.board.update(owners, stations, names);
+  app.board.markProblems(openProblems(state).map((p) => p.place));
+}
+
+// Payment problems stay visible until the host accepts or corrects them.
+function problems(app) {
+  const box = $("problems");
+  if (!box) return;
+  const { i18n, state } = app;
+  box.textContent = "";
+  const open = openProblems(state);
+  if (!open.length) return;
+  const items = open.map((p) =>
+    el(
+      "li",
+      { dataset: { problem: String(p.id), place: p.place } },
+      el("span", { class: "problem-mark" }, "⚠"),
+      el("span", { class: "grow" }, problemText(p, app)),
+      app.role === "host" ? el("button", { type: "button", class: "small", dataset: { accept: String(p.id) }, onclick: () => app.act({ type: "accept_problem", problem: p.id }) }, i18n.t("problem.accept")) : null,
+    ),
+  );
+  box.appendChild(el("section", { class: "panel problems" }, el("h2", null, i18n.t("problem.title", { n: open.length })), el("ul", { class: "problem-list" }, items), app.role === "host" ? el("p", { class: "muted" }, i18n.t("problem.host_hint")) : null));
 }
 
 async function refreshChart(app, full) {
@@ -125,6 +146,7 @@ function render(app) {
     renderGameView($("game"), app);
   }
   banner(app);
+  problems(app);
   scoreboard(app);
   boardFromState(app);
   if ($("turn-slot")) renderTurnSlot($("turn-slot"), app);
@@ -188,7 +210,7 @@ async function main() {
       if (s.warnings && s.warnings.length) toast(s.warnings.map((w) => warningText(w, app, action)).join(" "), "warning", 6000);
       return s;
     } catch (e) {
-      const stale = e.status === 401 || (e.status === 403 && /stale|not valid|pair again/i.test(`${e.code || ""} ${e.message}`));
+      const stale = e.status === 401 || (e.status === 403 && /stale|not valid|pair again|another game/i.test(`${e.code || ""} ${e.message}`));
       if (stale && app.role === "player") {
         app.pairingGone();
         return null;

@@ -207,6 +207,13 @@ export class BoardMap {
     this.relabel();
   }
 
+  // Claims with a payment problem the host has not settled: a mark on the route (or city).
+  markProblems(ids) {
+    const set = new Set(ids || []);
+    for (const [id, g] of Object.entries(this.routeEls)) g.classList.toggle("problem", set.has(id));
+    for (const [id, g] of Object.entries(this.cityEls)) g.classList.toggle("problem", set.has(id));
+  }
+
   routeLine(id) {
     const r = this.map.routes[id];
     if (!r) return "";

@@ -58,13 +58,26 @@ export function refusalText(e, app, action) {
   return i18n.t("err.generic", { error: e.message });
 }
 
-// A lenient-payment warning: {code, params, text} or (older servers) a plain sentence.
+// A lenient-payment warning: {code, params, text|error} or (older servers) a plain sentence.
 export function warningText(w, app, action) {
-  if (w && typeof w === "object") {
-    const inner = noticeText(w, app, actionContext(action));
-    return inner;
-  }
+  if (w && typeof w === "object") return noticeText({ code: w.code, params: w.params, text: w.text || w.error }, app, actionContext(action));
   return String(w || "");
+}
+
+// The open payment problems of a state (lenient mode: accepted claims whose payment was wrong).
+export function openProblems(state) {
+  return ((state && state.problems) || []).filter((p) => p && !p.accepted);
+}
+
+// One payment problem in words: who, where, what was wrong.
+export function problemText(p, app) {
+  const { i18n, map, state } = app;
+  const who = state?.players?.find((x) => x.color === p.player)?.name || i18n.color(p.player);
+  const r = map.routes[p.place];
+  const where = r ? i18n.route(r) : map.cities[p.place] ? i18n.city(p.place) : "";
+  const context = { color: p.player, player: p.player, ...(r ? { route: p.place } : { city: p.place }) };
+  const reason = noticeText({ code: p.code, params: p.params, text: p.error }, app, context);
+  return i18n.t("problem.line", { name: who, place: where, reason });
 }
 
 // The state's announcement (final round, last turn played, game over), or "".
