@@ -90,7 +90,7 @@ export function openCity(app, id) {
     const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for") }) : null;
     const picker = cardPicker(i18n, { fill: STATION_COSTS[n - 1] || n });
     if (who) content.push(el("label", null, i18n.t("act.claim_for"), who));
-    content.push(el("p", { class: "muted" }, i18n.t("act.station_cost", { n, cost: STATION_COSTS[n - 1] || n })));
+    content.push(el("p", { class: "muted" }, i18n.t((STATION_COSTS[n - 1] || n) === 1 ? "act.station_cost_one" : "act.station_cost", { n, cost: STATION_COSTS[n - 1] || n })));
     const build = () => {
       const color = who ? who.value : actor;
       const cards = picker.cards.length ? picker.cards : tappedFor(app, color);
