@@ -30,6 +30,7 @@ from companion.vision.classify import (
     tone_table,
 )
 from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
+from companion.vision.light import flatten_raw
 from companion.vision.sample import (
     RawSamples,
     SampleGrids,
@@ -266,7 +267,9 @@ def sample_raw(
 
 
 def balance_samples(raw: RawSamples, ctx: ReadContext, *, lab: bool = True) -> Samples:
-    """Tone-map raw samples on the board's paper (and convert them to 8-bit Lab)."""
+    """Tone-map raw samples on the board's paper (and convert them to 8-bit Lab); a board lit
+    unevenly is first evened out (``light.flatten_raw``)."""
+    raw = flatten_raw(raw, ctx)
     lo, hi = ctx.cfg["sampling"]["tone_slopes"]
     paper = raw.wb[ctx.paper_mask]
     tone = tone_table(paper, ctx.tone_percentiles, ctx.tone_reference, (float(lo), float(hi)))

@@ -1,0 +1,95 @@
+"""Uneven light taken off (companion.vision.light) and empty boards read empty in many lights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.sim.perturb import channel_gains, light_gradient
+from companion.sim.render import BoardRenderer, Scene, random_view
+from companion.vision import light
+from companion.vision.context import ReadContext, make_context, sample_raw, take_samples
+from companion.vision.locate import BoardLocation
+from companion.vision.read import read_samples
+
+
+@pytest.fixture(scope="module")
+def ctx() -> ReadContext:
+    return make_context()
+
+
+@pytest.fixture(scope="module")
+def renderer() -> BoardRenderer:
+    return BoardRenderer()
+
+
+def test_the_light_surface_is_measured_apart_from_the_paper_colours() -> None:
+    rng = np.random.default_rng(5)
+    uv = rng.uniform(0, 1, (1500, 2))
+    materials = np.array([[200, 190, 170], [150, 175, 200], [120, 120, 130]], float)  # BGR
+    kind = rng.integers(0, 3, len(uv))
+    kind[uv[:, 0] < 0.3] = 0  # one material crowded on one side: not a gradient
+    slope = 0.6  # the right side lit exp(0.6) = 1.8 times the left
+    gain = np.exp(slope * (uv[:, 0] - 0.5))
+    px = materials[kind] * gain[:, None] * rng.normal(1, 0.02, (len(uv), 1))
+    fit = light.light_surface(np.clip(px, 0, 255).astype(np.uint8), uv)
+    assert fit is not None
+    surface, span = fit
+    assert surface[0] == pytest.approx(slope, abs=0.08)
+    assert abs(surface[1]) < 0.08
+    assert span == pytest.approx(slope, abs=0.12)
+    even = materials[kind] * rng.normal(1, 0.02, (len(uv), 1))
+    fit_even = light.light_surface(np.clip(even, 0, 255).astype(np.uint8), uv)
+    assert fit_even is not None and fit_even[1] < 0.1
+
+
+def _top(renderer: BoardRenderer, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    board = renderer.render_board(Scene(seed=seed), 2000)
+    h, w = board.shape[:2]
+    return board, np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+
+
+def test_an_evenly_lit_board_is_left_alone(ctx: ReadContext, renderer: BoardRenderer) -> None:
+    board, corners = _top(renderer, 1)
+    loc = BoardLocation.from_corners(corners, (board.shape[1], board.shape[0]))
+    raw = sample_raw(board, loc.homography, ctx)
+    assert light.flatten_raw(raw, ctx) is raw
+    dark = sample_raw(light_gradient(board, 0.5), loc.homography, ctx)
+    flat = light.flatten_raw(dark, ctx)
+    assert flat is not dark
+    # the dark side brought back in line with the bright one: the spread over the board of
+    # each space's brightness against the evenly lit board's shrinks
+    n_sp = raw.spaces_shape[0]
+
+    def level(r) -> np.ndarray:
+        return r.body[: r.n_space_px].reshape(n_sp, -1).astype(float).mean(axis=1)
+
+    before = np.std(np.log(level(dark) / level(raw)))
+    after = np.std(np.log(level(flat) / level(raw)))
+    assert after < 0.4 * before
+
+
+LIGHTS = {
+    "warm": lambda i: channel_gains(i, (0.7, 0.92, 1.25)),
+    "very warm": lambda i: channel_gains(i, (0.6, 0.88, 1.3)),
+    "cool": lambda i: channel_gains(i, (1.25, 1.0, 0.8)),
+    "uneven": lambda i: light_gradient(i, 0.55),
+    "dark uneven": lambda i: light_gradient(channel_gains(i, (0.8, 0.8, 0.8)), 0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIGHTS))
+def test_an_empty_board_reads_empty(ctx: ReadContext, renderer: BoardRenderer, name: str):
+    """Top-down and at an angle (a random overhead camera, seeded), in each light: no route
+    claimed and no station, and nothing it is unsure of that a person must check."""
+    change = LIGHTS[name]
+    board, corners = _top(renderer, 2)
+    view = random_view(np.random.default_rng(104), (1920, 1080))
+    frame = renderer.render_frame(Scene(seed=2), view, np.random.default_rng(2))
+    for image, where in ((change(board), corners), (change(frame.image), frame.corners)):
+        loc = BoardLocation.from_corners(where, (image.shape[1], image.shape[0]))
+        reading, _ = read_samples(take_samples(image, loc.homography, ctx), ctx)
+        claimed = [r for r, c in reading.routes.items() if c is not None]
+        built = [c for c, s in reading.stations.items() if s is not None]
+        assert claimed == [] and built == [], (claimed, built)
+        assert len(reading.check) <= 3, reading.check
