@@ -1,0 +1,342 @@
+"""Hardening benchmark: what hostile or careless clients on the Wi-Fi cost `companion serve`.
+
+    .venv/bin/python benchmarks/bench_hardening.py [--quick] [--events 10000] [--readers 20]
+
+Starts `companion serve` on 127.0.0.1 (a free port, a temporary state directory) and measures:
+
+1. bodies: the time to a 413 for a declared 300 MB body (only its headers sent), and how much of
+   a chunked body is read before the 413;
+2. the decompression bomb: a 20000 x 20000 PNG (1-bit, ~50 kB; 1.2 GB once decoded to colour)
+   posted 5 times, with a 10000 x 8000 JPEG header: the answers, and the server's peak resident
+   memory (VmHWM) before and after; for scale, the peak of a process that decodes the bomb with
+   OpenCV as the server did before;
+3. connections: /api/state latency (p50, p95, max of 40 requests) while 150 and 600 slow or idle
+   connections are held open;
+4. history readers: a game of --events events (written straight into the log), --readers guests
+   reading its history in a loop (/api/games/<id>/events and /state?seq=); the host's action
+   latency (p50, p95 of 60 actions) with and without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.webapp.images import bomb, jpeg_header  # noqa: E402
+
+PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
+
+
+class Server:
+    def __init__(self, state_dir: Path) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "companion",
+                "serve",
+                "--state-dir",
+                str(state_dir),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-qr",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=REPO,
+        )
+        assert self.proc.stdout is not None
+        self.port = 0
+        for line in self.proc.stdout:
+            if "serving on" in line:
+                self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+                break
+        self.token = (state_dir / "host-token").read_text().strip()
+        self.auth = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if self.get("/api/health")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+
+    def conn(self, timeout: float = 30) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def get(self, path: str, conn: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
+        c = conn or self.conn()
+        c.request("GET", path)
+        r = c.getresponse()
+        body = r.read()
+        if conn is None:
+            c.close()
+        return r.status, body
+
+    def post(
+        self, path: str, body: bytes, headers: dict[str, str], conn: Any = None
+    ) -> tuple[int, bytes]:
+        c = conn or self.conn()
+        c.request("POST", path, body=body, headers=headers)
+        r = c.getresponse()
+        out = r.read()
+        if conn is None:
+            c.close()
+        return r.status, out
+
+    def act(self, action: dict[str, Any], conn: Any = None) -> int:
+        return self.post("/api/actions", json.dumps(action).encode(), self.auth, conn)[0]
+
+    def memory(self) -> dict[str, float]:
+        out = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith(("VmHWM", "VmRSS")):
+                name, value = line.split(":")
+                out[name] = int(value.split()[0]) / 1024
+        return out
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def ms(values: list[float]) -> str:
+    v = sorted(values)
+    p95 = v[min(len(v) - 1, round(0.95 * (len(v) - 1)))]
+    return f"p50 {statistics.median(v):.1f} ms, p95 {p95:.1f} ms, max {v[-1]:.1f} ms"
+
+
+def bodies(server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        t0 = time.perf_counter()
+        s.sendall(
+            b"POST /api/photo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            + server.token.encode()
+            + b"\r\nContent-Length: %d\r\n\r\n" % (300 * 1024 * 1024)
+        )
+        head = s.recv(4096)
+        dt = (time.perf_counter() - t0) * 1000
+    print(f"  declared 300 MB body: {head.split(b' ')[1].decode()} after {dt:.1f} ms, 0 bytes read")
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(
+            b"POST /api/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            + server.token.encode()
+            + b"\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        sent = 0
+        s.settimeout(0.01)
+        status = b""
+        chunk = b"x" * 4096
+        while sent < 4 * 1024 * 1024:
+            try:
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:
+                break
+            sent += len(chunk)
+            try:
+                status = s.recv(4096)
+                if status:
+                    break
+            except TimeoutError:
+                continue
+    code = status.split(b" ")[1].decode() if status else "none"
+    print(f"  chunked action body: {code} after {sent // 1024} kB sent (limit 64 kB)")
+
+
+def bombs(server: Server) -> None:
+    before = server.memory()
+    the_bomb = bomb()
+    headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "image/png"}
+    codes = [server.post("/api/photo", the_bomb, headers)[0] for _ in range(5)]
+    jpeg = jpeg_header(10_000, 8_000) + bytes(1000)
+    codes.append(server.post("/api/photo", jpeg, {**headers, "Content-Type": "image/jpeg"})[0])
+    after = server.memory()
+    print(
+        f"  bomb: {len(the_bomb) // 1024} kB PNG of 20000 x 20000 x5 and a 10000 x 8000 JPEG: "
+        f"answers {codes}"
+    )
+    print(
+        f"  server peak RSS (VmHWM): {before['VmHWM']:.0f} MB before, {after['VmHWM']:.0f} MB "
+        f"after (limit 700 MB)"
+    )
+    probe = (
+        "import cv2, numpy as np, resource, sys\n"
+        "data = sys.stdin.buffer.read()\n"
+        "img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)\n"
+        "print(img.shape, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], input=the_bomb, capture_output=True, timeout=300
+    )
+    print(f"  for scale, decoding it with OpenCV (shape, peak MB): {out.stdout.decode().strip()}")
+
+
+def connections(server: Server, counts: list[int]) -> None:
+    for n in counts:
+        held = []
+        for i in range(n):
+            s = socket.create_connection(("127.0.0.1", server.port))
+            if i % 2:
+                s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            held.append(s)
+        times = []
+        for k in range(40):
+            if k % 8 == 0:
+                for i, s in enumerate(held):
+                    if i % 2:
+                        s.sendall(b"X-Slow: 1\r\n")
+            t0 = time.perf_counter()
+            status, _ = server.get("/api/state")
+            times.append((time.perf_counter() - t0) * 1000)
+            assert status == 200
+            time.sleep(0.02)
+        print(f"  {n} slow/idle connections held: /api/state {ms(times)}")
+        for s in held:
+            s.close()
+        time.sleep(0.5)
+
+
+def write_long_game(state_dir: Path, events: int) -> str:
+    """A game of ``events`` events: new_game by the service, then draw/end-turn pairs written
+    straight into the log (one transaction) as the service would have."""
+    import sqlite3
+
+    from companion.service import Actor, Service
+    from companion.store import EventStore
+
+    store = EventStore(state_dir)
+    svc = Service(store).start()
+    svc.act({"type": "new_game", "players": PLAYERS}, Actor.host())
+    svc.act({"type": "drew_cards", "player": "red", "count": 2}, Actor.host())
+    svc.act({"type": "end_turn", "player": "red"}, Actor.host())
+    game = str(svc.state()["game_id"])
+    svc.stop()
+    store.close()
+    db = sqlite3.connect(state_dir / "companion.sqlite3")
+    rows = []
+    t = time.time()
+    for i in range((events - 3) // 2):
+        color = "blue" if i % 2 == 0 else "red"
+        for a in (
+            {"type": "drew_cards", "player": color, "count": 2},
+            {"type": "end_turn", "player": color},
+        ):
+            rows.append((game, t, "host", json.dumps(a, separators=(",", ":"), sort_keys=True)))
+    with db:
+        db.executemany("INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)", rows)
+    db.close()
+    return game
+
+
+def history(state_dir: Path, events: int, readers: int) -> None:
+    t0 = time.perf_counter()
+    game = write_long_game(state_dir, events)
+    server = Server(state_dir)
+    try:
+        print(f"  a game of {events} events (written in {time.perf_counter() - t0:.1f} s)")
+        status, body = server.get(f"/api/games/{game}/events")
+        t1 = time.perf_counter()
+        server.get(f"/api/games/{game}/events")
+        one = (time.perf_counter() - t1) * 1000
+        print(f"  one history read: {one:.0f} ms ({status}, {len(body) // 1024} kB)")
+        conn = server.conn()
+        color = ["blue"]
+
+        def host_actions(n: int) -> list[float]:
+            out = []
+            for _ in range(n // 2):
+                for a in (
+                    {"type": "drew_cards", "player": color[0], "count": 2},
+                    {"type": "end_turn", "player": color[0]},
+                ):
+                    t = time.perf_counter()
+                    code = server.act(a, conn)
+                    out.append((time.perf_counter() - t) * 1000)
+                    assert code == 200, code
+                color[0] = "red" if color[0] == "blue" else "blue"
+            return out
+
+        print(f"  host actions, no readers: {ms(host_actions(30))}")
+        stop = threading.Event()
+        reads = [0]
+
+        def reader(k: int) -> None:
+            c = server.conn(timeout=120)
+            seq = 2
+            while not stop.is_set():
+                path = (
+                    f"/api/games/{game}/events" if k % 2 else f"/api/games/{game}/state?seq={seq}"
+                )
+                try:
+                    server.get(path, c)
+                except (OSError, http.client.HTTPException):
+                    c.close()
+                    c = server.conn(timeout=120)
+                reads[0] += 1
+                seq = seq % events + 7
+            c.close()
+
+        threads = [threading.Thread(target=reader, args=(k,)) for k in range(readers)]
+        for t in threads:
+            t.start()
+        time.sleep(1.0)
+        t2 = time.perf_counter()
+        with_readers = host_actions(60)
+        took = time.perf_counter() - t2
+        stop.set()
+        for t in threads:
+            t.join(120)
+        print(
+            f"  host actions, {readers} guests reading history in a loop: {ms(with_readers)} "
+            f"({reads[0]} history reads, {reads[0] / max(took, 1e-9):.0f}/s)"
+        )
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer events and connections")
+    ap.add_argument("--events", type=int, default=10_000)
+    ap.add_argument("--readers", type=int, default=20)
+    args = ap.parse_args(argv)
+    events = 2000 if args.quick else args.events
+    print(f"machine: {platform.machine()}, {platform.python_version()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(Path(tmp) / "a")
+        try:
+            print("bodies")
+            bodies(server)
+            print("images")
+            bombs(server)
+            print("connections")
+            connections(server, [150] if args.quick else [150, 600])
+        finally:
+            server.stop()
+        print("history")
+        history(Path(tmp) / "b", events, args.readers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
