@@ -8,7 +8,7 @@ budget is what matters on a Pi whose other cores serve the web app). Times are t
 time (``time.process_time``), so another process on the machine does not inflate them.
 
 1. ``live``: the live vision pipeline per frame, ``companion.vision.live.LiveWatcher.process``,
-   on 1920x1080 frames of a rendered game with hands (``companion.vision.sources.SimulatedCamera``
+   on 1920x1080 frames of a rendered game with hands (``companion.sim.camera.SimulatedCamera``
    at the live frame rate), with the project's pixel reader (``VisionReader``: the frame shrunk to
    1280 px and ``read_board``) placed on the board from the simulator's truth (a fixed camera is
    calibrated once). The watcher reads only steady, clear frames: the table gives the mean over

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import queue
 import secrets
 import signal
 import socket
@@ -19,6 +18,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from companion.commands.devices import start_camera, start_controls, start_reader
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +252,7 @@ def serve(
     table = start_controls(service, controls) if controls is not None else None
     demo_run = None
     if demo:
-        from companion.commands.demo import Demo
+        from companion.commands.demo_game import Demo
 
         demo_run = Demo(
             service,
@@ -363,205 +364,3 @@ def _start_watchdog(service: Any, stop: threading.Event) -> None:
             wd.pet()
 
     threading.Thread(target=loop, name="companion-watchdog", daemon=True).start()
-
-
-# --- devices: thin adapters from the reader and the camera to observations ---------------------
-
-
-def card_observation(event: Any) -> dict[str, Any] | None:
-    """A reader CardEvent as an observation (None for an unknown card)."""
-    from companion.reader.cards import TicketCard, TrainCard
-
-    card = event.card
-    if isinstance(card, TrainCard):
-        return {"kind": "card_tapped", "card": card.color.value, "uid": event.uid}
-    if isinstance(card, TicketCard):
-        return {"kind": "ticket_tapped", "ticket": card.id, "uid": event.uid}
-    return None
-
-
-def start_reader(
-    service: Any, port: str, stop: threading.Event, *, registry_path: Path | None = None
-) -> threading.Thread:
-    """Listen to the card reader in a thread; taps become observations. ``registry_path``: the
-    UID registry to use (default: the enrolment registry of ``companion reader enroll``)."""
-    from companion.reader.cards import CardCatalog
-    from companion.reader.listener import CardListener
-    from companion.reader.registry import Registry, RegistryError, default_path
-    from companion.reader.transport import ReaderOpenError, ReaderTransport
-    from companion.service import Actor
-
-    catalog = CardCatalog.europe()
-    try:
-        registry: Registry | None = Registry(registry_path or default_path(), catalog)
-    except RegistryError as exc:
-        log.warning("no card registry (%s): only cards with stickers are known", exc)
-        registry = None
-    transport = ReaderTransport(port)
-    try:
-        transport.open_now()
-    except ReaderOpenError as exc:
-        log.warning("the card reader is not there yet (%s); waiting for it", exc)
-    transport.start()
-    listener = CardListener(transport, catalog, registry)
-
-    def loop() -> None:
-        try:
-            while not stop.is_set():
-                event = listener.next_event(timeout=0.2)
-                if event is None:
-                    continue
-                obs = card_observation(event)
-                if obs is None:
-                    service.notice(
-                        f"Unknown card {event.uid}: enroll it first.",
-                        "warning",
-                        code="reader.unknown_card",
-                        params={"uid": event.uid},
-                    )
-                    continue
-                service.observe_nowait(obs, Actor.device("reader"))
-        finally:
-            transport.stop()
-            if registry is not None:
-                registry.close()
-
-    t = threading.Thread(target=loop, name="companion-reader", daemon=True)
-    t.start()
-    return t
-
-
-def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
-    """A live-watcher event as ("observe", observation) or ("notice", text) or ("skip", "")."""
-    from companion.vision import live
-
-    if isinstance(event, live.ClaimSeen):
-        obs: dict[str, Any] = {"kind": "claim_seen", "route": event.route, "color": event.color}
-        if event.unsure:
-            obs["unsure"] = True
-        return "observe", obs
-    if isinstance(event, live.StationSeen):
-        return "observe", {"kind": "station_seen", "city": event.city, "color": event.color}
-    if isinstance(event, live.NeedsConfirmation | live.Vetoed):
-        return "notice", f"camera: {event.text()}"
-    if isinstance(event, live.BoardLost):
-        return "notice", f"camera: {event.reason}"
-    return "skip", ""
-
-
-def camera_notice(event: Any) -> tuple[str, dict[str, Any]]:
-    """The code and params of a camera notice (see camera_observation), for translation."""
-    from companion.vision import live
-
-    if isinstance(event, live.NeedsConfirmation | live.Vetoed):
-        ch = event.change
-        where = {"route": ch.key} if ch.kind == "route" else {"city": ch.key}
-        code = (
-            "camera.watch_confirm"
-            if isinstance(event, live.NeedsConfirmation)
-            else "camera.watch_veto"
-        )
-        return code, {**where, "owner": ch.old, "color": ch.new, "text": event.reason}
-    if isinstance(event, live.BoardLost):
-        return "camera.board_lost", {"text": event.reason}
-    return "message", {}
-
-
-def watch_refusals(service: Any) -> queue.SimpleQueue[tuple[str, str, str, str | None]]:
-    """A queue of the sightings the game refused (vetoed, or a question answered no), as
-    (watcher kind "route"/"station", id, colour, owner), filled by a service listener."""
-    refused: queue.SimpleQueue[tuple[str, str, str, str | None]] = queue.SimpleQueue()
-
-    def heard(kind: str, data: dict[str, Any]) -> None:
-        if kind in ("vetoed", "rejected") and data.get("key") and data.get("color"):
-            what = "route" if data.get("kind") == "claim" else "station"
-            refused.put((what, str(data["key"]), str(data["color"]), data.get("owner")))
-
-    service.listeners.append(heard)
-    return refused
-
-
-def forget_refused(
-    watcher: Any, refused: queue.SimpleQueue[tuple[str, str, str, str | None]]
-) -> int:
-    """Make the watcher forget the refused sightings (on the camera's thread); how many."""
-    n = 0
-    while True:
-        try:
-            kind, key, color, owner = refused.get_nowait()
-        except queue.Empty:
-            return n
-        if watcher.forget(kind, key, color, owner):
-            log.info("camera: forgot %s %s %s (refused by the game)", kind, key, color)
-            n += 1
-
-
-def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
-    """Watch the camera in a thread; claims and stations seen become observations."""
-    from companion.service import Actor
-    from companion.sim.camera import SimulatedCamera, open_camera
-    from companion.vision.live import FrameReader, LiveWatcher, VisionReader
-    from companion.vision.sources import SourceError
-
-    try:
-        source = open_camera(spec)
-    except SourceError as exc:
-        from companion.cli import CommandError
-
-        raise CommandError(str(exc)) from None
-    reader: FrameReader
-    if isinstance(source, SimulatedCamera):
-        from companion.sim.live_oracle import OracleReader
-
-        source.realtime = True
-        reader = OracleReader(source.renderer.geometry, seed=source.seed)
-    else:
-        reader = VisionReader(None)
-    watcher = LiveWatcher(reader)
-    refused = watch_refusals(service)
-
-    def loop() -> None:
-        try:
-            with source:
-                for frame in source:
-                    if stop.is_set():
-                        return
-                    forget_refused(watcher, refused)
-                    for event in watcher.process(frame):
-                        what, data = camera_observation(event)
-                        if what == "observe":
-                            assert isinstance(data, dict)
-                            service.observe_nowait(data, Actor.device("camera"))
-                        elif what == "notice":
-                            code, params = camera_notice(event)
-                            service.notice(str(data), "warning", code=code, params=params)
-        except SourceError as exc:  # no camera (or it went away): one line, no traceback
-            log.error("the camera stopped: %s", exc)
-            service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
-        except Exception:
-            log.exception("the camera stopped")
-            service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
-
-    t = threading.Thread(target=loop, name="companion-camera", daemon=True)
-    t.start()
-    return t
-
-
-def start_controls(service: Any, config: Any, pin_factory: Any = None) -> Any:
-    """The buttons, LED and buzzer wired to the service (companion.controls.table), or None
-    with a one-line warning when the pins cannot be opened (the game goes on without them)."""
-    from companion.controls import ControlsError
-    from companion.controls.table import start_table_controls
-
-    try:
-        table = start_table_controls(service, config, pin_factory=pin_factory)
-    except ControlsError as exc:
-        print(f"companion: warning: no buttons, LED or buzzer: {exc}", file=sys.stderr, flush=True)
-        return None
-    pins = config.pins
-    print(
-        f"companion: buttons on GPIO{pins['end_turn']}/{pins['confirm']}/{pins['undo']}, "
-        f"LED and buzzer",
-        flush=True,
-    )
-    return table

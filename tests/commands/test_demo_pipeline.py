@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from companion.commands.demo import Demo
+from companion.commands.demo_game import Demo
 from companion.core.scoring import PlayerEnd, score_final
 from companion.data import europe_map
 from companion.service import Service

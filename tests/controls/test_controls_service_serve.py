@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from controls_harness import FAST, on_real_pi, wait_for
 
-from companion.commands.serve import start_controls
+from companion.commands.devices import start_controls
 from companion.service import Actor, Service
 from companion.store import EventStore
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.commands.demo import DemoDriver, table_script
+from companion.commands.demo_game import DemoDriver, table_script
 from companion.data import europe_map
 from companion.service import Service
 from companion.store import EventStore

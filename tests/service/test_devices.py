@@ -6,7 +6,7 @@ import threading
 import time
 from pathlib import Path
 
-from companion.commands.serve import camera_observation, start_reader
+from companion.commands.devices import camera_observation, start_reader
 from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.commands.serve import forget_refused, watch_refusals
+from companion.commands.devices import forget_refused, watch_refusals
 from companion.service import Actor, Service, fold_game
 from companion.store import EventStore
 

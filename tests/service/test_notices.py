@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from companion.commands.serve import camera_notice, start_reader
+from companion.commands.devices import camera_notice, start_reader
 from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore

@@ -57,4 +57,4 @@ def test_the_scan_sees_imports_inside_functions_and_relative_ones() -> None:
         assert _imports_sim(_imported(here, source)), source
     assert not _imports_sim(_imported(here, "from companion.simple import x\n"))
     assert not _imports_sim(_imported(here, "from . import sources\n"))
-    assert _imports_sim(_imported(PACKAGE / "commands" / "demo.py"))
+    assert _imports_sim(_imported(PACKAGE / "commands" / "demo_game.py"))
