@@ -152,6 +152,8 @@ def check_action_shape(
     if not isinstance(data, Mapping):
         raise BadRequest('An action must be a JSON object with a "type".')
     kind = data.get("type")
+    if not isinstance(kind, str):
+        raise BadRequest('An action must be a JSON object with a "type" (a word).')
     if kind == "new_game":
         return parse_new_game(data, game_map)
     if game is not None:

@@ -108,6 +108,9 @@ def test_photo_sizes_are_read_from_the_header_before_decoding(live: LiveServer) 
 @pytest.mark.parametrize(
     "body",
     [
+        b'{"type": ["claim"]}',
+        b'{"type": {"claim": 1}}',
+        b'{"type": "replace", "seq": 2, "action": {"type": ["claim"]}}',
         b'{"type": "claim", "player": "red", "route": "x", "cards": ' + b"9" * 5000 + b"}",
         b'{"type": "undo", "seq": ' + str(2**64).encode() + b"}",
         b'{"type": "finish", "x": NaN}',
