@@ -150,20 +150,28 @@ def forget_refused(
 def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
     """Watch the camera in a thread; claims and stations seen become observations."""
     from companion.service import Actor
-    from companion.sim.camera import SimulatedCamera, open_camera
     from companion.vision.live import FrameReader, LiveWatcher, VisionReader
-    from companion.vision.sources import SourceError
+    from companion.vision.sources import FrameSource, SourceError, open_source
 
+    simulated = (spec or "auto").strip().partition(":")[0].lower() == "sim"
+    source: FrameSource
     try:
-        source = open_camera(spec)
+        if simulated:  # the simulator is loaded only when asked for, never with a real camera
+            from companion.sim.camera import open_camera
+
+            source = open_camera(spec)
+        else:
+            source = open_source(spec)
     except SourceError as exc:
         from companion.cli import CommandError
 
         raise CommandError(str(exc)) from None
     reader: FrameReader
-    if isinstance(source, SimulatedCamera):
+    if simulated:
+        from companion.sim.camera import SimulatedCamera
         from companion.sim.live_oracle import OracleReader
 
+        assert isinstance(source, SimulatedCamera)
         source.realtime = True
         reader = OracleReader(source.renderer.geometry, seed=source.seed)
     else:
