@@ -8,7 +8,8 @@ raise :class:`~companion.core.errors.InvalidStateError`.
 from .actions import Action, EndTurn, PlaceStart, PlaceTrack, action_from_json, parse_action
 from .game import Match
 from .lattice import CITY_COLORS, City, Issue, Lattice, Link, check_lattice_data, trans_europa
-from .rules import PlayerPenalty, Round, RoundPlayer, RoundScore, cities_removed, deal_cities
+from .position import RoundPlayer
+from .rules import PlayerPenalty, Round, RoundScore, cities_removed, deal_cities
 from .steiner import Connection, connection, steiner_tree
 
 __all__ = [

@@ -17,7 +17,8 @@ from typing import Any
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
 
 from .lattice import Lattice
-from .rules import Round, RoundScore, _player_color, cities_removed
+from .position import _player_color
+from .rules import Round, RoundScore, cities_removed
 
 
 @dataclass

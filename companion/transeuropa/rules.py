@@ -25,39 +25,18 @@ from typing import Any
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
 
-from .actions import Action, EndTurn, PlaceStart, PlaceTrack, action_from_json
+from .actions import Action, EndTurn, PlaceStart, PlaceTrack
 from .lattice import CITY_COLORS, Lattice
+from .position import (
+    BLACK,
+    RoundPlayer,
+    _Components,
+    _player_color,
+    check_position,
+    colored_degree,
+    read_round,
+)
 from .steiner import INF, Connection, connection
-
-BLACK = "black"
-PHASES = ("start", "build", "over")
-
-
-def _player_color(text: Any) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise NotationError("every player needs a colour (a word such as 'red')")
-    color = text.strip().lower()
-    if color == BLACK:
-        raise NotationError("'black' is the colour of the shared tracks, not a player colour")
-    return color
-
-
-@dataclass(slots=True)
-class RoundPlayer:
-    color: str
-    name: str
-    cities: tuple[str, ...]
-    start: str | None = None
-    colored_left: int = 3
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "color": self.color,
-            "name": self.name,
-            "cities": list(self.cities),
-            "start": self.start,
-            "colored_left": self.colored_left,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,22 +122,6 @@ def deal_cities(
     return {p: tuple(h) for p, h in hands.items()}
 
 
-class _Components:
-    def __init__(self, nodes: Iterable[str]) -> None:
-        self.parent = {n: n for n in nodes}
-
-    def find(self, x: str) -> str:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
-
-
 @dataclass
 class Round:
     """The state of one round. Change it only through :meth:`apply`."""
@@ -220,95 +183,20 @@ class Round:
 
     def validate(self) -> None:
         """Raise InvalidStateError for a position no legal round can reach."""
-        lat = self.lattice
-        n = len(self.players)
-        if not lat.players_min <= n <= lat.players_max:
-            raise InvalidStateError(
-                f"Trans Europa is for {lat.players_min}-{lat.players_max} players, got {n}"
-            )
-        colors = [p.color for p in self.players]
-        dup = [c for c, k in Counter(colors).items() if k > 1]
-        if dup:
-            raise InvalidStateError(f"two players have the colour {dup[0]}")
-        holder: dict[str, str] = {}
-        for p in self.players:
-            got = sorted(lat.cities[c].color for c in p.cities)
-            if got != sorted(CITY_COLORS):
-                raise InvalidStateError(
-                    f"{p.color} must hold one city of each colour ({', '.join(CITY_COLORS)}); "
-                    f"holds {', '.join(p.cities) or 'none'}"
-                )
-            for c in p.cities:
-                if c in holder:
-                    raise InvalidStateError(
-                        f"the city card {c} is held by both {holder[c]} and {p.color}"
-                    )
-                holder[c] = p.color
-            if p.start is not None and p.start not in lat.nodes:
-                raise InvalidStateError(f"{p.color}'s start marker is on unknown node {p.start}")
-            if not 0 <= p.colored_left <= lat.colored_tracks_per_player:
-                raise InvalidStateError(
-                    f"{p.color} has {p.colored_left} coloured tracks left; a player has "
-                    f"{lat.colored_tracks_per_player}"
-                )
-        if not 0 <= self.start_player < n or not 0 <= self.current < n:
-            raise InvalidStateError("the start player or current player is not at the table")
-        if self.phase not in PHASES:
-            raise InvalidStateError(f"unknown phase {self.phase!r}: expected one of {PHASES}")
-        per_owner = Counter(self.tracks.values())
-        for lid, owner in self.tracks.items():
-            if lid not in lat.links:
-                raise InvalidStateError(f"track on unknown link {lid}")
-            if owner != BLACK and owner not in colors:
-                raise InvalidStateError(f"a {owner} track, but no player has that colour")
-        colored = sum(k for o, k in per_owner.items() if o != BLACK)
-        if colored and not self.colored_variant:
-            raise InvalidStateError("coloured tracks are on the board but the variant is off")
-        for p in self.players:
-            if per_owner[p.color] + p.colored_left > lat.colored_tracks_per_player:
-                raise InvalidStateError(
-                    f"{p.color} has {per_owner[p.color]} coloured tracks on the board and "
-                    f"{p.colored_left} left: more than the {lat.colored_tracks_per_player} a "
-                    "player has"
-                )
-        for node, k in self._colored_degree().items():
-            if k > 2:
-                raise InvalidStateError(
-                    f"{k} coloured tracks touch node {node}; a node takes at most 2"
-                )
-        black = per_owner[BLACK]
-        if black + self.stock != lat.black_tracks:
-            raise InvalidStateError(
-                f"{black} black tracks on the board and {self.stock} in stock make "
-                f"{black + self.stock}, not {lat.black_tracks}"
-            )
-        for lid in self.placed:
-            if lid not in self.tracks:
-                raise InvalidStateError(f"link {lid} was placed this turn but has no track")
-        if self.phase != "start" and all(p.start is not None for p in self.players):
-            self._check_tracks_reachable()
-
-    def _check_tracks_reachable(self) -> None:
-        comps = _Components(self.lattice.nodes)
-        for lid in self.tracks:
-            link = self.lattice.links[lid]
-            comps.union(link.a, link.b)
-        rooted = {comps.find(p.start) for p in self.players if p.start is not None}
-        for lid in sorted(self.tracks):
-            if comps.find(self.lattice.links[lid].a) not in rooted:
-                raise InvalidStateError(
-                    f"the track on {lid} is not joined to any start marker; tracks are only "
-                    "placed onto a player's network"
-                )
+        check_position(
+            self.lattice,
+            self.players,
+            colored_variant=self.colored_variant,
+            start_player=self.start_player,
+            current=self.current,
+            phase=self.phase,
+            tracks=self.tracks,
+            stock=self.stock,
+            placed=self.placed,
+        )
 
     def _colored_degree(self) -> Counter[str]:
-        deg: Counter[str] = Counter()
-        for lid, owner in self.tracks.items():
-            if owner != BLACK:
-                link = self.lattice.links[lid]
-                deg[link.a] += 1
-                deg[link.b] += 1
-        return deg
+        return colored_degree(self.lattice, self.tracks)
 
     # --- queries -------------------------------------------------------------------------
 
@@ -560,95 +448,7 @@ class Round:
     def from_json(cls, lattice: Lattice, data: Any) -> Round:
         """Read a round (or a bare position: players with cities, and tracks). Raises
         NotationError for malformed JSON and InvalidStateError for an impossible position."""
-        if not isinstance(data, Mapping):
-            raise NotationError("a Trans Europa round must be a JSON object")
-        game = data.get("game", "trans_europa")
-        if game != "trans_europa":
-            raise NotationError(f"this is a {game!r} file, not a Trans Europa round")
-        raw_players = data.get("players")
-        if not isinstance(raw_players, list) or not raw_players:
-            raise NotationError("the round needs a 'players' list")
-        players: list[RoundPlayer] = []
-        for i, rp in enumerate(raw_players):
-            if not isinstance(rp, Mapping):
-                raise NotationError(f"player #{i + 1} is not a JSON object")
-            color = _player_color(rp.get("color"))
-            raw_cities = rp.get("cities")
-            if not isinstance(raw_cities, list) or not all(isinstance(c, str) for c in raw_cities):
-                raise NotationError(f"{color} needs a 'cities' list of city names")
-            start = rp.get("start")
-            if start is not None and not isinstance(start, str):
-                raise NotationError(f"{color}'s 'start' must be a node id such as '0906'")
-            left = rp.get("colored_left", lattice.colored_tracks_per_player)
-            if not isinstance(left, int) or isinstance(left, bool):
-                raise NotationError(f"{color}'s 'colored_left' must be a whole number")
-            name = rp.get("name") or color
-            players.append(
-                RoundPlayer(
-                    color=color,
-                    name=str(name),
-                    cities=tuple(lattice.city(c).id for c in raw_cities),
-                    start=None if start is None else lattice.node(start),
-                    colored_left=left,
-                )
-            )
-        colors = [p.color for p in players]
-        tracks: dict[str, str] = {}
-        raw_tracks = data.get("tracks", [])
-        if not isinstance(raw_tracks, list):
-            raise NotationError("'tracks' must be a list of links")
-        for t in raw_tracks:
-            if isinstance(t, str):
-                lid, owner = lattice.link(t).id, BLACK
-            elif isinstance(t, Mapping) and isinstance(t.get("link"), str):
-                lid = lattice.link(t["link"]).id
-                owner = str(t.get("color", BLACK)).strip().lower()
-            else:
-                raise NotationError(
-                    f"cannot read the track {t!r}: write 'NODE-NODE' or "
-                    '{"link": "NODE-NODE", "color": "red"}'
-                )
-            if lid in tracks:
-                raise InvalidStateError(f"link {lid} has two tracks")
-            tracks[lid] = owner
-        variant = data.get("variant")
-        if variant is None:
-            variant = "colored" if any(o != BLACK for o in tracks.values()) else "basic"
-        if variant not in ("basic", "colored"):
-            raise NotationError(f"unknown variant {variant!r}: expected basic or colored")
-
-        def index_of(key: str, default: int) -> int:
-            value = data.get(key)
-            if value is None:
-                return default
-            color = _player_color(value)
-            if color not in colors:
-                raise NotationError(f"'{key}' names {color}, who is not a player")
-            return colors.index(color)
-
-        stock = data.get("stock", -1)
-        if not isinstance(stock, int) or isinstance(stock, bool) or stock < -1:
-            raise NotationError("'stock' must be the number of black tracks left")
-        placed = data.get("placed", [])
-        if not isinstance(placed, list):
-            raise NotationError("'placed' must be a list of links")
-        phase = data.get("phase")
-        if phase is None:
-            phase = "build" if all(p.start is not None for p in players) or tracks else "start"
-        rnd = cls(
-            lattice,
-            players,
-            colored_variant=variant == "colored",
-            start_player=index_of("start_player", 0),
-            tracks=tracks,
-            stock=stock,
-            phase=str(phase),
-            current=index_of("current", -1),
-            placed=[lattice.link(str(x)).id for x in placed],
-            end_reason=data.get("end_reason"),
-        )
-        history = data.get("history", [])
-        if not isinstance(history, list):
-            raise NotationError("'history' must be a list of actions")
-        rnd.history = [action_from_json(a) for a in history]
+        fields, history = read_round(lattice, data)
+        rnd = cls(lattice, **fields)
+        rnd.history = history()
         return rnd
