@@ -201,6 +201,17 @@ class Service:
 
         return self.call(run)
 
+    def phone_seen(self, token: str) -> None:
+        """A phone opened its pairing link or its page: its row says "paired", not "waiting"."""
+
+        def run() -> None:
+            if token in self.ledger.seen or token not in self.paired.values():
+                return
+            self.ledger.seen.add(token)
+            self.ledger.refresh()
+
+        self.post(run)
+
     def player_of_token(self, token: str) -> str | None:
         """The colour a player token acts for in the current game (None if not valid now)."""
         fold = self.fold

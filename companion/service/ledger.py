@@ -50,6 +50,7 @@ class Ledger:
         self.events: list[Event] = []
         self.pending = Pending()
         self.paired: dict[str, str] = {}
+        self.seen: set[str] = set()  # pairing tokens a phone has opened (not just made)
 
     def load(self) -> None:
         """The current game of the log, as a restart finds it (pending taps forgotten)."""
@@ -65,7 +66,7 @@ class Ledger:
         return self.fold.seq if self.fold else self.store.last_seq()
 
     def refresh(self, *, publish: bool = True, pending_only: bool = False) -> None:
-        snap = public_state(self.fold, self.pending, self.paired, seq=self.seq)
+        snap = public_state(self.fold, self.pending, self.paired, seq=self.seq, seen=self.seen)
         self.streams.publish(snap, publish=publish, pending_only=pending_only)
 
     def announce(self, before: AnyFold) -> None:

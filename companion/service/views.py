@@ -6,7 +6,7 @@ Pure functions of a fold (and the pending taps): no thread, no store, no Flask.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from companion.core.board import Route
@@ -51,11 +51,13 @@ def other_public_state(
     paired: Mapping[str, str] | None,
     *,
     seq: int = 0,
+    seen: Collection[str] = (),
 ) -> dict[str, Any]:
     """The public state of a game other than Europe: the same fields, filled by its table."""
     pub = fold.table.public()
     for p in pub["players"]:
         p["paired"] = bool(paired and p["color"] in paired)
+        p["phone_seen"] = bool(paired and paired.get(p["color"]) in seen)
     ann = fold.table.announcement()
     return {
         "seq": seq or fold.seq,
@@ -91,11 +93,13 @@ def public_state(
     paired: Mapping[str, str] | None = None,
     *,
     seq: int = 0,
+    seen: Collection[str] = (),
 ) -> dict[str, Any]:
-    """The public state (no ticket ids until the game is finished)."""
+    """The public state (no ticket ids until the game is finished). ``seen``: the pairing
+    tokens a phone has opened (``phone_seen``; ``paired`` alone: a code was made)."""
     pend = (pending or Pending()).to_json()
     if isinstance(fold, OtherFold):
-        return other_public_state(fold, pend, paired, seq=seq)
+        return other_public_state(fold, pend, paired, seq=seq, seen=seen)
     if fold is None:
         return {
             "seq": seq,
@@ -145,6 +149,7 @@ def public_state(
                 "tickets_held": len(p.tickets),
                 "ready": p.ready,
                 "paired": bool(paired and p.color in paired),
+                "phone_seen": bool(paired and paired.get(p.color) in seen),
                 "final": final[p.color].to_json() if p.color in final else None,
             }
         )

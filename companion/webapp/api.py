@@ -185,6 +185,9 @@ def confirmation(cid: str) -> Response:
 @bp.get("/players/<color>/tickets")
 @require("color")
 def tickets(color: str) -> Response:
+    ident = resolve_identity()
+    if ident.role == "player" and ident.token:
+        service().phone_seen(ident.token)  # the phone is there (also after a restart)
     return jsonify(service().tickets(check_color(color)))
 
 

@@ -80,11 +80,22 @@ def photo() -> Any:
     return page("photo.html", ident)
 
 
+def pairing_gone() -> Response:
+    """The page of a phone whose pairing is gone: ask the host for a new code (in its language)."""
+    ident = resolve_identity()
+    out = page("gone.html", Identity("guest") if ident.role == "guest" else ident)
+    return out if isinstance(out, Response) else Response(out, 403, mimetype="text/html")
+
+
 @bp.get("/me")
 def me() -> Any:
     ident = resolve_identity()
     if ident.color is None:
+        if ident.problem == "stale-cookie":
+            return pairing_gone()
         return redirect("/", code=303)
+    if ident.token:
+        service().phone_seen(ident.token)
     return page("player.html", ident)
 
 
@@ -104,10 +115,8 @@ def host_login() -> BaseResponse:
 @bp.get("/pair/<token>")
 def pair(token: str) -> BaseResponse:
     if service().player_of_token(token) is None:
-        return message_page(
-            "That pairing link is not valid for the current game: ask the host for a new one.",
-            403,
-        )
+        return pairing_gone()
+    service().phone_seen(token)
     resp = redirect("/me", code=303)
     _set_cookie(resp, PLAYER_COOKIE, token)
     return resp
