@@ -39,11 +39,19 @@ def authorize(action: Mapping[str, Any], actor: Actor) -> None:
         return
     kind = action["type"]
     if kind in HOST_ONLY:
-        raise Forbidden(f"Only the host can {describe(action).split(':')[0]}.")
+        raise Forbidden(
+            f"Only the host can {describe(action).split(':')[0]}.",
+            code="auth.host_only_action",
+            params={"type": kind},
+        )
     if action.get("player") is None:
-        raise Forbidden("Only the host can enter this for the whole table.")
+        raise Forbidden(
+            "Only the host can enter this for the whole table.", code="auth.host_only_table"
+        )
     if action.get("player") != actor.color:
         raise Forbidden(
             f"This phone is paired with {actor.color}; only the host can act for "
-            f"{action.get('player')}."
+            f"{action.get('player')}.",
+            code="auth.other_player",
+            params={"color": actor.color, "player": action.get("player")},
         )

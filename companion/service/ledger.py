@@ -100,11 +100,11 @@ class Ledger:
         if actor.role == "player" and (
             self.fold is None or self.paired.get(actor.color or "") is None
         ):
-            raise Forbidden("This phone's pairing is for another game.")
+            raise Forbidden("This phone's pairing is for another game.", code="auth.stale_pairing")
         kind = action["type"]
         now = self.fold.kind if isinstance(self.fold, OtherFold) else None
         if kind != "new_game" and now is not game:
-            raise Conflict("A new game was started meanwhile: look again.", "game-changed")
+            raise Conflict("A new game was started meanwhile: look again.", rule="game-changed")
         if kind == "new_game":
             self.new_game(action, actor)
         elif kind in CORRECTIONS:
@@ -131,13 +131,13 @@ class Ledger:
 
     def require_game(self) -> AnyFold:
         if self.fold is None:
-            raise Conflict("No game is running: start a new game first.", "no-game")
+            raise Conflict("No game is running: start a new game first.", rule="no-game")
         return self.fold
 
     def require_europe(self) -> GameFold:
         fold = self.require_game()
         if isinstance(fold, OtherFold):
-            raise Conflict("This works in Ticket to Ride: Europe games only.", "not-europe")
+            raise Conflict("This works in Ticket to Ride: Europe games only.", rule="not-europe")
         return fold
 
     def drop_stale_confirmations(self) -> None:
@@ -185,7 +185,10 @@ class Ledger:
         action = dict(action)
         used_cards, used_tickets = fill_from_pending(self.pending, action)
         if action["type"] == "keep_tickets" and not action.get("tickets"):
-            raise BadRequest("Name the tickets to keep (or tap them on the reader first).")
+            raise BadRequest(
+                "Name the tickets to keep (or tap them on the reader first).",
+                code="request.no_tickets",
+            )
         trial = GameFold(
             fold.game_id,
             fold.mode,
@@ -245,16 +248,22 @@ class Ledger:
         if kind == "undo" and seq is None:
             live = [s for s in fold.steps if s.effective is not None]
             if not live:
-                raise Conflict("There is nothing to undo in this game.", "nothing-to-undo")
+                raise Conflict("There is nothing to undo in this game.", rule="nothing-to-undo")
             seq = live[-1].seq
             action = {**action, "seq": seq}
         target = fold.step(int(seq or 0))
         if target is None:
-            raise NotFound(f"This game has no step #{seq} to {kind}.")
+            raise NotFound(
+                f"This game has no step #{seq} to {kind}.",
+                code="request.no_step",
+                params={"seq": seq, "type": kind},
+            )
         if kind == "undo" and target.effective is None:
-            raise Conflict(f"Step #{seq} is already undone.", "already-undone")
+            raise Conflict(
+                f"Step #{seq} is already undone.", rule="already-undone", params={"seq": seq}
+            )
         if kind == "redo" and target.effective is not None:
-            raise Conflict(f"Step #{seq} is not undone.", "not-undone")
+            raise Conflict(f"Step #{seq} is not undone.", rule="not-undone", params={"seq": seq})
         # Try the whole game with the correction; every later step must stay legal.
         probe = Event(0, fold.game_id, 0.0, actor.name, action)
         trial_events = [*self.events, probe]

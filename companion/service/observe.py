@@ -99,7 +99,7 @@ class Observations:
         seq = int(decision.params["seq"])
         end = fold.step(seq)
         if end is None or end.effective is None:
-            raise Conflict("That turn is no longer the last one.", "late-claim")
+            raise Conflict("That turn is no longer the last one.", rule="late-claim")
         fix = {"type": "replace", "seq": seq, "action": action}
         again = dict(end.effective)
         probe = [
@@ -166,7 +166,11 @@ class Observations:
         if kind == "reader_player":
             player = obs["player"]
             if player not in {p.color for p in t.players}:
-                raise Conflict(f"No player plays {player} in this game.", "unknown-player")
+                raise Conflict(
+                    f"No player plays {player} in this game.",
+                    rule="unknown-player",
+                    params={"color": player},
+                )
             self.pending.reader_player = player
             self.ledger.refresh(pending_only=True)
             return f"The reader now takes {player}'s cards."
@@ -195,7 +199,9 @@ class Observations:
             return f"{obs['card']} added to {who}'s payment ({len(self.pending.cards)} cards)."
         ticket = obs["ticket"]
         if ticket not in t.map.tickets:
-            raise Conflict(f"Unknown ticket id {ticket!r}.", "unknown-ticket")
+            raise Conflict(
+                f"Unknown ticket id {ticket!r}.", rule="unknown-ticket", params={"ticket": ticket}
+            )
         if self.pending.tickets_player != who:
             self.pending.clear_tickets()
             self.pending.tickets_player = who
@@ -292,9 +298,15 @@ class Observations:
     ) -> dict[str, Any]:
         conf = next((c for c in self.pending.confirmations if c.id == cid), None)
         if conf is None:
-            raise NotFound(f"There is no open question {cid!r}.")
+            raise NotFound(
+                f"There is no open question {cid!r}.", code="camera.no_question", params={"id": cid}
+            )
         if actor.role == "player" and actor.color != conf.color:
-            raise Forbidden(f"Only the host or {conf.color} can answer this question.")
+            raise Forbidden(
+                f"Only the host or {conf.color} can answer this question.",
+                code="auth.not_your_question",
+                params={"color": conf.color},
+            )
         if accept:
             action = dict(conf.action)
             if cards is not None:
@@ -310,7 +322,9 @@ class Observations:
         """Forget the tapped cards and tickets (a player only their own)."""
         p = self.pending
         if actor.role == "player" and actor.color not in (p.payment_player, p.tickets_player):
-            raise Forbidden("Only the host can clear another player's taps.")
+            raise Forbidden(
+                "Only the host can clear another player's taps.", code="auth.not_your_taps"
+            )
         p.clear_payment()
         p.clear_tickets()
         self.ledger.refresh(pending_only=True)

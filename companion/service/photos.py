@@ -93,7 +93,11 @@ class Photos:
         with self._lock:
             job = self.jobs.get(job_id)
         if job is None:
-            raise NotFound(f"There is no photo job {job_id!r}.")
+            raise NotFound(
+                f"There is no photo job {job_id!r}.",
+                code="photo.no_job",
+                params={"job": job_id},
+            )
         return job
 
     def shutdown(self) -> None:

@@ -54,7 +54,11 @@ def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, A
     low, high = kind.min_players, kind.max_players
     if not low <= len(players) <= high:
         count = f"{low}" if low == high else f"{low} to {high}"
-        raise Conflict(f"{kind.title} is for {count} players, not {len(players)}.", "player-count")
+        raise Conflict(
+            f"{kind.title} is for {count} players, not {len(players)}.",
+            rule="player-count",
+            params={"game": kind.name, "n": len(players), "low": low, "high": high},
+        )
     out_players: list[dict[str, str]] = []
     for p in players:
         color = p.get("color")
@@ -70,7 +74,7 @@ def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, A
         out_players.append({"name": name.strip() or color, "color": color})
     colors = [p["color"] for p in out_players]
     if len(set(colors)) != len(colors):
-        raise Conflict("Two players chose the same colour.", "same-colour")
+        raise Conflict("Two players chose the same colour.", rule="same-colour")
     try:
         options = kind.parse_options(data)
     except NotationError as exc:
@@ -106,7 +110,9 @@ def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]
         raise BadRequest('a new_game action needs "players": a list of {"name", "color"}.')
     if not 2 <= len(players) <= 5:
         raise Conflict(
-            f"Ticket to Ride: Europe is for 2 to 5 players, not {len(players)}.", "player-count"
+            f"Ticket to Ride: Europe is for 2 to 5 players, not {len(players)}.",
+            rule="player-count",
+            params={"game": EUROPE, "n": len(players), "low": 2, "high": 5},
         )
     out_players: list[dict[str, str]] = []
     for p in players:
@@ -122,7 +128,7 @@ def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]
         out_players.append({"name": name.strip() or color, "color": color})
     colors = [p["color"] for p in out_players]
     if len(set(colors)) != len(colors):
-        raise Conflict("Two players chose the same colour.", "same-colour")
+        raise Conflict("Two players chose the same colour.", rule="same-colour")
     return {
         "type": "new_game",
         "variant": variant,

@@ -34,6 +34,21 @@ CSP = (
 
 WEB_SHARE = Path("share") / "companion" / "web"
 
+# Flask's own refusals: status -> (sentence, stable code); others are "http.error"
+HTTP_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("The request is not well formed.", "http.bad_request"),
+    404: ("There is nothing at this address.", "http.not_found"),
+    405: ("That method is not allowed here.", "http.method_not_allowed"),
+    406: ("The server cannot answer in a form the client accepts.", "http.not_acceptable"),
+    408: ("The request took too long.", "http.timeout"),
+    411: ("The request needs a Content-Length.", "http.length_required"),
+    413: ("The upload is too large (20 MB at most).", "http.too_large"),
+    414: ("The address is too long.", "http.uri_too_long"),
+    415: ("The body is not of a type this address takes.", "http.unsupported_media"),
+    429: ("Too many requests; try again in a moment.", "http.too_many_requests"),
+    431: ("The request's headers are too large.", "http.headers_too_large"),
+}
+
 
 def web_dirs() -> list[Path]:
     """Where the dashboard's files may be, in order: ``web/`` beside the package (a source
@@ -143,26 +158,36 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     @app.errorhandler(StoreError)
     def store_error(exc: StoreError) -> Any:
         log.error("event log: %s", exc)
-        return jsonify({"error": "The game log cannot be written; nothing was changed."}), 503
+        body = {
+            "error": "The game log cannot be written; nothing was changed.",
+            "code": "store.unwritable",
+            "params": {},
+        }
+        return jsonify(body), 503
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
-        code = exc.code or 500
-        text = {
-            404: "There is nothing at this address.",
-            405: f"{request.method} is not allowed here.",
-            413: "The upload is too large (20 MB at most).",
-        }.get(code, exc.description or exc.name)
+        status = exc.code or 500
+        text, code = HTTP_ERRORS.get(status, (exc.description or exc.name, "http.error"))
+        params: dict[str, Any] = {"status": status}
+        if status == 405:
+            text = f"{request.method} is not allowed here."
+            params["method"] = request.method
         if wants_json():
-            return jsonify({"error": text}), code
+            return jsonify({"error": text, "code": code, "params": params}), status
         from .pages import message_page
 
-        return message_page(text, code)
+        return message_page(text, status)
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Any:
         log.exception("unexpected error on %s %s", request.method, request.path)
-        return jsonify({"error": "Something went wrong inside the companion; see its log."}), 500
+        body = {
+            "error": "Something went wrong inside the companion; see its log.",
+            "code": "service.internal",
+            "params": {},
+        }
+        return jsonify(body), 500
 
     return app
 

@@ -34,25 +34,29 @@ def json_body() -> Any:
     """The request's JSON body, or BadRequest with a plain sentence."""
     raw = request.get_data(cache=True)
     if len(raw) > MAX_JSON:
-        raise BadRequest("The request body is too large for an action.")
+        raise BadRequest("The request body is too large for an action.", code="request.too_large")
     if not raw.strip():
-        raise BadRequest("The request has no body: send one JSON object.")
+        raise BadRequest("The request has no body: send one JSON object.", code="request.no_body")
     try:
         return json.loads(raw.decode("utf-8"), parse_int=_whole, parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadRequest(f"The body is not valid JSON ({exc}).") from None
+        raise BadRequest(f"The body is not valid JSON ({exc}).", code="request.not_json") from None
     except RecursionError:
-        raise BadRequest("The body is nested too deeply.") from None
+        raise BadRequest("The body is nested too deeply.", code="request.not_json") from None
 
 
 def _whole(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS or abs(value := int(text)) > MAX_INT:
-        raise BadRequest("A number in the body is too large (at most 2^53).")
+        raise BadRequest(
+            "A number in the body is too large (at most 2^53).", code="request.number_too_large"
+        )
     return value
 
 
 def _no_constant(text: str) -> Any:
-    raise BadRequest(f"The body is not valid JSON ({text} is not a number).")
+    raise BadRequest(
+        f"The body is not valid JSON ({text} is not a number).", code="request.not_json"
+    )
 
 
 def whole_arg(name: str, raw: str) -> int:
@@ -72,10 +76,19 @@ def state_response(state: Any = None) -> Response:
     return jsonify(state)
 
 
+def json_text(text: str) -> Response:
+    """A JSON answer already serialised (a cached history read)."""
+    return Response(text, mimetype="application/json")
+
+
 def check_color(color: str) -> str:
     color = color.lower()
     if color not in all_colors():
-        raise NotFound(f"There is no player colour {color!r}.")
+        raise NotFound(
+            f"There is no player colour {color!r}.",
+            code="request.no_color",
+            params={"color": color},
+        )
     return color
 
 
@@ -121,7 +134,9 @@ def events() -> Response:
         return Response(b"", mimetype="text/event-stream", headers=headers)
     give_back = sse_slots().take()
     if give_back is None:
-        raise Unavailable("Too many live connections; try again later.")
+        raise Unavailable(
+            "Too many live connections; try again later.", code="service.too_many_streams"
+        )
     body = sse.stream(
         svc,
         last,
@@ -320,7 +335,7 @@ def game_map_json(game: str) -> Response:
     if game == "europe":
         return map_json()
     if game not in GAMES:
-        raise NotFound(f"There is no game {game!r}.")
+        raise NotFound(f"There is no game {game!r}.", code="request.no_game", params={"game": game})
     resp = jsonify(game_kind(game).board_json())
     resp.headers["Cache-Control"] = "public, max-age=3600"
     return resp
@@ -333,20 +348,20 @@ def games() -> Response:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Response:
-    return jsonify(service().game_state(game_id))
+    return json_text(service().game_state_json(game_id))
 
 
 @bp.get("/games/<game_id>/state")
 def game_state_at(game_id: str) -> Response:
     raw = request.args.get("seq")
     upto = None if raw is None else whole_arg("seq", raw)
-    return jsonify(service().game_state(game_id, upto))
+    return json_text(service().game_state_json(game_id, upto))
 
 
 @bp.get("/games/<game_id>/events")
 def game_events(game_id: str) -> Response:
     reveal = resolve_identity().role == "host"
-    return jsonify(service().game_events(game_id, reveal=reveal))
+    return json_text(service().game_events_json(game_id, reveal=reveal))
 
 
 # --- photo mode -----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import struct
 from collections.abc import Mapping
+from typing import Any
 
 from werkzeug.http import parse_cookie
 
@@ -23,17 +24,32 @@ HOST_COOKIE = "companion_host"
 PLAYER_COOKIE = "companion_player"
 
 
-class Refusal(Exception):
-    """A request refused from its headers: HTTP ``status``, one sentence, a ``rule`` code."""
+# a refusal's rule -> its stable code (the words: notice.<code> in web/static/i18n/*.json)
+REFUSAL_CODES = {
+    "too-large": "limit.too_large",
+    "too-many-pixels": "limit.too_many_pixels",
+    "not-an-image": "limit.not_an_image",
+    "sign-in": "auth.sign_in",
+    "host-only": "auth.host_only",
+}
 
-    def __init__(self, status: int, message: str, rule: str) -> None:
+
+class Refusal(Exception):
+    """A request refused from its headers: HTTP ``status``, one sentence, a ``rule``, and the
+    stable ``code`` and ``params`` of the answer ``{"error", "code", "params", "rule"}``."""
+
+    def __init__(
+        self, status: int, message: str, rule: str, params: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.rule = rule
+        self.code = REFUSAL_CODES.get(rule, "request.refused")
+        self.params: dict[str, Any] = dict(params or {})
 
-    def to_json(self) -> dict[str, str]:
-        return {"error": self.message, "rule": self.rule}
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.message, "code": self.code, "params": self.params, "rule": self.rule}
 
 
 REFUSALS = {
@@ -177,6 +193,7 @@ def check_image(data: bytes, max_pixels: int = MAX_PIXELS) -> tuple[str, int, in
             f"The photo is {width} × {height} pixels; at most "
             f"{max_pixels // 1_000_000} million pixels are read.",
             "too-many-pixels",
+            {"width": width, "height": height, "most": max_pixels // 1_000_000},
         )
     return kind, width, height
 

@@ -25,10 +25,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class Unauthorized(ServiceError):
     status = 401
+    default_code = "auth.sign_in"
 
 
 class BadHost(ServiceError):
     status = 400
+    default_code = "request.bad_host"
 
 
 @dataclass(frozen=True)
@@ -155,17 +157,24 @@ def check_csrf(ident: Identity) -> None:
     expected = session_csrf(ident) or ""
     if not sent or not _same(sent, expected):
         raise Forbidden(
-            "The request has no valid CSRF token: reload the page and try again.", "csrf"
+            "The request has no valid CSRF token: reload the page and try again.",
+            rule="csrf",
+            code="auth.csrf",
         )
 
 
 def _refuse(ident: Identity) -> ServiceError:
     if ident.problem == "bad-authorization":
-        return Unauthorized('Send the token as "Authorization: Bearer <token>".')
+        return Unauthorized(
+            'Send the token as "Authorization: Bearer <token>".', code="auth.bad_authorization"
+        )
     if ident.problem == "wrong-token":
-        return Forbidden("That token is not valid for this game.")
+        return Forbidden("That token is not valid for this game.", code="auth.wrong_token")
     if ident.problem == "stale-cookie":
-        return Forbidden("This browser's pairing is not valid for the current game; pair again.")
+        return Forbidden(
+            "This browser's pairing is not valid for the current game; pair again.",
+            code="auth.stale_pairing",
+        )
     return Unauthorized("Sign in first: open the host link or pair this phone.")
 
 
@@ -181,11 +190,15 @@ def require(role: str) -> Callable[[F], F]:
             if ident.role == "guest":
                 raise _refuse(ident)
             if role == "host" and ident.role != "host":
-                raise Forbidden("Only the host can do that.")
+                raise Forbidden("Only the host can do that.", code="auth.host_only")
             if role == "color" and ident.role != "host":
                 wanted = str(kwargs.get("color", "")).lower()
                 if ident.color != wanted:
-                    raise Forbidden(f"This phone is paired with {ident.color}, not {wanted}.")
+                    raise Forbidden(
+                        f"This phone is paired with {ident.color}, not {wanted}.",
+                        code="auth.other_color",
+                        params={"color": ident.color, "wanted": wanted},
+                    )
             check_csrf(ident)
             return fn(*args, **kwargs)
 
@@ -198,9 +211,19 @@ def check_host_and_origin() -> None:
     """Refuse requests for another Host (DNS rebinding) and cross-site Origins."""
     host = request.headers.get("Host", "")
     if not host_allowed(host, current_app.config["ALLOWED_HOSTS"]):
-        raise BadHost(f"This server does not answer for the host {host!r}.", "bad-host")
+        raise BadHost(
+            f"This server does not answer for the host {host!r}.",
+            rule="bad-host",
+            code="request.bad_host",
+            params={"host": host},
+        )
     origin = request.headers.get("Origin")
     if origin is not None:
         ok = origin.lower() in (f"http://{host.lower()}", f"https://{host.lower()}")
         if not ok:
-            raise Forbidden(f"Requests from {origin} are not accepted here.", "bad-origin")
+            raise Forbidden(
+                f"Requests from {origin} are not accepted here.",
+                rule="bad-origin",
+                code="request.bad_origin",
+                params={"origin": origin},
+            )
