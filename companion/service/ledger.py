@@ -87,9 +87,16 @@ class Ledger:
             self.streams.notice(ann[0], "info", code=ann[1], params=ann[2])
 
     def warn(self, warnings: Sequence[str], action: Mapping[str, Any]) -> None:
-        for w in warnings:
+        tracker = getattr(self.fold, "tracker", None)
+        problems = list(getattr(tracker, "last_problems", None) or [])
+        for i, w in enumerate(warnings):
             player = action.get("player")
-            params = {"player": player, "text": sentence(w)}
+            params: dict[str, Any] = {"player": player, "text": sentence(w)}
+            if i < len(problems):  # the wrong payment with its code, for the page's language
+                pr = problems[i]
+                params["reason"] = {"code": pr.code, "params": pr.params, "text": sentence(w)}
+                self.streams.notice(w, "warning", player, code="payment.problem", params=params)
+                continue
             self.streams.notice(w, "warning", player, code="payment.warning", params=params)
 
     # --- actions ----------------------------------------------------------------------

@@ -178,6 +178,9 @@ def public_state(
         "players": players,
         "winners": list(fold.final.winners) if fold.final else [],
         "warnings": list(fold.warnings),
+        # lenient payments: the wrong ones not yet accepted, each with its code (a mark on the
+        # claim until the host settles it)
+        "problems": [p.to_json() for p in t.problems if not p.accepted],
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
         "pending": pend,

@@ -103,7 +103,7 @@ function problems(app) {
       { dataset: { problem: String(p.id), place: p.place } },
       el("span", { class: "problem-mark" }, "⚠"),
       el("span", { class: "grow" }, problemText(p, app)),
-      app.role === "host" ? el("button", { type: "button", class: "small", dataset: { accept: String(p.id) }, onclick: () => app.act({ type: "accept_problem", problem: p.id }) }, i18n.t("problem.accept")) : null,
+      app.role === "host" && state.can_accept_problems ? el("button", { type: "button", class: "small", dataset: { accept: String(p.id) }, onclick: () => app.act({ type: "accept_problem", problem: p.id }) }, i18n.t("problem.accept")) : null,
     ),
   );
   box.appendChild(el("section", { class: "panel problems" }, el("h2", null, i18n.t("problem.title", { n: open.length })), el("ul", { class: "problem-list" }, items), app.role === "host" ? el("p", { class: "muted" }, i18n.t("problem.host_hint")) : null));
@@ -207,7 +207,10 @@ async function main() {
     try {
       const s = await act(body);
       app.setState(s);
-      if (s.warnings && s.warnings.length) toast(s.warnings.map((w) => warningText(w, app, action)).join(" "), "warning", 6000);
+      // a wrong payment in lenient mode: the notice (and the problems panel) says it in the
+      // page's language; a warning that came as a code is shown here too
+      const coded = (s.warnings || []).filter((w) => w && typeof w === "object");
+      if (coded.length) toast(coded.map((w) => warningText(w, app, action)).join(" "), "warning", 6000);
       return s;
     } catch (e) {
       const stale = e.status === 401 || (e.status === 403 && /stale|not valid|pair again|another game/i.test(`${e.code || ""} ${e.message}`));

@@ -13,6 +13,12 @@ function paramText(key, value, app) {
     return r ? i18n.route(r) : String(value);
   }
   if (key === "city") return i18n.city(value);
+  if (key === "place" && typeof value === "string") {
+    // a route or a city id
+    const r = map && map.routes[value];
+    if (r) return i18n.route(r);
+    if (map && map.cities[value]) return i18n.city(value);
+  }
   if (key === "card") return i18n.card(value);
   if (key === "winners") return (Array.isArray(value) ? value : [value]).join(i18n.t("notice.and"));
   if (typeof value === "object" && value.code !== undefined) return noticeText(value, app);
