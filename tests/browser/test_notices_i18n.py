@@ -96,3 +96,19 @@ def test_the_final_round_announcement_is_translated(server: Server, phone: Any) 
         "Final round: A (blue) has 2 trains left. Everyone plays one last turn, ending with blue."
     )
     assert page.js_errors == []
+
+
+def test_a_refusal_shows_from_its_code_in_the_pages_language(server: Server, phone: Any) -> None:
+    from .test_dashboard import host_page
+
+    two_player_game(server)
+    api(server, "POST", "/api/actions", {"type": "set_payment_mode", "payment_mode": "strict"})
+    host = host_page(phone, server, "ja-JP")
+    host.wait_for_selector("#whose-turn[data-color=blue]")
+    # a grey route confirmed with no card tapped: strict payments refuse it, in Japanese
+    host.select_option("#route-select", "marseille-paris")
+    host.click("#claim-go")
+    text = _toasts(host, "支払いに使う列車カード")
+    assert "マルセイユ – パリ" in text
+    assert "tap the cards" not in text.lower()
+    assert host.js_errors == []

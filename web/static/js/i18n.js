@@ -38,7 +38,6 @@ export class I18n {
     delete data.readings;
     this.strings = data;
     this.lang = lang;
-    document.documentElement.lang = lang;
     // The other language's city names and readings, so that a search finds a city by any of them.
     let other = {};
     try {
@@ -55,6 +54,7 @@ export class I18n {
     for (const [id, names] of Object.entries(own)) add(id, names);
     for (const [id, name] of Object.entries(other.cities)) add(id, name);
     for (const [id, names] of Object.entries(other.readings)) add(id, names);
+    document.documentElement.lang = lang;
   }
 
   remember(lang) {
