@@ -23,10 +23,12 @@ def start(page: Any, game: str, names: list[str], **fields: str) -> None:
     page.wait_for_selector("#game-panel:not(.hidden)")
 
 
-def japanese(page: Any, title: str) -> None:
+def japanese(page: Any, title: str, text: str = "") -> None:
     page.click("#lang")
     see(page, "html", "ja", attr="lang")
     see(page, "#game-title", title)
+    if text:  # the game's own names in Japanese too
+        assert text in page.inner_text("#game")
     page.click("#lang")
     see(page, "html", "en", attr="lang")
 
@@ -78,7 +80,7 @@ def test_london_by_tapping(server: Server, phone: Any) -> None:
     expect(host.locator("#drew")).to_be_disabled()
     host.click("#undo")
     expect(host.locator("#drew")).to_be_enabled()
-    japanese(host, "チケット・トゥ・ライド：ロンドン")
+    japanese(host, "チケット・トゥ・ライド：ロンドン", "ピカデリー・サーカス")
     host.click("#finish")
     host.click("#finish-go")
     host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")

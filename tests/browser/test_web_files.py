@@ -54,7 +54,7 @@ def test_build_map_check_catches_a_stale_file(
     assert "stale" in capsys.readouterr().err
 
 
-NOT_STRINGS = {"cities", "readings"}
+NOT_STRINGS = {"cities", "readings", "places"}
 
 
 def test_both_languages_have_the_same_keys() -> None:
@@ -155,3 +155,12 @@ def test_no_outside_addresses_in_the_dashboard() -> None:
             assert [u for u in found if "www.w3.org/2000/svg" not in u] == [], path
     for path in (WEB / "templates").glob("*.html"):
         assert "http" not in path.read_text("utf-8"), path
+
+
+def test_london_places_have_japanese_names() -> None:
+    facts = json.loads((ROOT / "companion" / "data" / "london.json").read_text("utf-8"))
+    places = load("ja")["places"]
+    assert isinstance(places, dict)
+    assert set(places) == {loc["id"] for loc in facts["locations"]}
+    assert places["tower-of-london"] == "ロンドン塔"
+    assert not any(re.search(r"[A-Za-z]", name) for name in places.values())

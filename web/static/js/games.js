@@ -31,8 +31,15 @@ function table(head, rows) {
 
 const LONDON_CARDS = ["black", "blue", "green", "orange", "pink", "yellow", "bus"];
 
+// The page's strings (set once by main.js): London's places by their name in the page's
+// language (the catalogue's "places"), else as printed on the board.
+let I18N = null;
+export function useStrings(i18n) {
+  I18N = i18n;
+}
+
 function locName(board, id) {
-  return board.locations[id]?.name || id;
+  return (I18N && I18N.places && I18N.places[id]) || board.locations[id]?.name || "";
 }
 
 function londonRoute(board, r, i18n) {

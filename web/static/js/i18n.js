@@ -27,6 +27,7 @@ export class I18n {
     this.cities = {};
     this.mapNames = {};
     this.readings = {}; // city id -> other names people type (both languages' catalogues)
+    this.places = {}; // London's places in this language (when the catalogue names them)
   }
 
   async load(lang) {
@@ -36,6 +37,8 @@ export class I18n {
     delete data.cities;
     const own = data.readings || {};
     delete data.readings;
+    this.places = data.places || {};
+    delete data.places;
     this.strings = data;
     this.lang = lang;
     // The other language's city names and readings, so that a search finds a city by any of them.

@@ -5,7 +5,7 @@ import { act, getJSON, subscribe } from "./api.js";
 import { describeAction, openCity, openRoute, renderActions, renderLog, renderNewGame, renderPairing, renderPending, renderTurnBar, renderTurnSlot } from "./actions.js";
 import { drawChart, mergeState, seriesFromEvents } from "./chart.js";
 import { drawFinal } from "./final.js";
-import { drawGameFinal, gameTitle, isEurope, loadBoard, renderGameScores, renderGameView } from "./games.js";
+import { drawGameFinal, gameTitle, isEurope, loadBoard, renderGameScores, renderGameView, useStrings } from "./games.js";
 import { chooseLang, I18n } from "./i18n.js";
 import { BoardMap, unpackMap } from "./map.js";
 import { announcementText, noticeText, openProblems, problemText, refusalText, warningText } from "./notices.js";
@@ -167,6 +167,7 @@ function render(app) {
 async function main() {
   const body = document.body;
   const i18n = new I18n();
+  useStrings(i18n);
   const [, raw] = await Promise.all([i18n.load(chooseLang()), fetch("/static/map.json").then((r) => r.json())]);
   const map = unpackMap(raw);
   for (const c of Object.values(map.cities)) i18n.mapNames[c.id] = c.name;
