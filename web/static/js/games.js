@@ -353,6 +353,12 @@ function teFinal(container, state, app) {
 const TRAM_COLORS = { blue: "#3674d1", brown: "#8a5a2b", green: "#45a552", yellow: "#f1d031" };
 const TRAMS = ["horse", "steam", "electric"];
 
+// A Trambahn line by its colour and number ("blue-2" -> "blue line 2"), never its id.
+function lineName(i18n, id) {
+  const [c, n] = String(id || "").split("-");
+  return i18n.t("tram.line_name", { color: i18n.t(`tram.color_${c}`), n: n || "" });
+}
+
 function lineColor(c, i18n) {
   return el("span", { class: "chip", style: `background:${TRAM_COLORS[c]}`, role: "img", "aria-label": i18n.t(`tram.color_${c}`) });
 }
@@ -362,7 +368,7 @@ function openStop(app, color, line) {
   const buttons = [];
   for (let n = 1; n <= 10; n++) buttons.push(el("button", { type: "button", dataset: { card: String(n) }, onclick: () => app.act({ type: "stop", player: color, line: line.id, card: n }).then((s) => s && closeSheet()) }, String(n)));
   buttons.push(el("button", { type: "button", dataset: { card: "C" }, onclick: () => app.act({ type: "stop", player: color, line: line.id, card: "C" }).then((s) => s && closeSheet()) }, i18n.t("tram.conductor")));
-  sheet(`${i18n.t(`tram.color_${line.color}`)} ${line.id} – ${i18n.t("tram.add_stop")}`, el("div", { class: "numbers" }, buttons), el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))));
+  sheet(`${lineName(i18n, line.id)} – ${i18n.t("tram.add_stop")}`, el("div", { class: "numbers" }, buttons), el("div", { class: "actions" }, el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))));
 }
 
 function openNewLine(app, color) {
@@ -427,7 +433,7 @@ function trambahnView(box, app) {
       .slice()
       .reverse()
       .slice(0, 12)
-      .map((s) => el("li", null, `${s.kind === "terminal" ? i18n.t("tram.terminal_scoring", { n: s.terminal_scoring, color: i18n.t(`tram.color_${s.color}`) }) : i18n.t("tram.extra_run", { name: nameOf(state, s.player), line: s.line })}: ${state.players.map((p) => `${p.name} +${s.points[p.color]}`).join(", ")}`));
+      .map((s) => el("li", null, `${s.kind === "terminal" ? i18n.t("tram.terminal_scoring", { n: s.terminal_scoring, color: i18n.t(`tram.color_${s.color}`) }) : i18n.t("tram.extra_run", { name: nameOf(state, s.player), line: lineName(i18n, s.line) })}: ${state.players.map((p) => `${p.name} +${s.points[p.color]}`).join(", ")}`));
     box.append(el("h3", null, i18n.t("tram.history")), el("ol", { class: "log", reversed: true }, rows));
   }
 }
@@ -515,9 +521,9 @@ export function describeOther(a, app) {
     case "start_line":
       return `${who}: ${i18n.t("tram.new_line")} (${i18n.t(`tram.color_${a.color}`)})`;
     case "stop":
-      return `${who}: ${a.line} ← ${a.card === "C" ? i18n.t("tram.conductor") : a.card}`;
+      return `${who}: ${lineName(i18n, a.line)} ← ${a.card === "C" ? i18n.t("tram.conductor") : a.card}`;
     case "tram":
-      return `${who}: ${a.line} ← ${i18n.t(`tram.tram_${a.tram}`)}`;
+      return `${who}: ${lineName(i18n, a.line)} ← ${i18n.t(`tram.tram_${a.tram}`)}`;
     case "claim": {
       const r = board && board.routes[a.route];
       return `${who}: ${r ? `${locName(board, r.a)} – ${locName(board, r.b)}` : a.route}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
