@@ -304,6 +304,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         )
         for ph, where in ((chie, "player"), (host, "host"), (table, "table")):
             check(ph.page, f"{where}, payment problem")
+        shot(table.page, "ja-payment-problem")
         end(chie)
         turn_of("blue")
 
