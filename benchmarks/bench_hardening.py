@@ -13,8 +13,9 @@ Starts `companion serve` on 127.0.0.1 (a free port, a temporary state directory)
 3. connections: /api/state latency (p50, p95, max of 40 requests) while 150 and 600 slow or idle
    connections are held open;
 4. history readers: a game of --events events (written straight into the log), --readers guests
-   reading its history in a loop (/api/games/<id>/events and /state?seq=); the host's action
-   latency (p50, p95 of 60 actions) with and without them.
+   reading its history in a loop as the history page does (/api/games, /api/games/<id>, its
+   /events, and every 4th round /state?seq=N at a random N); the host's action latency (p50, p95
+   of 60 actions) with and without them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import http.client
 import json
 import platform
+import random
 import socket
 import statistics
 import subprocess
@@ -39,6 +41,7 @@ sys.path.insert(0, str(REPO))
 from tests.webapp.images import bomb, jpeg_header  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
+TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
 
 
 class Server:
@@ -227,6 +230,8 @@ def write_long_game(state_dir: Path, events: int) -> str:
     store = EventStore(state_dir)
     svc = Service(store).start()
     svc.act({"type": "new_game", "players": PLAYERS}, Actor.host())
+    for color, ids in TICKETS.items():
+        svc.act({"type": "keep_tickets", "player": color, "tickets": ids}, Actor.host())
     svc.act({"type": "drew_cards", "player": "red", "count": 2}, Actor.host())
     svc.act({"type": "end_turn", "player": "red"}, Actor.host())
     game = str(svc.state()["game_id"])
@@ -281,19 +286,23 @@ def history(state_dir: Path, events: int, readers: int) -> None:
         reads = [0]
 
         def reader(k: int) -> None:
+            # what the history page asks, over and over: the games, each one's state, the
+            # open game's log, and now and then a position in it (seeded: reproducible)
+            rng = random.Random(k)
             c = server.conn(timeout=120)
-            seq = 2
+            n = 0
             while not stop.is_set():
-                path = (
-                    f"/api/games/{game}/events" if k % 2 else f"/api/games/{game}/state?seq={seq}"
-                )
-                try:
-                    server.get(path, c)
-                except (OSError, http.client.HTTPException):
-                    c.close()
-                    c = server.conn(timeout=120)
-                reads[0] += 1
-                seq = seq % events + 7
+                paths = ["/api/games", f"/api/games/{game}", f"/api/games/{game}/events"]
+                if n % 4 == 3:
+                    paths.append(f"/api/games/{game}/state?seq={rng.randrange(1, events)}")
+                for path in paths:
+                    try:
+                        server.get(path, c)
+                    except (OSError, http.client.HTTPException):
+                        c.close()
+                        c = server.conn(timeout=120)
+                    reads[0] += 1
+                n += 1
             c.close()
 
         threads = [threading.Thread(target=reader, args=(k,)) for k in range(readers)]

@@ -8,6 +8,7 @@ Every change runs on the loop thread (:mod:`.loop`), in arrival order: actions a
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
@@ -16,7 +17,8 @@ from typing import Any, TypeVar
 from companion.core.board import GameMap
 from companion.service.auth import Actor, authorize
 from companion.service.errors import NotFound
-from companion.service.fold import AnyFold, OtherFold, fold_colors, fold_game
+from companion.service.fold import AnyFold, OtherFold, fold_colors
+from companion.service.history import History
 from companion.service.ledger import Ledger
 from companion.service.loop import Loop
 from companion.service.observe import Observations
@@ -24,7 +26,7 @@ from companion.service.pending import Pending
 from companion.service.photos import PhotoJob, PhotoReader, Photos, read_photo_bytes
 from companion.service.shapes import check_action_shape, check_observation
 from companion.service.streams import Streams, Subscription
-from companion.service.views import event_list, public_state, ticket_progress
+from companion.service.views import ticket_progress
 from companion.store import Event, EventStore
 
 T = TypeVar("T")
@@ -52,10 +54,19 @@ class Service:
         self.observations = Observations(self.ledger)
         self.loop = Loop(lambda exc: self.streams.tell("refused", exc.to_json()))
         self.photos = Photos(self.streams.notice)
+        self.history = History(store, game_map, self._current_log, self._snapshot)
         self._photo_reader = photo_reader
         self.ledger.load()
 
     # --- the current game (owned by the ledger; read here) ----------------------------
+    def _snapshot(self) -> tuple[dict[str, Any], str]:
+        text = self.streams.snapshot_json
+        return json.loads(text), text
+
+    def _current_log(self) -> tuple[str | None, list[Event]]:
+        fold = self.ledger.fold
+        return (fold.game_id if fold is not None else None), self.ledger.events
+
     @property
     def fold(self) -> AnyFold | None:
         return self.ledger.fold
@@ -93,8 +104,9 @@ class Service:
         self.loop.stop(timeout)
         self.photos.shutdown()
 
-    def call(self, fn: Callable[[], T], timeout: float = 15.0) -> T:
-        """Run ``fn`` on the loop thread and wait for its result (or its ServiceError)."""
+    def call(self, fn: Callable[[], T], timeout: float | None = None) -> T:
+        """Run ``fn`` on the loop thread and wait for its result (or its ServiceError); a 503
+        means it was not applied (see :meth:`Loop.call`)."""
         return self.loop.call(fn, timeout)
 
     def post(self, fn: Callable[[], Any]) -> Future[Any]:
@@ -237,31 +249,20 @@ class Service:
 
     # --- history ------------------------------------------------------------------------
     def game_state(self, game_id: str, upto: int | None = None) -> dict[str, Any]:
-        events = self.store.events(game_id, upto=upto)
-        if not events:
-            if self.store.game(game_id) is None:
-                raise NotFound(
-                    f"There is no game {game_id!r}.",
-                    code="request.no_game",
-                    params={"game": game_id},
-                )
-            raise NotFound(
-                f"Game {game_id} has no events up to #{upto}.",
-                code="request.no_events",
-                params={"game": game_id, "seq": upto},
-            )
-        fold = fold_game(events, self.map)
-        return public_state(fold, None, self.store.tokens_of(game_id))
+        """A game's public state at log position ``upto`` (the fold of its effective log up to
+        there; cached per position: see :mod:`.history`)."""
+        return self.history.game_state(game_id, upto)[0]
+
+    def game_state_json(self, game_id: str, upto: int | None = None) -> str:
+        return self.history.game_state(game_id, upto)[1]
 
     def game_events(self, game_id: str, *, reveal: bool) -> dict[str, Any]:
-        game = self.store.game(game_id)
-        if game is None:
-            raise NotFound(
-                f"There is no game {game_id!r}.", code="request.no_game", params={"game": game_id}
-            )
-        events = self.store.events(game_id)
-        hide = not reveal and game.finished is None
-        return {"game_id": game_id, "events": event_list(events, hide=hide)}
+        """A game's log for the history page (cached per log position)."""
+        data, text = self.history.game_events(game_id, reveal=reveal)
+        return data or dict(json.loads(text))
+
+    def game_events_json(self, game_id: str, *, reveal: bool) -> str:
+        return self.history.game_events(game_id, reveal=reveal)[1]
 
     def games(self) -> dict[str, Any]:
         out = []

@@ -61,8 +61,14 @@ class Loop:
             self._on_conflict(exc)
             raise
 
-    def call(self, fn: Callable[[], T], timeout: float = 15.0) -> T:
-        """Run ``fn`` on the loop thread and wait for its result (or its ServiceError)."""
+    timeout = 15.0  # seconds a caller waits for its command to start
+
+    def call(self, fn: Callable[[], T], timeout: float | None = None) -> T:
+        """Run ``fn`` on the loop thread and wait for its result (or its ServiceError).
+
+        Unavailable (503) means *not applied*: a command still queued after ``timeout`` seconds
+        is withdrawn; one that has started is waited for, whatever it takes, and its own answer
+        returned (a client that retries after a 503 can never apply a command twice)."""
         if self._thread is None:
             return self._run_one(fn)
         if threading.current_thread() is self._thread:
@@ -70,8 +76,10 @@ class Loop:
         fut: Future[T] = Future()
         self._queue.put((fn, fut))
         try:
-            return fut.result(timeout)
+            return fut.result(self.timeout if timeout is None else timeout)
         except TimeoutError:
+            if not fut.cancel():  # it has started: its answer, not a 503 that would be a lie
+                return fut.result()
             raise Unavailable(
                 "The game loop is busy; try again in a moment.", code="service.busy"
             ) from None

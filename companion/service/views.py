@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from companion.core.board import Route
 from companion.core.scoring import score_final
 from companion.core.tracker import TableTracker
-from companion.games import EUROPE, game_kind
+from companion.games import EUROPE, GameKind, game_kind
 from companion.service.describe import describe_in
 from companion.service.fold import AnyFold, GameFold, OtherFold, effective_steps
 from companion.service.pending import Pending
@@ -81,6 +81,7 @@ def other_public_state(
         "warnings": list(fold.warnings),
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
+        "undo_seq": undo_target(fold),
         "pending": pend,
         "table": pub["table"],
         "series": [dict(p) for p in fold.series],
@@ -123,6 +124,7 @@ def public_state(
             "warnings": [],
             "last": None,
             "can_undo": False,
+            "undo_seq": None,
             "pending": pend,
         }
     t = fold.tracker
@@ -183,8 +185,18 @@ def public_state(
         "problems": [p.to_json() for p in t.problems if not p.accepted],
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
+        "undo_seq": undo_target(fold),
         "pending": pend,
     }
+
+
+def undo_target(fold: AnyFold) -> int | None:
+    """The step an undo now would undo: the dashboard sends it with the undo, so that a retried
+    request cannot undo a second step (409 already-undone)."""
+    for s in reversed(fold.steps):
+        if s.effective is not None:
+            return s.seq
+    return None
 
 
 def _blocked(t: TableTracker, color: str, route: Route) -> bool:
@@ -286,28 +298,33 @@ def event_list(events: Sequence[Event], *, hide: bool) -> list[dict[str, Any]]:
     (``hide``: kept ticket ids become their number, as long as the game is not finished)."""
     steps, _ = effective_steps(events)
     undone = {s.seq for s in steps if s.effective is None}
+    kind = log_kind(events)
+    return [log_entry(e, kind, hide=hide, undone=e.seq in undone) for e in events]
+
+
+def log_kind(events: Sequence[Event]) -> GameKind | None:
+    """The game of a log (None: Europe), from its first event."""
     first = events[0].action if events else {}
-    kind = None if first.get("game", EUROPE) == EUROPE else game_kind(first["game"])
-    out = []
-    for e in events:
-        action = dict(e.action)
-        if hide and action.get("type") == "keep_tickets":
-            action["tickets"] = len(action.get("tickets", []))
-        if hide and action.get("type") == "replace":
-            inner = dict(action.get("action", {}))
-            if inner.get("type") == "keep_tickets":
-                inner["tickets"] = len(inner.get("tickets", []))
-            action["action"] = inner
-        if hide and action.get("type") == "set_board" and "tickets" in action:
-            action["tickets"] = {c: len(v) for c, v in action["tickets"].items()}
-        out.append(
-            {
-                "seq": e.seq,
-                "ts": e.ts,
-                "actor": e.actor,
-                "action": action,
-                "undone": e.seq in undone,
-                "text": describe_in(kind, e.action, secret=hide),
-            }
-        )
-    return out
+    return None if first.get("game", EUROPE) == EUROPE else game_kind(first["game"])
+
+
+def log_entry(e: Event, kind: GameKind | None, *, hide: bool, undone: bool) -> dict[str, Any]:
+    """One line of :func:`event_list`."""
+    action = dict(e.action)
+    if hide and action.get("type") == "keep_tickets":
+        action["tickets"] = len(action.get("tickets", []))
+    if hide and action.get("type") == "replace":
+        inner = dict(action.get("action", {}))
+        if inner.get("type") == "keep_tickets":
+            inner["tickets"] = len(inner.get("tickets", []))
+        action["action"] = inner
+    if hide and action.get("type") == "set_board" and "tickets" in action:
+        action["tickets"] = {c: len(v) for c, v in action["tickets"].items()}
+    return {
+        "seq": e.seq,
+        "ts": e.ts,
+        "actor": e.actor,
+        "action": action,
+        "undone": undone,
+        "text": describe_in(kind, e.action, secret=hide),
+    }

@@ -76,6 +76,11 @@ def state_response(state: Any = None) -> Response:
     return jsonify(state)
 
 
+def json_text(text: str) -> Response:
+    """A JSON answer already serialised (a cached history read)."""
+    return Response(text, mimetype="application/json")
+
+
 def check_color(color: str) -> str:
     color = color.lower()
     if color not in all_colors():
@@ -343,20 +348,20 @@ def games() -> Response:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Response:
-    return jsonify(service().game_state(game_id))
+    return json_text(service().game_state_json(game_id))
 
 
 @bp.get("/games/<game_id>/state")
 def game_state_at(game_id: str) -> Response:
     raw = request.args.get("seq")
     upto = None if raw is None else whole_arg("seq", raw)
-    return jsonify(service().game_state(game_id, upto))
+    return json_text(service().game_state_json(game_id, upto))
 
 
 @bp.get("/games/<game_id>/events")
 def game_events(game_id: str) -> Response:
     reveal = resolve_identity().role == "host"
-    return jsonify(service().game_events(game_id, reveal=reveal))
+    return json_text(service().game_events_json(game_id, reveal=reveal))
 
 
 # --- photo mode -----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from companion.store import DB_NAME, EventStore
 pytestmark = pytest.mark.slow
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
+TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
 
 
 def serve_cmd(state_dir: Path, *extra: str) -> list[str]:
@@ -135,6 +136,8 @@ def _a_logged_game(state: Path) -> None:
     svc = Service(store).start()
     try:
         svc.act({"type": "new_game", "players": PLAYERS}, Actor.host())
+        for color, ids in TICKETS.items():
+            svc.act({"type": "keep_tickets", "player": color, "tickets": ids}, Actor.host())
         for color in ("red", "blue", "red", "blue"):
             svc.act({"type": "drew_cards", "player": color, "count": 2}, Actor.host())
             svc.act({"type": "end_turn", "player": color}, Actor.host())

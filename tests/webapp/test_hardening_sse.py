@@ -16,6 +16,7 @@ from .conftest import BEARER
 from .live import LiveServer, read_response
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
+TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
 SLOTS = 4  # SSE_MAX of the live server
 
 
@@ -145,6 +146,9 @@ def test_a_client_that_goes_away_gives_its_slot_back(live: LiveServer) -> None:
 
 def test_a_reconnect_resumes_after_its_last_event_id(live: LiveServer) -> None:
     live.request("POST", "/api/actions", {"type": "new_game", "players": PLAYERS}, BEARER)
+    for color, ids in TICKETS.items():
+        keep = {"type": "keep_tickets", "player": color, "tickets": ids}
+        assert live.request("POST", "/api/actions", keep, BEARER)[0] == 200
     status, s, body = open_stream(live)
     got = read_until(s, rb"id: \d+", body)
     first = int(re.findall(rb"id: (\d+)", got)[-1])

@@ -293,7 +293,9 @@ export function renderActions(container, app) {
 function hostRow(app) {
   const { i18n, state } = app;
   const row = el("div", { class: "row", style: "margin-top:.6rem" });
-  row.appendChild(el("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => app.act({ type: "undo" }) }, i18n.t("act.undo")));
+  // (the step to undo is named: a retry after a lost answer cannot undo a second one)
+  const undo = state.undo_seq ? { type: "undo", seq: state.undo_seq } : { type: "undo" };
+  row.appendChild(el("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => app.act(undo) }, i18n.t("act.undo")));
   if (state.phase !== "finished") {
     row.appendChild(
       el(
