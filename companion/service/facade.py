@@ -24,7 +24,7 @@ from companion.service.loop import Loop
 from companion.service.observe import Observations
 from companion.service.pending import Pending
 from companion.service.photos import PhotoJob, PhotoReader, Photos, read_photo_bytes
-from companion.service.shapes import check_action_shape, check_observation
+from companion.service.shapes import check_action_shape, check_observation, request_options
 from companion.service.streams import Streams, Subscription
 from companion.service.views import ticket_progress
 from companion.store import Event, EventStore
@@ -154,8 +154,9 @@ class Service:
         fold = self.fold
         game = fold.kind if isinstance(fold, OtherFold) else None
         action = check_action_shape(data, self.map, game)
+        after, replace = request_options(data)
         authorize(action, actor)
-        return self.call(lambda: self.ledger.act(action, actor, game))
+        return self.call(lambda: self.ledger.act(action, actor, game, after=after, replace=replace))
 
     def observe(self, data: Any, actor: Actor | None = None) -> dict[str, Any]:
         obs = check_observation(data)

@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from companion.core.actions import KeepTickets, action_from_json
+from companion.core.actions import EndTurn, KeepTickets, action_from_json
 from companion.core.board import GameMap
 from companion.core.errors import IllegalActionError, RulesError
 from companion.core.scoring import FinalScore, PlayerEnd, validate_end_state
 from companion.core.tracker import TableTracker
+from companion.core.tracking import Tracker
 from companion.games import EUROPE, GameKind, GameTable, Seat, game_kind
 from companion.service.describe import describe_in, public_action
 from companion.service.shapes import CORRECTIONS
@@ -115,6 +116,22 @@ def fold_winners(fold: AnyFold) -> list[str]:
     return list(fold.final.winners) if fold.final else []
 
 
+def fold_names(fold: AnyFold) -> list[str]:
+    """The players' names, in seat order."""
+    if isinstance(fold, OtherFold):
+        return [str(p.get("name") or p["color"]) for p in fold.table.public()["players"]]
+    return [p.name for p in fold.tracker.players]
+
+
+def turn_key(fold: AnyFold) -> tuple[Any, ...]:
+    """Whose turn it is: (turn number, current player); it changes when a turn ends."""
+    if isinstance(fold, OtherFold):
+        pub = fold.table.public()
+        return (pub.get("turn"), pub.get("current"))
+    t = fold.tracker
+    return (t.turn, t.current)
+
+
 def fold_game_name(fold: AnyFold | None) -> str | None:
     if fold is None:
         return None
@@ -125,7 +142,12 @@ def start_other_fold(event: Event) -> OtherFold:
     a = event.action
     kind = game_kind(a["game"])
     seats = [Seat(p["name"], p["color"]) for p in a["players"]]
-    fold = OtherFold(event.game_id, kind.name, kind, kind.start(seats, a), seq=event.seq)
+    table = kind.start(seats, a)
+    tracker = getattr(table, "tracker", None)
+    if isinstance(tracker, Tracker):  # London: the table's setup rules, as the game was started
+        tracker.tickets_tracked = bool(a.get("tickets_tracked", False))
+        tracker.turn_needs_action = bool(a.get("turn_needs_action", False))
+    fold = OtherFold(event.game_id, kind.name, kind, table, seq=event.seq)
     fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
     fold.add_point()
     return fold
@@ -144,6 +166,9 @@ def start_fold(event: Event, game_map: GameMap) -> GameFold:
         [(p["name"], p["color"]) for p in a["players"]],
         variant=a["variant"],
         payment_mode=a["payment_mode"],
+        # a game logged before these flags plays as it did then (both off)
+        tickets_tracked=bool(a.get("tickets_tracked", False)),
+        turn_needs_action=bool(a.get("turn_needs_action", False)),
     )
     fold = GameFold(event.game_id, a["mode"], a["variant"], tracker, seq=event.seq)
     fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
@@ -237,6 +262,12 @@ def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
     if kind == "set_payment_mode":
         fold.tracker.payment_mode = a["payment_mode"]
         return []
+    if kind == "accept_problem":
+        # checked when asked (see check_problem); in a replay where a correction took the
+        # claim away, accepting its problem is nothing
+        if int(a["problem"]) in {p.id for p in fold.tracker.open_problems()}:
+            fold.tracker.accept_problem(int(a["problem"]))
+        return []
     if kind == "set_board":
         trial = fold.tracker.copy()
         _apply_set_board(trial, a)
@@ -254,7 +285,39 @@ def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
         _photo_keep(trial, action)
         fold.tracker = trial
         return []
+    if a.get("early") and isinstance(action, EndTurn):
+        # the end-turn button pressed before the camera read the turn's trains: that turn may
+        # end empty (its claim comes late, see observe.late); a tap on a screen may not
+        t = fold.tracker
+        needs, t.turn_needs_action = t.turn_needs_action, False
+        try:
+            return t.apply(action)
+        finally:
+            t.turn_needs_action = needs
     return fold.tracker.apply(action)
+
+
+def check_problem(tracker: TableTracker, problem_id: int) -> None:
+    """Refuse accepting a payment problem that is not open (IllegalActionError)."""
+    if problem_id not in {p.id for p in tracker.open_problems()}:
+        raise IllegalActionError(
+            f"there is no open payment problem {problem_id}",
+            rule="no-payment-problem",
+            params={"id": problem_id},
+        )
+
+
+def apply_other(table: GameTable, a: Mapping[str, Any]) -> list[str]:
+    """Apply one step to another game's table; an ``early`` end of turn (the button, see
+    :func:`apply_step`) may end an empty turn in a game whose turns need an action."""
+    tracker = getattr(table, "tracker", None)
+    if not (a.get("early") and a.get("type") == "end_turn" and isinstance(tracker, Tracker)):
+        return table.apply(a)
+    needs, tracker.turn_needs_action = tracker.turn_needs_action, False
+    try:
+        return table.apply(a)
+    finally:
+        tracker.turn_needs_action = needs
 
 
 def effective_steps(events: Sequence[Event]) -> tuple[list[Step], list[str]]:
@@ -293,7 +356,7 @@ def fold_other(events: Sequence[Event]) -> OtherFold:
             continue
         try:
             trial = fold.table.copy()
-            warnings = trial.apply(s.effective)
+            warnings = apply_other(trial, s.effective)
             fold.table = trial
             fold.add_point()
         except (RulesError, KeyError, TypeError, ValueError) as exc:
@@ -305,6 +368,7 @@ def fold_other(events: Sequence[Event]) -> OtherFold:
     fold.seq = last.seq
     fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
     fold.last = last_of(last, fold.kind)
+    name_target(fold, fold.kind)
     return fold
 
 
@@ -334,7 +398,27 @@ def fold_game(events: Sequence[Event], game_map: GameMap) -> AnyFold:
     fold.seq = last.seq
     fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
     fold.last = last_of(last)
+    name_target(fold, None)
     return fold
+
+
+def name_target(fold: AnyFold, kind: GameKind | None) -> None:
+    """A correction names what it changed: ``last["target"]`` is the step (its seq, its move
+    number in the game and its line), so an undo says what it undid."""
+    last = fold.last
+    if last is None or last.get("type") not in CORRECTIONS:
+        return
+    seq = int((last.get("action") or {}).get("seq") or 0)
+    target = fold.step(seq)
+    if target is None:
+        return
+    move = 1 + next((i for i, s in enumerate(fold.steps) if s.seq == seq), 0)
+    last["target"] = {
+        "seq": seq,
+        "move": move,
+        "player": target.action.get("player"),
+        "text": describe_in(kind, target.action),
+    }
 
 
 def last_of(e: Event, kind: GameKind | None = None) -> dict[str, Any]:
@@ -359,7 +443,7 @@ def strict_fold(events: Sequence[Event], game_map: GameMap) -> AnyFold:
             continue
         try:
             if isinstance(fold, OtherFold):
-                fold.table.apply(s.effective)
+                apply_other(fold.table, s.effective)
             else:
                 apply_step(fold, s.effective)
         except RulesError as exc:

@@ -25,15 +25,21 @@ from companion.service.fold import (
     GameFold,
     OtherFold,
     Step,
+    apply_other,
     apply_step,
+    check_problem,
+    fold_colors,
     fold_game,
+    fold_game_name,
+    fold_names,
     fold_winners,
     last_of,
     start_any_fold,
     strict_fold,
+    turn_key,
 )
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
-from companion.service.shapes import CORRECTIONS
+from companion.service.shapes import CORRECTIONS, SERVICE_STEPS
 from companion.service.streams import Streams
 from companion.service.views import announcement_of, public_state
 from companion.store import Event, EventStore
@@ -50,6 +56,8 @@ class Ledger:
         self.events: list[Event] = []
         self.pending = Pending()
         self.paired: dict[str, str] = {}
+        self.marks: dict[int, tuple[Any, ...]] = {}  # log position -> whose turn (turn_key)
+        self.probes: dict[str, int] = {}  # colour -> "not available" answers to its phone
         self.seen: set[str] = set()  # pairing tokens a phone has opened (not just made)
 
     def load(self) -> None:
@@ -101,8 +109,32 @@ class Ledger:
 
     # --- actions ----------------------------------------------------------------------
     def act(
-        self, action: dict[str, Any], actor: Actor, game: GameKind | None = None
+        self,
+        action: dict[str, Any],
+        actor: Actor,
+        game: GameKind | None = None,
+        *,
+        after: int | None = None,
+        replace: bool = False,
     ) -> dict[str, Any]:
+        """Try, log and keep one action. ``after``: the log position the phone last saw (a
+        stale view is refused); ``replace``: a new game may replace an unfinished one."""
+        try:
+            self._act(action, actor, game, after, replace)
+        except Conflict as exc:
+            if exc.code == "rule.ticket-unavailable":
+                self.probed(actor)
+            raise
+        return self.streams.snapshot
+
+    def _act(
+        self,
+        action: dict[str, Any],
+        actor: Actor,
+        game: GameKind | None,
+        after: int | None,
+        replace: bool,
+    ) -> None:
         # A player's pairing must belong to the game being played now.
         if actor.role == "player" and (
             self.fold is None or self.paired.get(actor.color or "") is None
@@ -112,15 +144,104 @@ class Ledger:
         now = self.fold.kind if isinstance(self.fold, OtherFold) else None
         if kind != "new_game" and now is not game:
             raise Conflict("A new game was started meanwhile: look again.", rule="game-changed")
+        if after is not None and kind != "new_game":
+            self.check_after(action, after)
         if kind == "new_game":
-            self.new_game(action, actor)
+            self.new_game(action, actor, replace=replace)
         elif kind in CORRECTIONS:
             self.correct(action, actor)
         else:
             self.step(action, actor)
-        return self.streams.snapshot
 
-    def new_game(self, action: dict[str, Any], actor: Actor) -> None:
+    # --- stale views and retries -----------------------------------------------------------
+    def turn_at(self, seq: int) -> tuple[Any, ...]:
+        """Whose turn it was (turn number, current player) once event ``seq`` was logged."""
+        mark = self.marks.get(seq)
+        if mark is None:
+            mark = turn_key(fold_game([e for e in self.events if e.seq <= seq], self.map))
+            self.marks[seq] = mark
+        return mark
+
+    def check_after(self, action: Mapping[str, Any], after: int) -> None:
+        """Refuse (409 ``action.stale``) an action sent from a view of log position ``after``
+        when the game has moved on since in a way that matters to it: another action for the
+        same player (a correction of one included), or a turn change. A correction, a finish
+        or a board set by the host: any change since. So a retried request (its reply lost)
+        and a second tap on an old view never apply twice."""
+        fold = self.require_game()
+        if after >= fold.seq:
+            return
+        first = self.events[0].seq
+        later = [e for e in self.events if e.seq > after]
+        kind = action["type"]
+        player = action.get("player")
+        if kind in CORRECTIONS and action.get("seq") is not None:
+            target = fold.step(int(action["seq"]))
+            player = target.action.get("player") if target is not None else None
+        if kind == "accept_problem":
+            return  # names its problem; refused when that is no longer open
+
+        def touches(e: Event) -> bool:
+            a = e.action
+            if a.get("type") in CORRECTIONS:
+                step = fold.step(int(a.get("seq") or 0))
+                return step is not None and step.action.get("player") == player
+            return a.get("player") == player
+
+        if after < first:
+            moved = True
+        elif player is None:
+            moved = bool(later)
+        else:
+            moved = any(touches(e) for e in later) or self.turn_at(after) != turn_key(fold)
+        if moved:
+            raise Conflict(
+                f"The game has moved on since log position {after} (now {fold.seq}): look "
+                "again, and repeat the action if it is still wanted.",
+                rule="stale",
+                code="action.stale",
+                params={"after": after, "seq": fold.seq},
+            )
+
+    def mark(self) -> None:
+        """Remember whose turn it is at the current log position (for ``check_after``)."""
+        if self.fold is not None:
+            self.marks[self.fold.seq] = turn_key(self.fold)
+
+    def probed(self, actor: Actor) -> None:
+        """A phone asked to keep a ticket someone holds (answered "not available", naming
+        nobody); from the second time on, the host is told."""
+        if actor.role != "player" or actor.color is None:
+            return
+        n = self.probes.get(actor.color, 0) + 1
+        self.probes[actor.color] = n
+        if n >= 2:
+            self.streams.notice(
+                f"{actor.color}'s phone asked {n} times to keep tickets that are not available",
+                "warning",
+                None,
+                code="setup.ticket_unavailable_repeated",
+                params={"player": actor.color, "n": n},
+                audience="host",
+            )
+
+    def new_game(self, action: dict[str, Any], actor: Actor, *, replace: bool = False) -> None:
+        old = self.fold
+        if old is not None and not old.finished and not replace:
+            names = fold_names(old)
+            raise Conflict(
+                f'A game is still running ({", ".join(names)}): send "replace": true to '
+                "replace it; it stays in the history as abandoned.",
+                rule="game-running",
+                code="lifecycle.game_running",
+                params={
+                    "game_id": old.game_id,
+                    "game": fold_game_name(old),
+                    "names": ", ".join(names),
+                    "players": names,
+                },
+            )
+        kept = dict(self.paired) if old is not None else {}
         game_id = "g" + secrets.token_hex(5)
         event = self.store.new_game(
             game_id,
@@ -134,6 +255,17 @@ class Ledger:
         self.fold = start_any_fold(event, self.map)
         self.pending = Pending()
         self.paired = {}
+        self.probes = {}
+        self.marks = {}
+        if old is not None:
+            # pairings survive where the colours stay: the same phone plays the same colour
+            for color in fold_colors(self.fold):
+                token = kept.get(color)
+                if token is not None:
+                    self.store.revoke_tokens(old.game_id, color)
+                    self.store.add_token(token, game_id, color)
+                    self.paired[color] = token
+        self.mark()
         self.refresh()
 
     def require_game(self) -> AnyFold:
@@ -153,7 +285,7 @@ class Ledger:
     def step_other(self, fold: OtherFold, action: dict[str, Any], actor: Actor) -> None:
         trial = fold.table.copy()
         try:
-            warnings = trial.apply(action)
+            warnings = apply_other(trial, action)
         except RulesError as exc:
             raise conflict(exc) from None
         was_finished = fold.finished
@@ -179,6 +311,7 @@ class Ledger:
         )
         new.add_point()
         self.fold = new
+        self.mark()
         self.refresh()
         self.warn(warnings, action)
         self.announce(fold)
@@ -190,6 +323,11 @@ class Ledger:
             return
         fold = fold0
         action = dict(action)
+        if action["type"] == "accept_problem":
+            try:
+                check_problem(fold.tracker, int(action["problem"]))
+            except RulesError as exc:
+                raise conflict(exc) from None
         used_cards, used_tickets = fill_from_pending(self.pending, action)
         if action["type"] == "keep_tickets" and not action.get("tickets"):
             raise BadRequest(
@@ -210,6 +348,9 @@ class Ledger:
         except RulesError as exc:
             raise conflict(exc) from None
         was_finished = fold.finished
+        if trial.tracker.last_problems and action["type"] not in SERVICE_STEPS:
+            # a wrong payment a lenient table accepted: carried in the claim's logged event
+            action["problems"] = [pr.to_json() for pr in trial.tracker.last_problems]
         event = self.store.append(
             fold.game_id,
             actor.name,
@@ -244,6 +385,7 @@ class Ledger:
         if used_tickets:
             self.pending.clear_tickets()
         self.drop_stale_confirmations()
+        self.mark()
         self.refresh()
         self.warn(warnings, action)
         self.announce(fold)
@@ -288,6 +430,7 @@ class Ledger:
         self.events.append(event)
         self.fold = fold_game(self.events, self.map)
         self.drop_stale_confirmations()
+        self.mark()
         self.refresh()
 
     def append_all(self, game_id: str, entries: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -295,3 +438,4 @@ class Ledger:
         for actor_name, a in entries:
             self.events.append(self.store.append(game_id, actor_name, a))
         self.fold = fold_game(self.events, self.map)
+        self.mark()

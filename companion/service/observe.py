@@ -228,8 +228,14 @@ class Observations:
         if name == "end_turn":
             if fold.finished or fold.tracker.over:
                 return {"result": "ignored", "text": "The game is over.", "seq": self.seq}
-            color = fold.tracker.current_player.color
-            self.ledger.step({"type": "end_turn", "player": color}, Actor.device("button"))
+            t = fold.tracker
+            color = t.current_player.color
+            end: dict[str, Any] = {"type": "end_turn", "player": color}
+            if not t.acted and t.tunnel is None and fold.mode == "table":
+                # pressed before the camera read the turn's trains: the turn may end empty (a
+                # claim seen late goes into it); a screen's end turn needs an action
+                end["early"] = True
+            self.ledger.step(end, Actor.device("button"))
             return {"result": "applied", "text": f"{color}'s turn ended.", "seq": self.seq}
         if name == "undo":
             self.ledger.correct({"type": "undo"}, Actor.device("button"))
@@ -249,7 +255,9 @@ class Observations:
             return {"result": "applied", "text": "Undone.", "seq": self.seq}
         color = fold.table.current_color()
         if name == "end_turn" and color is not None:
-            self.ledger.step({"type": "end_turn", "player": color}, Actor.device("button"))
+            # pressed on the table: may end a turn the screens have not seen an action in
+            end = {"type": "end_turn", "player": color, "early": True}
+            self.ledger.step(end, Actor.device("button"))
             return {"result": "applied", "text": f"{color}'s turn ended.", "seq": self.seq}
         return {
             "result": "ignored",

@@ -18,7 +18,16 @@ from companion.games import EUROPE, GAMES, GameKind, game_kind
 from companion.service.errors import BadRequest, Conflict, sentence
 
 HOST_ONLY = frozenset(
-    {"new_game", "finish", "undo", "redo", "replace", "set_payment_mode", "set_board"}
+    {
+        "new_game",
+        "finish",
+        "undo",
+        "redo",
+        "replace",
+        "set_payment_mode",
+        "set_board",
+        "accept_problem",
+    }
 )
 CORRECTIONS = frozenset({"undo", "redo", "replace"})
 TABLE_TYPES = frozenset(
@@ -33,7 +42,10 @@ TABLE_TYPES = frozenset(
         "end_turn",
     }
 )
-SERVICE_STEPS = frozenset({"finish", "set_payment_mode", "set_board"})
+SERVICE_STEPS = frozenset({"finish", "set_payment_mode", "set_board", "accept_problem"})
+# A game the service starts plays by the table's setup rules: turns wait for each player's first
+# keep (unless started with "tickets_tracked": false) and a turn needs an action before it ends.
+SETUP_FLAGS = ("tickets_tracked", "turn_needs_action")
 MODES = ("table", "photo")
 
 
@@ -79,6 +91,8 @@ def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, A
         options = kind.parse_options(data)
     except NotationError as exc:
         raise BadRequest(sentence(str(exc))) from None
+    if kind.name == "london":  # London's table tracker follows the same setup rules
+        options.update(setup_flags(data, "table"))
     return {
         "type": "new_game",
         "game": kind.name,
@@ -87,6 +101,31 @@ def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, A
         **options,
         "players": out_players,
     }
+
+
+def setup_flags(data: Mapping[str, Any], mode: str) -> dict[str, bool]:
+    """``tickets_tracked`` (true unless the new game says false; photo mode enters tickets
+    after the game, so never) and ``turn_needs_action`` (always, for a table game)."""
+    tracked = data.get("tickets_tracked", True)
+    if not isinstance(tracked, bool):
+        raise BadRequest('"tickets_tracked" must be true or false.', code="request.invalid")
+    return {"tickets_tracked": tracked and mode == "table", "turn_needs_action": mode == "table"}
+
+
+def request_options(data: Any) -> tuple[int | None, bool]:
+    """What a request says beside its action: ``after`` (the log position the phone last saw,
+    or None) and ``replace`` (a new game may replace an unfinished one)."""
+    if not isinstance(data, Mapping):
+        return None, False
+    after = data.get("after")
+    if after is not None and (
+        not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 2**63
+    ):
+        raise BadRequest('"after" must be a log position (a whole number from 0).')
+    replace = data.get("replace", False)
+    if not isinstance(replace, bool):
+        raise BadRequest('"replace" must be true or false.')
+    return after, replace
 
 
 def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]:
@@ -134,6 +173,7 @@ def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]
         "variant": variant,
         "mode": mode,
         "payment_mode": payment,
+        **setup_flags(data, mode),
         "players": out_players,
     }
 
@@ -173,6 +213,8 @@ def check_action_shape(
             raise BadRequest(sentence(str(exc))) from None
     if kind == "finish":
         return {"type": "finish"}
+    if kind == "accept_problem":
+        return check_accept_problem(data)
     if kind == "set_payment_mode":
         mode = data.get("payment_mode")
         if mode not in PAYMENT_MODES:
@@ -197,6 +239,13 @@ def check_action_shape(
         return _check_board_shape(data, game_map)
     known = sorted(TABLE_TYPES | HOST_ONLY)
     raise BadRequest(f"unknown action type {kind!r}: expected one of {', '.join(known)}.")
+
+
+def check_accept_problem(data: Mapping[str, Any]) -> dict[str, Any]:
+    problem = data.get("problem")
+    if not isinstance(problem, int) or isinstance(problem, bool) or problem < 0:
+        raise BadRequest('an accept_problem action needs "problem": the id of a payment problem.')
+    return {"type": "accept_problem", "problem": problem}
 
 
 def _check_other_shape(

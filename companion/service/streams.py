@@ -102,16 +102,20 @@ class Streams:
         *,
         code: str = "message",
         params: Mapping[str, Any] | None = None,
+        audience: str | None = None,
     ) -> None:
         """Tell every screen. ``code`` + ``params``: the same message for the dashboard to
-        translate (codes in API.md; ``message``: only the English ``text``)."""
-        payload = {
+        translate (codes in API.md; ``message``: only the English ``text``). ``audience``
+        "host": a notice for the host's screen (it names no secret; others may ignore it)."""
+        payload: dict[str, Any] = {
             "level": level,
             "text": sentence(text),
             "color": color,
             "code": code,
             "params": dict(params or {}),
         }
+        if audience is not None:
+            payload["audience"] = audience
         data = json.dumps(payload, separators=(",", ":"))
         log.info("notice: %s", text)
         with self._lock:

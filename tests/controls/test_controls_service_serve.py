@@ -33,7 +33,8 @@ def test_serve_wires_the_configured_pins_to_the_game(
     try:
         assert table is not None
         assert "buttons on GPIO17/27/22" in capsys.readouterr().out
-        svc.act({"type": "new_game", "players": PLAYERS}, Actor.host())
+        # no first tickets entered at this table: turns do not wait for them
+        svc.act({"type": "new_game", "players": PLAYERS, "tickets_tracked": False}, Actor.host())
         assert wait_for(lambda: table.panel is not None and table.panel.status == "ready")
         pin = factory.pin(FAST.pins["end_turn"])
         pin.drive_low()

@@ -29,7 +29,10 @@ def events(*actions: dict[str, Any], game_id: str = "g1") -> list[Event]:
     keeps = [{"type": "keep_tickets", "player": c, "tickets": t} for c, t in KEEP.items()]
     out = []
     for seq, a in enumerate([start, *keeps, *actions], start=1):
-        out.append(Event(seq, game_id, float(seq), "host", check_action_shape(a, MAP)))
+        logged = check_action_shape(a, MAP)
+        if a.get("early"):  # the referee box's button, as the service logs its press
+            logged["early"] = True
+        out.append(Event(seq, game_id, float(seq), "host", logged))
     return out
 
 
@@ -44,4 +47,5 @@ def claim(color: str, route: str) -> dict[str, Any]:
 
 
 def end_turn(color: str) -> dict[str, Any]:
-    return {"type": "end_turn", "player": color}
+    """The end-turn button (it may end a turn with no action yet: the camera may be late)."""
+    return {"type": "end_turn", "player": color, "early": True}

@@ -67,6 +67,8 @@ def test_a_new_game_is_checked_and_normalised() -> None:
         "variant": "europe",
         "mode": "table",
         "payment_mode": "lenient",
+        "tickets_tracked": True,
+        "turn_needs_action": True,
         "players": [{"name": "Aki", "color": "red"}, {"name": "blue", "color": "blue"}],
     }
     with pytest.raises(Conflict) as few:

@@ -361,7 +361,7 @@ def test_photo_mode_set_board_and_finish(svc: Service) -> None:
 def test_history_lists_games_and_events(svc: Service) -> None:
     first = new_game(svc)["game_id"]
     setup_tickets(svc)
-    second = new_game(svc)["game_id"]
+    second = new_game(svc, replace=True)["game_id"]  # the first, unfinished, is replaced
     games = svc.games()["games"]
     assert [g["id"] for g in games] == [second, first]
     ev = svc.game_events(first, reveal=False)["events"]

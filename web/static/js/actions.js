@@ -389,6 +389,8 @@ export function renderNewGame(container, app, mode = "table") {
   const modeSel = el("select", { id: "mode", "aria-label": i18n.t("new.mode") });
   for (const m of ["table", "photo"]) modeSel.appendChild(el("option", { value: m }, i18n.t(`mode.${m}`)));
   modeSel.value = mode;
+  // tickets tracked from the start: turns wait for each player's first keep (off: the table enters no first tickets)
+  const tracked = el("input", { type: "checkbox", id: "tickets-tracked", checked: true });
   const startPoints = el("input", { type: "number", id: "start-points", min: "1", max: "99", value: "13", inputmode: "numeric", "aria-label": i18n.t("new.start_points") });
   const problem = el("p", { class: "problem hidden", id: "new-problem", role: "alert" });
   const start = () => {
@@ -405,8 +407,8 @@ export function renderNewGame(container, app, mode = "table") {
     problem.classList.add("hidden");
     const players = rowEls.map((r) => ({ name: r.name.value.trim(), color: r.color.value }));
     let action;
-    if (europe) action = { type: "new_game", variant: variant.value, payment_mode: pay.value, mode: modeSel.value, players };
-    else if (kind.game === "london") action = { type: "new_game", game: "london", payment_mode: pay.value, players };
+    if (europe) action = { type: "new_game", variant: variant.value, payment_mode: pay.value, mode: modeSel.value, tickets_tracked: tracked.checked, players };
+    else if (kind.game === "london") action = { type: "new_game", game: "london", payment_mode: pay.value, tickets_tracked: tracked.checked, players };
     else if (kind.game === "transeuropa") action = { type: "new_game", game: "transeuropa", start_points: Number(startPoints.value) || 13, players };
     else action = { type: "new_game", game: kind.game, players };
     const go = (replace) => app.act(replace ? { ...action, replace: true } : action).then((s) => s && (closeSheet(), toast(i18n.t("notice.saved"))));
@@ -429,6 +431,7 @@ export function renderNewGame(container, app, mode = "table") {
     europe ? el("label", null, i18n.t("new.variant"), variant) : null,
     europe || kind.game === "london" ? el("label", null, i18n.t("new.payment"), pay) : null,
     europe ? el("label", null, i18n.t("new.mode"), modeSel) : null,
+    europe || kind.game === "london" ? el("label", { class: "check" }, tracked, ` ${i18n.t("new.tickets_tracked")}`) : null,
     kind.game === "transeuropa" ? el("label", null, i18n.t("new.start_points"), startPoints) : null,
     problem,
     el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "start-game", onclick: start }, i18n.t("act.start"))),
