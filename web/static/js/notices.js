@@ -56,9 +56,14 @@ export function actionContext(action) {
 }
 
 // A refused request (ApiError) in the page's language: from its code, else its sentence.
+// Codes a refusal gets when it has no code of its own: its English sentence says more, so an
+// English page shows that sentence; another language shows the code's words.
+const GENERIC = new Set(["request.invalid", "request.not_found", "auth.forbidden", "rule.illegal", "service.busy"]);
+
 export function refusalText(e, app, action) {
   const { i18n } = app;
   if (!e || e.status === 0) return i18n.t("err.network");
+  if (GENERIC.has(e.code) && i18n.lang === "en" && e.message) return e.message;
   const text = noticeText({ code: e.code, params: e.params, text: e.message }, app, actionContext(action));
   if (e.code && i18n.has(`notice.${e.code}`)) return text;
   return i18n.t("err.generic", { error: e.message });
