@@ -24,7 +24,7 @@ from companion.service.errors import (
 )
 from companion.service.fold import GameFold, OtherFold, strict_fold
 from companion.service.ledger import Ledger
-from companion.service.pending import Confirmation, Pending
+from companion.service.pending import Confirmation, Pending, max_payment, max_tickets
 from companion.service.shapes import card_list
 from companion.store import Event
 
@@ -192,6 +192,17 @@ class Observations:
                     params={"card": obs["card"], "player": who},
                 )
                 return "Duplicate card: it counts once."
+            most = max_payment(t.map)
+            if len(self.pending.cards) >= most:
+                self.streams.notice(
+                    f"{who}'s payment already has {most} cards, as many as a route can take; "
+                    "clear it to start again",
+                    "warning",
+                    who,
+                    code="reader.payment_full",
+                    params={"player": who, "most": most},
+                )
+                return f"The payment is full ({most} cards)."
             self.pending.cards.append(obs["card"])
             if uid:
                 self.pending.uids.append(uid)
@@ -207,6 +218,8 @@ class Observations:
             self.pending.tickets_player = who
         if ticket in self.pending.tickets:
             return "That ticket was already tapped."
+        if len(self.pending.tickets) >= max_tickets(t.map):
+            return "As many tickets are tapped as a player can be dealt."
         holder = t.ticket_holder(ticket)
         if holder is not None:
             self.streams.notice(
@@ -329,11 +342,15 @@ class Observations:
     def clear(self, actor: Actor) -> dict[str, Any]:
         """Forget the tapped cards and tickets (a player only their own)."""
         p = self.pending
-        if actor.role == "player" and actor.color not in (p.payment_player, p.tickets_player):
+        mine_cards = actor.role != "player" or p.payment_player == actor.color
+        mine_tickets = actor.role != "player" or p.tickets_player == actor.color
+        if not (mine_cards or mine_tickets):
             raise Forbidden(
                 "Only the host can clear another player's taps.", code="auth.not_your_taps"
             )
-        p.clear_payment()
-        p.clear_tickets()
+        if mine_cards:  # a player clears their own taps only, never another's beside them
+            p.clear_payment()
+        if mine_tickets:
+            p.clear_tickets()
         self.ledger.refresh(pending_only=True)
         return {"cleared": True}

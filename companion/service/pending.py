@@ -5,7 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.core.board import GameMap
 from companion.service.fold import AnyFold, OtherFold
+
+
+def max_payment(game_map: GameMap) -> int:
+    """The most cards one payment can hold: the longest route's (a tunnel's extra cards are a
+    payment of their own; a station costs fewer)."""
+    return max((r.length for r in game_map.routes.values()), default=8)
+
+
+def max_tickets(game_map: GameMap) -> int:
+    """The most tickets a player is dealt at once, in any variant of the map."""
+    most = [
+        max(v.setup.long_dealt + v.setup.regular_dealt, v.draw) for v in game_map.variants.values()
+    ]
+    return max(most, default=5)
 
 
 @dataclass
