@@ -1,0 +1,198 @@
+"""Memory of the production service as a Pi runs it: ``companion serve`` with its config file,
+the camera a real-sized still-image source (no renderer: nothing simulated is imported), the
+pixel reader, the controls on gpiozero's mock pins, no card reader. Target: <= 200 MB RSS.
+
+    python benchmarks/bench_pi_memory.py [--python PY] [--window SECONDS] [--quick]
+
+Frames: the shared board photos (../shared/photos) scaled to 1920x1080, what the Pi camera is
+configured for, shown in turn (a folder of links, read by the ``file`` camera backend as fast
+as the reader takes them: the busiest the camera thread gets). ``--python`` runs the service
+with another interpreter, e.g. ``.venv-prod/bin/python`` (scripts/dev prod-test builds it):
+Debian's numpy 1.24 and the OpenCV pip picks there, the Pi's pair.
+
+Prints peak RSS (VmHWM), the RSS at the end, mean CPU and the modules that would mean a
+renderer was loaded (there must be none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PHOTOS = REPO.parent / "shared" / "photos"
+SIZE = (1920, 1080)
+
+# Runs the real CLI; on a clean exit says which simulation modules got imported (none expected).
+SERVE = """
+import atexit, sys
+def report():
+    sim = sorted(m for m in sys.modules if m.startswith("companion.sim")
+                 or (m.startswith("companion.") and "render" in m))
+    print("bench: numpy", sys.modules["numpy"].__version__ if "numpy" in sys.modules else "-",
+          "opencv", sys.modules["cv2"].__version__ if "cv2" in sys.modules else "-", flush=True)
+    print("bench: simulation modules loaded:", ", ".join(sim) or "none", flush=True)
+    print("bench: frames read", READ[0], flush=True)
+atexit.register(report)
+READ = [0]
+from companion.vision import sources
+_read = sources.FileSource.read
+def counted(self):
+    frame = _read(self)
+    READ[0] += frame is not None
+    return frame
+sources.FileSource.read = counted
+from companion.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def vm_kb(pid: int, key: str) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def make_frames(folder: Path, count: int) -> list[str]:
+    """``count`` links to the shared photos scaled (and centre-cropped) to 1920x1080."""
+    import cv2
+
+    photos = sorted(PHOTOS.glob("*.jpg"))
+    if not photos:
+        raise SystemExit(f"no photos in {PHOTOS}")
+    stills = []
+    for i, photo in enumerate(photos):
+        image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+        h, w = image.shape[:2]
+        scale = max(SIZE[0] / w, SIZE[1] / h)
+        image = cv2.resize(
+            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+        )
+        y = (image.shape[0] - SIZE[1]) // 2
+        x = (image.shape[1] - SIZE[0]) // 2
+        still = folder.parent / f"still{i}.jpg"
+        cv2.imwrite(str(still), image[y : y + SIZE[1], x : x + SIZE[0]])
+        stills.append(still)
+    folder.mkdir()
+    for k in range(count):
+        (folder / f"frame{k:05d}.jpg").symlink_to(stills[k % len(stills)])
+    return [p.name for p in photos]
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--python", default=sys.executable, help="interpreter to run the service")
+    ap.add_argument("--window", type=float, default=90.0, help="seconds to watch it (default 90)")
+    ap.add_argument("--quick", action="store_true", help="a 20 s window")
+    args = ap.parse_args(argv)
+    window = 20.0 if args.quick else args.window
+    python = os.path.abspath(args.python)  # not resolved: a venv's python is a link
+    with tempfile.TemporaryDirectory() as tmp:
+        frames = Path(tmp) / "frames"
+        names = make_frames(frames, 3000)
+        config = Path(tmp) / "companion.toml"
+        config.write_text(
+            f'[camera]\nbackend = "file"\ndevice = "{frames}"\n\n'
+            "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
+            encoding="utf-8",
+        )
+        port = free_port()
+        env = dict(
+            os.environ,
+            GPIOZERO_PIN_FACTORY="mock",
+            GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",  # the LED dims by PWM
+            PYTHONPATH=str(REPO),
+        )
+        env.pop("COMPANION_CONFIG", None)
+        child = subprocess.Popen(
+            [
+                python,
+                "-c",
+                SERVE,
+                "serve",
+                "--config",
+                str(config),
+                "--state-dir",
+                str(Path(tmp) / "state"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-qr",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=tmp,
+            env=env,
+        )
+        lines: list[str] = []
+        assert child.stdout is not None
+        out = child.stdout
+        pump = threading.Thread(target=lambda: lines.extend(out), daemon=True)
+        pump.start()
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and child.poll() is None:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1):
+                        break
+                except OSError:
+                    time.sleep(0.2)
+            start_rss = (vm_kb(child.pid, "VmRSS") or 0) / 1024
+            cpu0, t0 = cpu_seconds(child.pid), time.monotonic()
+            rss = 0
+            while time.monotonic() - t0 < window and child.poll() is None:
+                time.sleep(0.25)
+                rss = vm_kb(child.pid, "VmRSS") or rss
+            cpu = (cpu_seconds(child.pid) - cpu0) / (time.monotonic() - t0) * 100
+            peak = (vm_kb(child.pid, "VmHWM") or 0) / 1024
+            alive = child.poll() is None
+        finally:
+            child.terminate()
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait(timeout=10)
+            pump.join(timeout=5)
+    print(f"photos: {', '.join(names)} at {SIZE[0]}x{SIZE[1]}; interpreter {args.python}")
+    for line in lines:
+        keep = ("bench:", "companion: camera", "companion: buttons", "companion: warn")
+        if line.startswith(keep) or "camera stopped" in line or "Traceback" in line:
+            print("  " + line.rstrip())
+    verdict = "within" if peak <= 200 else "OVER"
+    print(
+        f"serve, still-image camera + pixel reader + mock controls, {window:.0f} s: "
+        f"RSS {start_rss:.0f} MB when ready, {rss / 1024:.0f} MB at the end, "
+        f"peak {peak:.0f} MB ({verdict} the 200 MB target); CPU {cpu:.0f} % of one core; "
+        f"{'still running' if alive else 'EXITED early'}"
+    )
+    return 0 if alive and peak <= 200 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
