@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from companion.service.errors import NotFound, sentence
+from companion.service.errors import NotFound, Unavailable, sentence
 
 log = logging.getLogger(__name__)
 
@@ -35,36 +36,71 @@ class PhotoJob:
     status: str = "reading"  # reading | done | failed
     error: str | None = None
     reading: dict[str, Any] | None = None
+    finished: float | None = None  # when it was read or failed (time.monotonic)
 
     def to_json(self) -> dict[str, Any]:
         return {"job": self.id, "status": self.status, "error": self.error, "reading": self.reading}
 
 
 class Photos:
-    """The photo jobs of this process, read one at a time by one worker thread."""
+    """The photo jobs of this process, read one at a time by one worker thread.
 
-    def __init__(self, notice: Notify) -> None:
+    Bounded: at most :attr:`waiting` photos wait behind the one being read (each holds its
+    upload; one more is 503, no job); a finished job is kept :attr:`keep` seconds for its
+    poller, then forgotten (404), and at most :attr:`most` finished jobs are kept."""
+
+    waiting = 2
+    keep = 600.0
+    most = 20
+
+    def __init__(self, notice: Notify, clock: Callable[[], float] = time.monotonic) -> None:
         self._notice = notice
+        self._clock = clock
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        self._counter = 0
         self.jobs: dict[str, PhotoJob] = {}
+
+    def _expire(self) -> None:
+        """Forget the jobs finished too long ago, and the oldest beyond :attr:`most`."""
+        now = self._clock()
+        done = [j for j in self.jobs.values() if j.finished is not None]
+        for j in done:
+            if now - (j.finished or now) > self.keep:
+                del self.jobs[j.id]
+        done = [j for j in self.jobs.values() if j.finished is not None]
+        for j in done[: max(0, len(done) - self.most)]:
+            del self.jobs[j.id]
 
     def read(self, data: bytes, reader: PhotoReader) -> PhotoJob:
         with self._lock:
+            self._expire()
+            busy = sum(1 for j in self.jobs.values() if j.finished is None)
+            if busy > self.waiting:
+                raise Unavailable(
+                    "Photos are still being read; send this one when they are done.",
+                    code="photo.busy",
+                    params={"waiting": busy},
+                )
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="companion-photo")
-            job = PhotoJob(f"p{len(self.jobs) + 1}")
+            self._counter += 1
+            job = PhotoJob(f"p{self._counter}")
             self.jobs[job.id] = job
             pool = self._pool
         pool.submit(self._run, job, reader, data)
         return job
+
+    def _finish(self, job: PhotoJob, status: str) -> None:
+        job.status = status
+        job.finished = self._clock()
 
     def _run(self, job: PhotoJob, reader: PhotoReader, data: bytes) -> None:
         try:
             reading = reader(data)
         except ValueError as exc:
             job.error = sentence(str(exc))
-            job.status = "failed"
+            self._finish(job, "failed")
             self._notice(
                 f"The photo could not be read: {exc}",
                 "error",
@@ -75,13 +111,13 @@ class Photos:
         except Exception as exc:
             log.exception("reading a photo failed")
             job.error = sentence(f"the photo could not be read ({type(exc).__name__})")
-            job.status = "failed"
+            self._finish(job, "failed")
             self._notice(
                 job.error, "error", code="photo.failed", params={"error": type(exc).__name__}
             )
             return
         job.reading = reading
-        job.status = "done"
+        self._finish(job, "done")
         n = sum(1 for v in reading.get("routes", {}).values() if v)
         self._notice(
             f"The photo is read: {n} routes with trains. Check them on the map.",
@@ -91,6 +127,7 @@ class Photos:
 
     def job(self, job_id: str) -> PhotoJob:
         with self._lock:
+            self._expire()
             job = self.jobs.get(job_id)
         if job is None:
             raise NotFound(
