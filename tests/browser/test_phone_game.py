@@ -401,6 +401,11 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         assert "Aki: ベルリン – ウィーン" in hist.page.inner_text("#replay-move")
         assert hist.page.inner_text("#replay-scores") != final
         assert hist.page.locator("g.route.claimed").count() == 1  # the board after move 4
+        # later, the payment problem: marked in the replay and on its map
+        hist.page.locator("#replay-slider").fill(moves or "1")
+        hist.page.wait_for_selector("#replay li[data-problem]")
+        assert "ブレスト – パリ" in hist.page.inner_text("#replay li[data-problem]")
+        assert hist.page.locator("g.route.problem[data-route=brest-paris]").count() == 1
         check(hist.page, "history, replay")
         shot(hist.page, "ja-history")
 

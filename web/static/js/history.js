@@ -6,7 +6,7 @@ import { describeAction } from "./actions.js";
 import { getJSON } from "./api.js";
 import { drawFinal } from "./final.js";
 import { drawGameFinal, gameTitle, isEurope, loadBoard } from "./games.js";
-import { refusalText } from "./notices.js";
+import { openProblems, problemText, refusalText } from "./notices.js";
 import { el, toast } from "./ui.js";
 
 const OTHER_GAMES = ["london", "transeuropa", "trambahn"];
@@ -44,6 +44,7 @@ export async function setup(app) {
     const { owners, stations, names } = boardOf(s);
     document.getElementById("map").classList.remove("hidden");
     app.board.update(owners, stations, names);
+    app.board.markProblems(openProblems(s).map((p) => p.place));
   };
 
   const drawReplay = () => {
@@ -80,6 +81,9 @@ export async function setup(app) {
       box.appendChild(el("p", { class: "muted", id: "replay-move" }, describeAction({ ...(ev.action || {}) }, shownApp)));
     }
     box.appendChild(el("div", { class: "hist-scores", id: "replay-scores" }, scoreLine(state, i18n)));
+    // payments still to check at that point, marked on the map too
+    const open = openProblems(state);
+    if (open.length) box.appendChild(el("ul", { class: "problem-list" }, open.map((p) => el("li", { dataset: { problem: String(p.id) } }, el("span", { class: "problem-mark" }, "⚠"), el("span", null, problemText(p, { ...app, state }))))));
   };
 
   const open = async (id) => {
