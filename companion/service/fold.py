@@ -233,7 +233,19 @@ def _photo_keep(tracker: TableTracker, action: KeepTickets) -> None:
             raise IllegalActionError(f"unknown ticket id {t!r}", rule="unknown-ticket")
         holder = tracker.ticket_holder(t)
         if holder is not None:
-            raise IllegalActionError(f"{t} is already held by {holder}", rule="ticket-held")
+            if holder == p.color:
+                raise IllegalActionError(
+                    f"{p.color} already holds {t}",
+                    rule="ticket-held",
+                    code="rule.ticket-own",
+                    params={"color": p.color, "ticket": t},
+                )
+            raise IllegalActionError(  # never say who holds it (a phone could ask for each)
+                "that ticket is not available",
+                rule="ticket-held",
+                code="rule.ticket-unavailable",
+                params={"ticket": t},
+            )
     p.tickets.extend(action.tickets)
     p.ready = True
 
