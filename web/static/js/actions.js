@@ -130,9 +130,18 @@ export function openTickets(app, color) {
     labels.push(label);
     list.appendChild(label);
   }
-  filter.addEventListener("input", () => {
+  const search = () => {
     const q = fold(filter.value.trim());
     for (const l of labels) l.classList.toggle("hidden", q !== "" && !l.dataset.search.includes(q));
+  };
+  filter.addEventListener("input", search);
+  // names in the other language come with the first search: then every label knows them
+  i18n.searchNames().then(() => {
+    for (const l of labels) {
+      const t = map.tickets[l.dataset.ticket];
+      if (t) l.dataset.search = `${i18n.citySearch(t.a)} ${i18n.citySearch(t.b)}`;
+    }
+    search();
   });
   const p = player(state, color);
   sheet(

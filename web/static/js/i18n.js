@@ -41,23 +41,32 @@ export class I18n {
     delete data.places;
     this.strings = data;
     this.lang = lang;
-    // The other language's city names and readings, so that a search finds a city by any of them.
-    let other = {};
+    this.otherNames = null; // loaded when a search first needs them
+    this.readings = {};
+    this.addReadings(own);
+    document.documentElement.lang = lang;
+  }
+
+  addReadings(readings, cities) {
+    for (const [id, names] of Object.entries(readings || {})) this.readings[id] = [...(this.readings[id] || []), ...[].concat(names)];
+    for (const [id, name] of Object.entries(cities || {})) this.readings[id] = [...(this.readings[id] || []), name];
+  }
+
+  // The other language's city names and readings, so that a search finds a city by any of them
+  // (fetched once, when a search first needs them).
+  async searchNames() {
+    if (this.otherNames) return;
+    const lang = this.lang;
+    let other = { cities: {}, readings: {} };
     try {
       const o = await (await fetch(`/static/i18n/${this.other()}.json`)).json();
       other = { cities: o.cities || {}, readings: o.readings || {} };
     } catch {
-      other = { cities: {}, readings: {} };
+      /* offline: this language's names only */
     }
-    this.readings = {};
-    const add = (id, names) => {
-      this.readings[id] = this.readings[id] || [];
-      for (const n of [].concat(names || [])) this.readings[id].push(n);
-    };
-    for (const [id, names] of Object.entries(own)) add(id, names);
-    for (const [id, name] of Object.entries(other.cities)) add(id, name);
-    for (const [id, names] of Object.entries(other.readings)) add(id, names);
-    document.documentElement.lang = lang;
+    if (this.lang !== lang || this.otherNames) return;
+    this.otherNames = other;
+    this.addReadings(other.readings, other.cities);
   }
 
   remember(lang) {
