@@ -59,19 +59,42 @@ export async function post(path, body, extraHeaders) {
 
 export const act = (action) => post("/api/actions", action);
 
-// Live state over server-sent events. EventSource resends Last-Event-ID itself on reconnect.
+// Live state over server-sent events. EventSource resends Last-Event-ID itself when it
+// reconnects; but after an answer that is not a stream (a 503 when the server is full, a
+// restart) it gives up for good. Then a new one is opened, after 1, 2, 4 ... 30 s, resuming
+// after the last state seen (?last_event_id=): no gap, no repeat.
+export const RECONNECT_MS = [1000, 2000, 4000, 8000, 16000, 30000];
+
 export function subscribe({ onState, onPending, onNotice, onOpen, onError }) {
-  const es = new EventSource("/api/events");
-  es.onmessage = (e) => {
-    try {
-      onState(JSON.parse(e.data), Number(e.lastEventId));
-    } catch (err) {
-      console.error("bad state event", err);
-    }
+  let lastId = null;
+  let failures = 0;
+  let es = null;
+  const open = () => {
+    const url = lastId === null ? "/api/events" : `/api/events?last_event_id=${encodeURIComponent(lastId)}`;
+    es = new EventSource(url);
+    es.onmessage = (e) => {
+      try {
+        if (e.lastEventId) lastId = e.lastEventId;
+        onState(JSON.parse(e.data), Number(e.lastEventId));
+      } catch (err) {
+        console.error("bad state event", err);
+      }
+    };
+    es.addEventListener("pending", (e) => onPending && onPending(JSON.parse(e.data)));
+    es.addEventListener("notice", (e) => onNotice && onNotice(JSON.parse(e.data)));
+    es.onopen = () => {
+      failures = 0;
+      if (onOpen) onOpen();
+    };
+    es.onerror = () => {
+      if (onError) onError();
+      if (es.readyState === EventSource.CLOSED) {
+        const wait = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)];
+        failures += 1;
+        setTimeout(open, wait);
+      }
+    };
   };
-  es.addEventListener("pending", (e) => onPending && onPending(JSON.parse(e.data)));
-  es.addEventListener("notice", (e) => onNotice && onNotice(JSON.parse(e.data)));
-  es.onopen = () => onOpen && onOpen();
-  es.onerror = () => onError && onError();
-  return es;
+  open();
+  return { close: () => es && es.close() };
 }
