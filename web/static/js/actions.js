@@ -484,6 +484,11 @@ function gameName(i18n, st) {
   return `${i18n.t("game.europe")}${st.variant && st.variant !== "europe" ? ` (${i18n.t(`variant.${st.variant}`)})` : ""}`;
 }
 
+// A move's number in its game (the log's "move", from 1 in each game), from its log seq.
+function moveOf(app, seq) {
+  return (app.moves && app.moves.get(seq)) ?? seq;
+}
+
 export function describeAction(a, app) {
   const { i18n, map, state } = app;
   const who = a.player ? (state && player(state, a.player)?.name) || i18n.color(a.player) : "";
@@ -511,11 +516,11 @@ export function describeAction(a, app) {
     case "finish":
       return i18n.t("act.finish");
     case "undo":
-      return a.seq ? i18n.t("log.undo_n", { n: a.seq }) : i18n.t("log.undo");
+      return a.seq ? i18n.t("log.undo_n", { n: moveOf(app, a.seq) }) : i18n.t("log.undo");
     case "redo":
-      return i18n.t("log.redo_n", { n: a.seq });
+      return i18n.t("log.redo_n", { n: moveOf(app, a.seq) });
     case "replace":
-      return i18n.t("log.replace_n", { n: a.seq });
+      return i18n.t("log.replace_n", { n: moveOf(app, a.seq) });
     case "set_payment_mode":
       return i18n.t("log.payment_mode", { mode: i18n.t(`pay.${a.payment_mode}`) });
     case "set_board":
@@ -550,11 +555,12 @@ export async function renderLog(container, app) {
     return;
   }
   app.events = events;
+  app.moves = new Map(events.map((e) => [e.seq, typeof e.move === "number" ? e.move : e.seq]));
   container.textContent = "";
   const row = (ev) => {
     const a = ev.action || {};
     const problem = problemOf(ev, app);
-    const li = el("li", { class: ev.undone ? "undone" : "", value: String(ev.seq) }, describeAction(a, app), ev.undone ? ` (${i18n.t("log.undone")}) ` : " ");
+    const li = el("li", { class: ev.undone ? "undone" : "", value: String(moveOf(app, ev.seq)) }, describeAction(a, app), ev.undone ? ` (${i18n.t("log.undone")}) ` : " ");
     if (problem && !ev.undone) li.appendChild(el("span", { class: "problem-mark", role: "img", title: problemText(problem, app), "aria-label": problemText(problem, app) }, `⚠ ${i18n.t("log.payment_problem")}`));
     if (a.type !== "new_game" && a.type !== "undo" && a.type !== "redo" && a.type !== "finish") {
       if (ev.undone) li.appendChild(el("button", { type: "button", class: "small", onclick: () => app.act({ type: "redo", seq: ev.seq }) }, i18n.t("act.redo")));
@@ -567,9 +573,9 @@ export async function renderLog(container, app) {
     container.appendChild(el("p", { class: "muted" }, i18n.t("log.empty")));
     return;
   }
-  container.appendChild(el("ol", { class: "log", reversed: true, start: String(shown[0].seq) }, shown.slice(0, 4).map(row)));
+  container.appendChild(el("ol", { class: "log", reversed: true, start: String(moveOf(app, shown[0].seq)) }, shown.slice(0, 4).map(row)));
   if (shown.length > 4) {
-    const more = el("details", null, el("summary", null, i18n.t("log.show", { n: shown.length })), el("ol", { class: "log", reversed: true, start: String(shown[4].seq) }, shown.slice(4, 200).map(row)));
+    const more = el("details", null, el("summary", null, i18n.t("log.show", { n: shown.length })), el("ol", { class: "log", reversed: true, start: String(moveOf(app, shown[4].seq)) }, shown.slice(4, 200).map(row)));
     container.appendChild(more);
   }
 }
