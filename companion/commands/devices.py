@@ -40,6 +40,7 @@ def start_reader(
     from companion.reader.listener import CardListener
     from companion.reader.registry import Registry, RegistryError, default_path
     from companion.reader.transport import ReaderOpenError, ReaderTransport
+    from companion.readerlink import ReaderLink
     from companion.service import Actor
 
     catalog = CardCatalog.europe()
@@ -55,11 +56,13 @@ def start_reader(
         log.warning("the card reader is not there yet (%s); waiting for it", exc)
     transport.start()
     listener = CardListener(transport, catalog, registry)
+    link = ReaderLink(service, transport)  # taps while it is away: tap again (notice, LED)
 
     def loop() -> None:
         try:
             while not stop.is_set():
                 event = listener.next_event(timeout=0.2)
+                link.check()
                 if event is None:
                     continue
                 obs = card_observation(event)
