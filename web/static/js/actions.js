@@ -525,6 +525,8 @@ export function describeAction(a, app) {
       return i18n.t("log.payment_mode", { mode: i18n.t(`pay.${a.payment_mode}`) });
     case "set_board":
       return i18n.t("log.set_board");
+    case "accept_problem":
+      return i18n.t("log.accept_problem");
     default:
       return describeOther(a, app) || (who ? `${who}: ${i18n.t("log.other")}` : i18n.t("log.other"));
   }

@@ -103,7 +103,7 @@ function problems(app) {
       { dataset: { problem: String(p.id), place: p.place } },
       el("span", { class: "problem-mark" }, "⚠"),
       el("span", { class: "grow" }, problemText(p, app)),
-      app.role === "host" && state.can_accept_problems ? el("button", { type: "button", class: "small", dataset: { accept: String(p.id) }, onclick: () => app.act({ type: "accept_problem", problem: p.id }) }, i18n.t("problem.accept")) : null,
+      app.role === "host" ? el("button", { type: "button", class: "small", dataset: { accept: String(p.id) }, onclick: () => app.act({ type: "accept_problem", problem: p.id }) }, i18n.t("problem.accept")) : null,
     ),
   );
   box.appendChild(el("section", { class: "panel problems" }, el("h2", null, i18n.t("problem.title", { n: open.length })), el("ul", { class: "problem-list" }, items), app.role === "host" ? el("p", { class: "muted" }, i18n.t("problem.host_hint")) : null));
