@@ -200,7 +200,7 @@ function londonActions(container, app) {
       const row = el("div", { class: "row" });
       row.appendChild(el("button", { type: "button", id: "drew", disabled: !mine || state.acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew_london")));
       row.appendChild(el("button", { type: "button", id: "more-tickets", disabled: !mine || state.acted, onclick: () => openLondonTickets(app, actor) }, i18n.t("act.keep")));
-      row.appendChild(el("button", { type: "button", class: state.acted ? "primary" : "", id: "end-turn", disabled: !mine, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
+      row.appendChild(el("button", { type: "button", class: state.acted ? "primary" : "", id: "end-turn", disabled: !mine || !state.acted, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
       container.appendChild(row);
     }
   }
