@@ -305,6 +305,12 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         for ph, where in ((chie, "player"), (host, "host"), (table, "table")):
             check(ph.page, f"{where}, payment problem")
         shot(table.page, "ja-payment-problem")
+        # the host accepts it: the panel and the marks go
+        hp.click("#problems button[data-accept]")
+        for ph in (chie, host, table):
+            ph.page.wait_for_selector("#problems li", state="detached")
+            expect(ph.page.locator("g.route.problem")).to_have_count(0)
+        hp.wait_for_selector("#log .problem-mark", state="detached")
         end(chie)
         turn_of("blue")
 
@@ -401,8 +407,9 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         assert "Aki: ベルリン – ウィーン" in hist.page.inner_text("#replay-move")
         assert hist.page.inner_text("#replay-scores") != final
         assert hist.page.locator("g.route.claimed").count() == 1  # the board after move 4
-        # later, the payment problem: marked in the replay and on its map
-        hist.page.locator("#replay-slider").fill(moves or "1")
+        # move 16, Chie's wrong payment (accepted later): marked in the replay and on its map
+        hist.page.locator("#replay-slider").fill("16")
+        see(hist.page, "#replay-move", "Chie: ブレスト – パリ (赤 ×3)")
         hist.page.wait_for_selector("#replay li[data-problem]")
         assert "ブレスト – パリ" in hist.page.inner_text("#replay li[data-problem]")
         assert hist.page.locator("g.route.problem[data-route=brest-paris]").count() == 1

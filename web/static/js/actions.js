@@ -533,15 +533,16 @@ export function describeAction(a, app) {
 }
 
 // A payment problem recorded with a claim (lenient mode): a mark until the host settles it.
-// From the event itself when it carries one, else from the state's open problems (same player,
-// same route or city).
+// The logged event names its problems (action.problems, as they were when logged); whether one
+// is still open comes from the state's open problems.
 export function problemOf(ev, app) {
-  const p = ev && (ev.problem || ev.payment_problem || (ev.problems && ev.problems.length ? ev.problems[0] : null));
-  if (p) return p.accepted ? null : p;
   const a = (ev && ev.action) || {};
+  const open = openProblems(app && app.state);
+  const ids = (a.problems || []).map((p) => p.id);
+  if (ids.length) return open.find((p) => ids.includes(p.id)) || null;
   const place = a.route || a.city;
-  if (!place || !app) return null;
-  return openProblems(app.state).find((x) => x.player === a.player && x.place === place && (a.type === "claim" || a.type === "build_station" || a.type === "tunnel_pay")) || null;
+  if (!place) return null;
+  return open.find((x) => x.player === a.player && x.place === place && ["claim", "build_station", "tunnel_pay"].includes(a.type)) || null;
 }
 
 export async function renderLog(container, app) {
