@@ -15,7 +15,8 @@ Starts `companion serve` on 127.0.0.1 (a free port, a temporary state directory)
 4. history readers: a game of --events events (written straight into the log), --readers guests
    reading its history in a loop as the history page does (/api/games, /api/games/<id>, its
    /events, and every 4th round /state?seq=N at a random N); the host's action latency (p50, p95
-   of 60 actions) with and without them.
+   of 60 actions) with and without them. The readers ask as a browser does: gzip taken, and
+   the ETag of the answer they have (If-None-Match).
 """
 
 from __future__ import annotations
@@ -84,11 +85,18 @@ class Server:
     def conn(self, timeout: float = 30) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
-    def get(self, path: str, conn: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
+    def get(
+        self,
+        path: str,
+        conn: http.client.HTTPConnection | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, bytes]:
         c = conn or self.conn()
-        c.request("GET", path)
+        c.request("GET", path, headers=headers or {})
         r = c.getresponse()
         body = r.read()
+        if headers is not None and r.getheader("ETag"):
+            headers["If-None-Match"] = r.getheader("ETag") or ""
         if conn is None:
             c.close()
         return r.status, body
@@ -291,13 +299,15 @@ def history(state_dir: Path, events: int, readers: int) -> None:
             rng = random.Random(k)
             c = server.conn(timeout=120)
             n = 0
+            # as a browser asks: gzip taken, and the ETag of what it has (per address)
+            seen: dict[str, dict[str, str]] = {}
             while not stop.is_set():
                 paths = ["/api/games", f"/api/games/{game}", f"/api/games/{game}/events"]
                 if n % 4 == 3:
                     paths.append(f"/api/games/{game}/state?seq={rng.randrange(1, events)}")
                 for path in paths:
                     try:
-                        server.get(path, c)
+                        server.get(path, c, seen.setdefault(path, {"Accept-Encoding": "gzip"}))
                     except (OSError, http.client.HTTPException):
                         c.close()
                         c = server.conn(timeout=120)

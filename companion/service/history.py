@@ -249,7 +249,9 @@ class History:
             text = self._log_text(game_id, events, hide)
             return {}, text
 
-        return self._cached(("log", game_id, position, hide), compute, work=False)
+        # (one reader makes it, the others wait for it: twenty readers of a new position would
+        # otherwise each make the same 1.4 MB at 10,000 events)
+        return self._cached(("log", game_id, position, hide), compute)
 
     def _log_text(self, game_id: str, events: Sequence[Event], hide: bool) -> str:
         steps, _ = effective_steps(events)

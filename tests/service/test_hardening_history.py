@@ -138,3 +138,37 @@ def test_states_from_the_replay_marks_are_the_fold_of_the_effective_log(
         assert got.pop("last")["seq"] <= at
         want.pop("last")
         assert got == want, at
+
+
+def test_a_long_log_goes_gzipped_and_an_unchanged_one_is_a_304(live: LiveServer) -> None:
+    import gzip
+    import http.client
+
+    act(live, {"type": "new_game", "players": PLAYERS})
+    for color, ids in TICKETS.items():
+        act(live, {"type": "keep_tickets", "player": color, "tickets": ids})
+    for i in range(60):  # a log of some 20 kB
+        color = ("red", "blue")[i % 2]
+        act(live, {"type": "drew_cards", "player": color, "count": 2})
+        act(live, {"type": "end_turn", "player": color})
+    game = str(live.service.state()["game_id"])
+    plain = live.request("GET", f"/api/games/{game}/events")[1]
+    conn = http.client.HTTPConnection("127.0.0.1", live.port, timeout=10)
+    try:
+        conn.request("GET", f"/api/games/{game}/events", headers={"Accept-Encoding": "gzip"})
+        r = conn.getresponse()
+        body = r.read()
+        assert r.status == 200 and r.getheader("Content-Encoding") == "gzip"
+        assert json.loads(gzip.decompress(body)) == plain
+        assert len(body) * 4 < len(json.dumps(plain))
+        tag = r.getheader("ETag")
+        assert tag
+        conn.request("GET", f"/api/games/{game}/events", headers={"If-None-Match": tag})
+        r = conn.getresponse()
+        assert r.status == 304 and r.read() == b""
+        act(live, {"type": "drew_cards", "player": "red", "count": 2})  # the log changed
+        conn.request("GET", f"/api/games/{game}/events", headers={"If-None-Match": tag})
+        r = conn.getresponse()
+        assert r.status == 200 and len(json.loads(r.read())["events"]) == len(plain["events"]) + 1
+    finally:
+        conn.close()
