@@ -158,4 +158,7 @@ def read_photo_bytes(data: bytes) -> dict[str, Any]:
         "routes": out["routes"],
         "stations": out["stations"],
         "confidence": out["confidence"],
+        # what a person should confirm, and impossible combinations as seen (photo mode's list)
+        "check": out.get("check", []),
+        "problems": out.get("problems", []),
     }

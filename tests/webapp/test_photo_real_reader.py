@@ -58,6 +58,9 @@ def test_a_photo_of_a_finished_board_is_read_fixed_and_scored(client: FlaskClien
     reading = got["reading"]
     assert set(reading["routes"]) == set(emap.routes)
     assert set(reading["stations"]) == set(emap.cities)
+    # the reader's check list (ids to confirm) and problems reach photo mode
+    assert set(reading["check"]) <= set(emap.routes) | set(emap.cities)
+    assert isinstance(reading["problems"], list)
     right = sum(1 for rid in emap.routes if reading["routes"][rid] == truth_routes.get(rid))
     assert right >= 0.97 * len(emap.routes), right
     stations_right = sum(1 for c in emap.cities if reading["stations"][c] == truth_stations.get(c))
