@@ -131,6 +131,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         ready(table.page, server.url + "/")
         english = new("en-US")  # the same table in English: layout checks and screenshots
         ready(english.page, server.url + "/")
+        english_host = new("en-US")
+        ready(english_host.page, f"{server.url}/host/login?token={HOST_TOKEN}")
         hp = host.page
 
         # New game: the names are required (an empty one is pointed at, nothing starts).
@@ -265,6 +267,10 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         shot(aki.page, "ja-tunnel")
         english.page.wait_for_selector("#turn-slot #tunnel")
         check_layout(english.page, "english table, tunnel pending")
+        english_host.page.wait_for_selector(
+            "#turn-slot #tunnel .surcharge, #turn-slot #tunnel .cards"
+        )
+        check_layout(english_host.page, "english host, tunnel pending")
         shot(english.page, "en-table-tunnel")
         for card in ("yellow", "locomotive", "blue"):
             aki.tap(f"#tunnel .cards button[data-card={card}]")
