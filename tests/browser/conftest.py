@@ -107,6 +107,25 @@ def server(tmp_path: Path) -> Iterator[Server]:
     s.close()
 
 
+def tiny_png(width: int = 8, height: int = 8) -> bytes:
+    """A real (grey) PNG for uploads: the server checks an upload's header before the reader."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
 def fake_photo_reader(data: bytes) -> dict[str, Any]:
     """Stands in for the vision reader: a fixed reading, one route marked unsure."""
     if not data:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .conftest import HOST_TOKEN, Server
+from .conftest import HOST_TOKEN, Server, tiny_png
 from .test_dashboard import api, ready, see
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -427,3 +427,34 @@ def test_a_three_player_game_on_small_phones_in_japanese(
     finally:
         for ph in phones:
             ph.ctx.close()
+
+
+def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_browser: Any) -> None:
+    server = photo_server
+    host = Phone(needs_browser)
+    try:
+        page = host.page
+        ready(page, f"{server.url}/host/login?token={HOST_TOKEN}")
+        ready(page, server.url + "/photo")
+        page.fill("#newgame input[data-i='0']", NAMES["blue"])
+        page.fill("#newgame input[data-i='1']", NAMES["red"])
+        page.click("#newgame .player-row >> nth=2 >> button")
+        page.click("#start-game")
+        page.wait_for_selector("#photo-file")
+        page.set_input_files(
+            "#photo-file",
+            files=[{"name": "board.png", "mimeType": "image/png", "buffer": tiny_png()}],
+        )
+        page.click("#photo .primary")
+        page.wait_for_selector("#photo-check li[data-check=berlin-wien]")
+        # the check list names the route and the city, in Japanese
+        assert "ベルリン – ウィーン" in page.inner_text("#photo-check")
+        assert "ローマの駅" in page.inner_text("#photo-check")
+        check(page, "photo, check list")
+        page.click("#photo-check button[data-confirm=roma]")
+        expect_done = page.locator("#photo-check li[data-check=roma]")
+        see(page, "#photo-check li[data-check=roma]", "true", attr="data-done")
+        assert expect_done.count() == 1
+        assert host.errors == []
+    finally:
+        host.ctx.close()
