@@ -123,7 +123,7 @@ def client(live: LiveServer) -> Iterator[Client]:
 
 
 def new_game(client: Client, game: str) -> None:
-    body: dict[str, Any] = {"type": "new_game", "players": EUROPE_PLAYERS}
+    body: dict[str, Any] = {"type": "new_game", "players": EUROPE_PLAYERS, "replace": True}
     if game != "europe":
         body["game"] = game
     assert client.send("POST", "/api/actions", body) == 200
