@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ class LiveServer:
             self.service,
             {"HOST_TOKEN": TOKEN, "SSE_KEEPALIVE": 0.2, "SSE_LIFETIME": 30.0, "SSE_MAX": 4},
         )
+        self.switch = sys.getswitchinterval()  # (make_server sets it for the process)
         self.server: Any = make_server(
             self.app, LOOPBACK, 0, host_token=TOKEN, threads=threads, **server_args
         )
@@ -93,6 +95,7 @@ class LiveServer:
         for channel in list(self.server._map.values()):
             channel.close()
         self.store.close()
+        sys.setswitchinterval(self.switch)
 
 
 def read_response(sock: socket.socket, timeout: float = 2.0) -> tuple[int, bytes]:
