@@ -64,3 +64,27 @@ def test_a_phone_whose_pairing_is_gone_is_told_to_ask_for_a_new_code(
     aki.wait_for_selector("body[data-ready='1']")
     assert "新しいコード" in aki.inner_text("#gone")
     assert aki.js_errors == [] and host.js_errors == []
+
+
+def test_replacing_a_running_game_asks_and_keeps_it_as_abandoned(
+    server: Server, phone: Any
+) -> None:
+    two_player_game(server)
+    first = api(server, "GET", "/api/state")["game_id"]
+    host = host_page(phone, server, "ja-JP")
+    host.fill("#newgame input[data-i='0']", "Aki")
+    host.fill("#newgame input[data-i='1']", "Ben")
+    host.fill("#newgame input[data-i='2']", "Chie")
+    host.click("#start-game")
+    see(host, ".sheet h2", "進行中のゲームを置き換えますか？")
+    assert "A、Bのチケット・トゥ・ライド：ヨーロッパ（1手番目）" in host.inner_text(".sheet")
+    assert api(server, "GET", "/api/state")["game_id"] == first  # nothing yet
+    host.click("#replace-go")
+    host.wait_for_selector("#scores tr[data-color=green]")
+    assert api(server, "GET", "/api/state")["game_id"] != first
+    # the replaced game stays in the history, as abandoned, in the page's language
+    ready(host, server.url + "/history")
+    row = host.locator(f"#history li[data-game='{first}']")
+    see(host, f"#history li[data-game='{first}']", "abandoned", attr="data-phase")
+    assert "中断" in row.inner_text()
+    assert host.js_errors == []
