@@ -215,3 +215,23 @@ def test_the_host_token_goes_to_a_terminal_only(state: Path) -> None:
     )
     assert shown.returncode == 0
     assert f"http://127.0.0.1:9/host/login?token={token}" in shown.stdout
+
+
+def test_under_systemd_the_hint_runs_as_the_service_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from companion.statedir import host_link_lines
+
+    login = "http://192.0.2.7:8080/host/login?token=secret-token-0123456789"
+    monkeypatch.setenv("INVOCATION_ID", "0123abcd")  # set by systemd for a unit's processes
+    monkeypatch.setattr(sys, "argv", ["/opt/companion/venv/bin/companion", "serve"])
+    journal = io.StringIO()  # not a terminal
+    lines, qr = host_link_lines(
+        login, created=True, state_dir=tmp_path, base="http://192.0.2.7:8080", out=journal
+    )
+    assert not qr and len(lines) == 1 and "secret-token" not in lines[0]
+    assert "sudo -u " in lines[0]
+    assert "/opt/companion/venv/bin/companion serve --state-dir " in lines[0]
+    assert lines[0].endswith("--public-url http://192.0.2.7:8080 --host-link")
