@@ -9,7 +9,8 @@ Starts `companion serve` on 127.0.0.1 (a free port, a temporary state directory)
 2. the decompression bomb: a 20000 x 20000 PNG (1-bit, ~50 kB; 1.2 GB once decoded to colour)
    posted 5 times, with a 10000 x 8000 JPEG header: the answers, and the server's peak resident
    memory (VmHWM) before and after; for scale, the peak of a process that decodes the bomb with
-   OpenCV as the server did before;
+   OpenCV as the server did before; then (not with --quick) a real photo near the limit, a
+   rendered board of 43 MP, read, and the peak after it;
 3. connections: /api/state latency (p50, p95, max of 40 requests) while 150 and 600 slow or idle
    connections are held open;
 4. history readers: a game of --events events (written straight into the log), --readers guests
@@ -202,6 +203,41 @@ def bombs(server: Server) -> None:
     print(f"  for scale, decoding it with OpenCV (shape, peak MB): {out.stdout.decode().strip()}")
 
 
+def big_photo(server: Server) -> None:
+    """A real photo near the pixel limit: a rendered board of 8000 x 5333 (43 MP), read."""
+    import cv2
+
+    from companion.core.bots import TicketBot, play_random_game
+    from companion.data import europe_map
+    from companion.sim.render import BoardRenderer, Scene
+
+    game, _ = play_random_game(europe_map(), 3, seed=5, bot=TicketBot(5))
+    scene = Scene(routes=dict(game.route_owner), stations=dict(game.station_owner), seed=5)
+    photo = BoardRenderer().render_board(scene, width=8000)
+    ok, data = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    jpeg = data.tobytes()
+    height, width = photo.shape[:2]
+    del photo, data
+    server.act({"type": "new_game", "players": PLAYERS, "mode": "photo", "replace": True})
+    headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "image/jpeg"}
+    code, body = server.post("/api/photo", jpeg, headers)
+    job = json.loads(body)["job"]
+    t0 = time.perf_counter()
+    while True:
+        status = json.loads(server.get(f"/api/photo/{job}", None, dict(headers))[1])
+        if status["status"] != "reading":
+            break
+        time.sleep(0.2)
+    took = time.perf_counter() - t0
+    routes = sum(1 for v in (status["reading"] or {}).get("routes", {}).values() if v)
+    print(
+        f"  a rendered board photo of {width} x {height} ({width * height / 1e6:.0f} MP, "
+        f"{len(jpeg) // 1024} kB): {code}, {status['status']} in {took:.1f} s ({routes} routes "
+        f"with trains); server peak RSS {server.memory()['VmHWM']:.0f} MB"
+    )
+
+
 def connections(server: Server, counts: list[int]) -> None:
     for n in counts:
         held = []
@@ -348,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
             bodies(server)
             print("images")
             bombs(server)
+            if not args.quick:
+                big_photo(server)
             print("connections")
             connections(server, [150] if args.quick else [150, 600])
         finally:
