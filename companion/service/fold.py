@@ -380,7 +380,7 @@ def fold_other(events: Sequence[Event]) -> OtherFold:
     fold.seq = last.seq
     fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
     fold.last = last_of(last, fold.kind)
-    name_target(fold, fold.kind)
+    name_target(fold, fold.kind, events)
     return fold
 
 
@@ -410,13 +410,14 @@ def fold_game(events: Sequence[Event], game_map: GameMap) -> AnyFold:
     fold.seq = last.seq
     fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
     fold.last = last_of(last)
-    name_target(fold, None)
+    name_target(fold, None, events)
     return fold
 
 
-def name_target(fold: AnyFold, kind: GameKind | None) -> None:
+def name_target(fold: AnyFold, kind: GameKind | None, events: Sequence[Event]) -> None:
     """A correction names what it changed: ``last["target"]`` is the step (its seq, its move
-    number in the game and its line), so an undo says what it undid."""
+    number in the game - as the history counts them, from 1 after the new game - and its
+    line), so an undo says what it undid."""
     last = fold.last
     if last is None or last.get("type") not in CORRECTIONS:
         return
@@ -424,7 +425,7 @@ def name_target(fold: AnyFold, kind: GameKind | None) -> None:
     target = fold.step(seq)
     if target is None:
         return
-    move = 1 + next((i for i, s in enumerate(fold.steps) if s.seq == seq), 0)
+    move = next((i for i, e in enumerate(events) if e.seq == seq), 0)
     last["target"] = {
         "seq": seq,
         "move": move,

@@ -264,11 +264,13 @@ class History:
                     self._lines.pop(next(iter(self._lines)))
         kind = log_kind(events)
         parts = []
-        for e in events:
+        for move, e in enumerate(events):  # a game's log only grows: an event's move stays
             both = lines.get(e.seq)
             if both is None:
                 both = tuple(
-                    json.dumps(log_entry(e, kind, hide=hide, undone=u), separators=(",", ":"))
+                    json.dumps(
+                        log_entry(e, kind, hide=hide, undone=u, move=move), separators=(",", ":")
+                    )
                     for u in (False, True)
                 )
                 lines[e.seq] = both

@@ -299,7 +299,9 @@ def event_list(events: Sequence[Event], *, hide: bool) -> list[dict[str, Any]]:
     steps, _ = effective_steps(events)
     undone = {s.seq for s in steps if s.effective is None}
     kind = log_kind(events)
-    return [log_entry(e, kind, hide=hide, undone=e.seq in undone) for e in events]
+    return [
+        log_entry(e, kind, hide=hide, undone=e.seq in undone, move=i) for i, e in enumerate(events)
+    ]
 
 
 def log_kind(events: Sequence[Event]) -> GameKind | None:
@@ -308,8 +310,11 @@ def log_kind(events: Sequence[Event]) -> GameKind | None:
     return None if first.get("game", EUROPE) == EUROPE else game_kind(first["game"])
 
 
-def log_entry(e: Event, kind: GameKind | None, *, hide: bool, undone: bool) -> dict[str, Any]:
-    """One line of :func:`event_list`."""
+def log_entry(
+    e: Event, kind: GameKind | None, *, hide: bool, undone: bool, move: int | None = None
+) -> dict[str, Any]:
+    """One line of :func:`event_list`. ``move``: the event's place in its game (0 the new game,
+    the moves count from 1 in each game; ``seq`` is the log's, counted over all games)."""
     action = dict(e.action)
     if hide and action.get("type") == "keep_tickets":
         action["tickets"] = len(action.get("tickets", []))
@@ -320,11 +325,16 @@ def log_entry(e: Event, kind: GameKind | None, *, hide: bool, undone: bool) -> d
         action["action"] = inner
     if hide and action.get("type") == "set_board" and "tickets" in action:
         action["tickets"] = {c: len(v) for c, v in action["tickets"].items()}
-    return {
-        "seq": e.seq,
-        "ts": e.ts,
-        "actor": e.actor,
-        "action": action,
-        "undone": undone,
-        "text": describe_in(kind, e.action, secret=hide),
-    }
+    out: dict[str, Any] = {"seq": e.seq}
+    if move is not None:
+        out["move"] = move
+    out.update(
+        {
+            "ts": e.ts,
+            "actor": e.actor,
+            "action": action,
+            "undone": undone,
+            "text": describe_in(kind, e.action, secret=hide),
+        }
+    )
+    return out

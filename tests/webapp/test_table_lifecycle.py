@@ -217,6 +217,8 @@ def test_undo_names_what_it_undoes_and_a_retried_undo_undoes_one_step(
     assert again["code"] == "action.stale"
     events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
     assert [e["seq"] for e in events if e["undone"]] == [done["seq"]]  # the keeps stay
+    (claimed,) = [e for e in events if e["seq"] == done["seq"]]
+    assert st["last"]["target"]["move"] == claimed["move"] == 4  # after 3 keeps: the 4th move
 
 
 # --- replacing a game -----------------------------------------------------------------------
@@ -246,6 +248,11 @@ def test_new_game_while_a_game_is_unfinished_is_refused_unless_it_says_replace(
     assert blue.get("/api/players/blue/tickets").status_code in (403, 404)
     events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
     assert [e["action"]["type"] for e in events] == ["new_game", "keep_tickets"]
+    # move numbers start at 1 in each game (the log's seq goes on over all games)
+    assert [e["move"] for e in events] == [0, 1]
+    first = client.get(f"/api/games/{old}/events", headers=BEARER).get_json()["events"]
+    assert [e["move"] for e in first] == list(range(len(first)))
+    assert events[1]["seq"] > first[-1]["seq"]
 
 
 def test_a_finished_game_is_followed_by_a_new_one_without_asking(client: FlaskClient) -> None:
