@@ -157,6 +157,7 @@ def latency(n: int) -> None:
                         {"name": "B", "color": "blue"},
                         {"name": "C", "color": "green"},
                     ],
+                    "tickets_tracked": False,  # the button ends turns; no tickets are entered
                 },
             )
             wait_event(q, "message")

@@ -115,7 +115,9 @@ class SimulatedTable:
         from companion.service import Actor
 
         players = [{"name": c, "color": c} for c in self.script.players]
-        self.service.act({"type": "new_game", "mode": "table", "players": players}, Actor.host())
+        # the simulated table enters no first tickets: its turns do not wait for them
+        start = {"type": "new_game", "mode": "table", "players": players, "tickets_tracked": False}
+        self.service.act(start, Actor.host())
 
     def _tracker(self) -> Any:
         fold = self.service.fold
