@@ -42,6 +42,7 @@ from companion.vision.live import (
     ClaimSeen,
     Event,
     LiveWatcher,
+    NeedsConfirmation,
     StationSeen,
     VisionReader,
 )
@@ -99,11 +100,24 @@ def run_game(
     false = 0
     found = 0
     asked = {True: 0, False: 0}  # unsure claims (questions), right and wrong
+    checked = {True: 0, False: 0}  # questions from the reading's check list, right and wrong
+    by_question: set[tuple[str, str | None]] = set()
     false_list: list[tuple[int, str, str, str, str | None]] = []
     late_list: list[tuple[int, str, str, int]] = []
     latencies: list[int] = []
     clear = np.array(clear_frames)
     for f, e in events:
+        if isinstance(e, NeedsConfirmation):
+            # the reader listed it for a person to check: a question for the host
+            ch = e.change
+            want = (truth if ch.kind == "route" else truth_st).get(ch.key)
+            ok = want is not None and want[0] == ch.new
+            checked[ok] += 1
+            if ok:
+                by_question.add((ch.key, ch.new))
+            else:
+                false_list.append((f.index, "question", ch.key, str(ch.new), want and want[0]))
+            continue
         if isinstance(e, ClaimSeen):
             want = truth.get(e.route)
             ok = want is not None and want[0] == e.color
@@ -133,7 +147,10 @@ def run_game(
                 late_list.append((f.index, what, e.color, latencies[-1]))
     seen = {(e.route, e.color) for _, e in events if isinstance(e, ClaimSeen)}
     seen |= {(e.city, e.color) for _, e in events if isinstance(e, StationSeen)}
+    seen |= by_question
     missed = [(k, c) for k, (c, _) in (truth | truth_st).items() if (k, c) not in seen]
+    # found once each, by a claim or by a question (a question may come before the claim)
+    found = len(truth) + len(truth_st) - len(missed)
     n = cam.frame_count
     return {
         "missed": missed,
@@ -148,6 +165,8 @@ def run_game(
         "false_list": false_list,
         "asked_true": asked[True],
         "asked_false": asked[False],
+        "checked_true": checked[True],
+        "checked_false": checked[False],
         "late_list": late_list,
         "latency": latencies,
         "watch_ms": 1000.0 * t_watch / max(1, n),
@@ -302,6 +321,11 @@ def main() -> int:
                 print(
                     f"    questions (same colour as the print): {r['asked_true']} right, "
                     f"{r['asked_false']} wrong"
+                )
+            if r["checked_true"] or r["checked_false"]:
+                print(
+                    f"    questions (on the reading's check list): {r['checked_true']} right, "
+                    f"{r['checked_false']} wrong"
                 )
             for idx, what, color, lat in r["late_list"]:
                 print(f"    late at frame {idx}: {what} {color}, {lat} frames after it was clear")

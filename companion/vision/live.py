@@ -432,6 +432,9 @@ class LiveWatcher:
                 del self._pending[key]
                 change = Change(kind, key_id, current, value, float(np.mean(p.confidences)))
                 verdict = self.validator(change, self.state)
+                if verdict.action == "ok" and key_id in reading.check:
+                    # the reader itself says a person should confirm this one
+                    verdict = needs_confirmation("the camera asks a person to check it")
                 if verdict.action == "ok":
                     self._accept(change, flat, frame.index, frame.timestamp, events, reading)
                 elif verdict.action == "confirm":

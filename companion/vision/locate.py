@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.classify import fit_distances, fit_features
+from companion.vision.classify import FIT_FEATURES, FitModel, fit_distances, fit_features
 from companion.vision.context import ReadContext, default_context, take_samples
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.register import LocalOffsets, local_offsets, refine_registration
@@ -86,11 +86,33 @@ def board_fit(
     printed = ctx.printed_colors
     if subset:
         printed = [printed[int(i)] for i in ctx.fit_subset]
-    dist = fit_distances(feats, printed, ctx.fit_model)
+    dist = fit_distances(_sharpness_evened(feats, printed, ctx.fit_model), printed, ctx.fit_model)
     best = dist.min(axis=1)
     explained = float(np.mean(best < float(cfg["explained_dist"])))
     smooth = float(np.mean(np.minimum(best, float(cfg["smooth_cap"]))))
     return explained, smooth
+
+
+_GRADIENTS = [FIT_FEATURES.index("grad_along"), FIT_FEATURES.index("grad_across")]
+
+
+def _sharpness_evened(feats: FloatArray, printed: list[str], model: FitModel) -> FloatArray:
+    """The fit features with the two gradient features brought up to the photos' sharpness.
+
+    A small or soft frame (a 960x540 camera, a little blur) has weaker pixel gradients on
+    every space alike than the photos the class means come from: on an empty board that
+    alone left spaces unexplained (the demo's first frame: the board seen, 0.58 explained,
+    refused). The gradients are divided by how much weaker their median over the spaces is
+    than the print's means would have it (never made weaker: 1/3 to 1)."""
+    ref = np.median(np.stack([model.printed[c][_GRADIENTS] for c in printed]), axis=0)
+    got = np.median(feats[:, _GRADIENTS], axis=0)
+    ratio = float(np.exp(np.mean(np.log(np.maximum(got, 1e-6) / np.maximum(ref, 1e-6)))))
+    ratio = min(max(ratio, 1.0 / 3.0), 1.0)
+    if ratio >= 1.0:
+        return feats
+    out = feats.copy()
+    out[:, _GRADIENTS] /= ratio
+    return out
 
 
 def _order_quad(pts: FloatArray) -> FloatArray:
