@@ -54,6 +54,10 @@ def _format_table(reading: Any) -> str:
             lines.append(f"        station {c}  ({reading.confidence.get(c, 0.0):.2f})")
     free = sum(1 for o in reading.routes.values() if o is None)
     lines.append(f"  free: {free} routes")
+    for problem in reading.problems:
+        lines.append(f"  problem: {problem['text']} ({', '.join(problem['ids'])})")
+    if reading.check:
+        lines.append(f"  check before use: {', '.join(reading.check)}")
     return "\n".join(lines)
 
 

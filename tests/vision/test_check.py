@@ -183,3 +183,19 @@ def test_cli_json_has_the_check_list_and_problems(tmp_path, capsys) -> None:
     assert {a, b} <= set(out["check"])
     assert [p["code"] for p in out["problems"]] == ["double-same-color"]
     assert set(out["check"]) <= set(out["routes"]) | set(out["stations"])
+
+
+def test_cli_table_names_the_problems_and_the_check_list(tmp_path, capsys) -> None:
+    import cv2
+
+    from companion.cli import main
+    from companion.sim.render import BoardRenderer, Scene
+
+    a, b = "berlin-frankfurt-1", "berlin-frankfurt-2"
+    board = BoardRenderer().render_board(Scene(routes={a: "green", b: "green"}, seed=3), 1500)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), board)
+    assert main(["vision", "read", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"problem: green trains on both routes of a double ({a}, {b})" in out
+    assert "check before use:" in out and a in out.split("check before use:")[1]
