@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from companion.core.actions import EndTurn
@@ -41,7 +41,7 @@ def refused(s: Service, body: dict[str, Any]) -> tuple[str, str]:
     return info.value.code, info.value.rule or ""
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(min_value=0, max_value=2**31),
     n=st.integers(min_value=2, max_value=4),
@@ -82,8 +82,10 @@ def test_first_keeps_out_of_turn_double_taps_and_stale_views_stay_in_the_simulat
                 if before_turn < s.seq and data.draw(st.booleans(), label="stale"):
                     code, rule = refused(s, {**body, "after": before_turn})
                     assert (code, rule) == ("action.stale", "stale")
+                    event("a stale view refused")
                 if kept and who not in kept and data.draw(st.booleans(), label="old view"):
                     after = old  # from before another player's first keep: still applies
+                    event("an old view that does not matter applied")
                 else:
                     after = s.seq
                 turn = tracker(s).turn
@@ -99,6 +101,7 @@ def test_first_keeps_out_of_turn_double_taps_and_stale_views_stay_in_the_simulat
                     # turn has no action yet
                     code, _ = refused(s, {**body, "after": after})
                     assert code == "action.stale"
+                    event("a double tap refused")
                     if not tracker(s).over:
                         now = tracker(s).current_player.color
                         code, _ = refused(s, {"type": "end_turn", "player": now})
