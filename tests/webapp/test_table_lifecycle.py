@@ -306,3 +306,19 @@ def test_a_wrong_payment_accepted_in_lenient_mode_stays_in_the_log_until_the_hos
     body = refused(client, accept)  # accepted already: nothing open to accept
     assert body["rule"] == "no-payment-problem"
     assert refused(client, {"type": "accept_problem", "problem": "x"}, 400)
+
+
+def test_london_old_views_are_stale_after_a_turn_change_too(client: FlaskClient) -> None:
+    two = [{"name": "A", "color": "red"}, {"name": "B", "color": "blue"}]
+    ok(client, {"type": "new_game", "game": "london", "players": two})
+    ok(
+        client,
+        {"type": "keep_tickets", "player": "red", "tickets": ["piccadilly-circus--waterloo"]},
+    )
+    ok(client, {"type": "keep_tickets", "player": "blue", "tickets": ["covent-garden--hyde-park"]})
+    seen = int(state(client)["seq"])
+    ok(client, {"type": "drew_cards", "player": "red", "after": seen})
+    ok(client, {"type": "end_turn", "player": "red"})
+    body = refused(client, {"type": "drew_cards", "player": "blue", "after": seen})
+    assert body["code"] == "action.stale"
+    assert refused(client, {"type": "end_turn", "player": "blue"})["rule"] == "turn-needs-action"
