@@ -35,7 +35,7 @@ from companion.service.fold import (
     start_fold,
 )
 from companion.service.shapes import CORRECTIONS
-from companion.service.views import log_entry, log_kind, public_state
+from companion.service.views import log_entry, log_kind, problems_settled, public_state
 from companion.store import Event, EventStore
 
 Current = Callable[[], tuple[str | None, Sequence[Event]]]
@@ -263,8 +263,15 @@ class History:
                 while len(self._lines) > 8:
                     self._lines.pop(next(iter(self._lines)))
         kind = log_kind(events)
+        settled = problems_settled(steps)
         parts = []
         for move, e in enumerate(events):  # a game's log only grows: an event's move stays
+            if e.action.get("problems"):  # rare, and settled later: made each time
+                entry = log_entry(
+                    e, kind, hide=hide, undone=e.seq in undone, move=move, settled=settled
+                )
+                parts.append(json.dumps(entry, separators=(",", ":")))
+                continue
             both = lines.get(e.seq)
             if both is None:
                 both = tuple(

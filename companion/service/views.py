@@ -14,7 +14,7 @@ from companion.core.scoring import score_final
 from companion.core.tracker import TableTracker
 from companion.games import EUROPE, GameKind, game_kind
 from companion.service.describe import describe_in
-from companion.service.fold import AnyFold, GameFold, OtherFold, effective_steps
+from companion.service.fold import AnyFold, GameFold, OtherFold, Step, effective_steps
 from companion.service.pending import Pending
 
 if TYPE_CHECKING:
@@ -299,9 +299,25 @@ def event_list(events: Sequence[Event], *, hide: bool) -> list[dict[str, Any]]:
     steps, _ = effective_steps(events)
     undone = {s.seq for s in steps if s.effective is None}
     kind = log_kind(events)
+    settled = problems_settled(steps)
     return [
-        log_entry(e, kind, hide=hide, undone=e.seq in undone, move=i) for i, e in enumerate(events)
+        log_entry(e, kind, hide=hide, undone=e.seq in undone, move=i, settled=settled)
+        for i, e in enumerate(events)
     ]
+
+
+def problems_settled(steps: Sequence[Step]) -> tuple[frozenset[int], frozenset[int]]:
+    """(the payment problem ids a live ``accept_problem`` accepted, the seqs of the steps the
+    host corrected with ``replace``): a claim's logged problem is marked until one says so."""
+    accepted = frozenset(
+        int(s.effective.get("problem", -1))
+        for s in steps
+        if s.effective is not None and s.effective.get("type") == "accept_problem"
+    )
+    corrected = frozenset(
+        s.seq for s in steps if s.effective is not None and s.effective != s.action
+    )
+    return accepted, corrected
 
 
 def log_kind(events: Sequence[Event]) -> GameKind | None:
@@ -311,7 +327,13 @@ def log_kind(events: Sequence[Event]) -> GameKind | None:
 
 
 def log_entry(
-    e: Event, kind: GameKind | None, *, hide: bool, undone: bool, move: int | None = None
+    e: Event,
+    kind: GameKind | None,
+    *,
+    hide: bool,
+    undone: bool,
+    move: int | None = None,
+    settled: tuple[frozenset[int], frozenset[int]] | None = None,
 ) -> dict[str, Any]:
     """One line of :func:`event_list`. ``move``: the event's place in its game (0 the new game,
     the moves count from 1 in each game; ``seq`` is the log's, counted over all games)."""
@@ -337,4 +359,19 @@ def log_entry(
             "text": describe_in(kind, e.action, secret=hide),
         }
     )
+    problems = e.action.get("problems")
+    if settled is not None and isinstance(problems, list) and problems:
+        # a wrong payment accepted in lenient mode: marked until the host accepts it
+        # (accept_problem) or corrects the claim (replace; an undone claim is no claim)
+        accepted, corrected = settled
+        fixed = e.seq in corrected
+        out["problems"] = [
+            {
+                **p,
+                "accepted": bool(p.get("accepted")) or p.get("id") in accepted,
+                "corrected": fixed,
+            }
+            for p in problems
+            if isinstance(p, Mapping)
+        ]
     return out

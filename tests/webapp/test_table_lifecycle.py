@@ -301,8 +301,14 @@ def test_a_wrong_payment_accepted_in_lenient_mode_stays_in_the_log_until_the_hos
     _, red_auth = phone(app, client, "red")
     accept = {"type": "accept_problem", "problem": problem["id"]}
     assert act(client, accept, headers=red_auth).status_code == 403  # the host's decision
+    (marked,) = events[-1]["problems"]  # the history marks the claim ...
+    assert marked["accepted"] is False and marked["corrected"] is False
+    assert [p["place"] for p in st["problems"]] == ["berlin-wien"]  # ... and so does the state
     st = ok(client, accept)
-    assert st["last"]["type"] == "accept_problem"
+    assert st["last"]["type"] == "accept_problem" and st["problems"] == []
+    events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
+    claimed = [e for e in events if e["action"]["type"] == "claim"]
+    assert claimed[0]["problems"][0]["accepted"] is True  # ... until the host accepts it
     body = refused(client, accept)  # accepted already: nothing open to accept
     assert body["rule"] == "no-payment-problem"
     assert refused(client, {"type": "accept_problem", "problem": "x"}, 400)
@@ -322,3 +328,17 @@ def test_london_old_views_are_stale_after_a_turn_change_too(client: FlaskClient)
     body = refused(client, {"type": "drew_cards", "player": "blue", "after": seen})
     assert body["code"] == "action.stale"
     assert refused(client, {"type": "end_turn", "player": "blue"})["rule"] == "turn-needs-action"
+
+
+def test_a_wrong_payment_the_host_corrects_is_no_longer_marked(client: FlaskClient) -> None:
+    started(client)
+    st = ok(
+        client, {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["red"] * 3}
+    )
+    claim_seq = st["seq"]
+    right = {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}
+    st = ok(client, {"type": "replace", "seq": claim_seq, "action": right})
+    assert st["problems"] == []
+    events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
+    (claimed,) = [e for e in events if e["seq"] == claim_seq]
+    assert claimed["problems"][0]["corrected"] is True
