@@ -86,9 +86,14 @@ def board_fit(
     printed = ctx.printed_colors
     if subset:
         printed = [printed[int(i)] for i in ctx.fit_subset]
-    dist = fit_distances(_sharpness_evened(feats, printed, ctx.fit_model), printed, ctx.fit_model)
-    best = dist.min(axis=1)
+    best = fit_distances(feats, printed, ctx.fit_model).min(axis=1)
     explained = float(np.mean(best < float(cfg["explained_dist"])))
+    evened = _sharpness_evened(feats, printed, ctx.fit_model)
+    if evened is not feats:  # a softer picture: judged as sharp too, the better of the two
+        best_e = fit_distances(evened, printed, ctx.fit_model).min(axis=1)
+        explained_e = float(np.mean(best_e < float(cfg["explained_dist"])))
+        if explained_e > explained:
+            best, explained = best_e, explained_e
     smooth = float(np.mean(np.minimum(best, float(cfg["smooth_cap"]))))
     return explained, smooth
 
@@ -103,7 +108,9 @@ def _sharpness_evened(feats: FloatArray, printed: list[str], model: FitModel) ->
     every space alike than the photos the class means come from: on an empty board that
     alone left spaces unexplained (the demo's first frame: the board seen, 0.58 explained,
     refused). The gradients are divided by how much weaker their median over the spaces is
-    than the print's means would have it (never made weaker: 1/3 to 1)."""
+    than the print's means would have it (never made weaker: 1/3 to 1). Trains are smoother
+    than print, so a full board looks softer too: ``board_fit`` keeps whichever of the two
+    explains more."""
     ref = np.median(np.stack([model.printed[c][_GRADIENTS] for c in printed]), axis=0)
     got = np.median(feats[:, _GRADIENTS], axis=0)
     ratio = float(np.exp(np.mean(np.log(np.maximum(got, 1e-6) / np.maximum(ref, 1e-6)))))
