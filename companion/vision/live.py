@@ -153,10 +153,7 @@ class LiveWatcher:
         self.validator: Validator = validator or RulesValidator.for_geometry(
             self.geometry, self.config
         )
-        self.state = WatchState()
-        if initial is not None:
-            self.state.routes = {k: v for k, v in initial.routes.items() if v is not None}
-            self.state.stations = {k: v for k, v in initial.stations.items() if v is not None}
+        self.state = WatchState() if initial is None else WatchState.seen_in(initial)
         self.board = WorkBoard(self.geometry, self.config)
         self.corners: np.ndarray | None = None
         if corners is not None:

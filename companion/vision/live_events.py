@@ -14,6 +14,7 @@ from typing import Any
 
 from companion.data import load_json
 from companion.vision.board import BoardGeometry
+from companion.vision.types import BoardReading
 
 # --------------------------------------------------------------------------------------------
 # Configuration
@@ -126,6 +127,14 @@ class WatchState:
 
     routes: dict[str, str] = field(default_factory=dict)
     stations: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def seen_in(cls, reading: BoardReading) -> WatchState:
+        """The owners a board reading shows (free routes and cities left out)."""
+        return cls(
+            routes={k: v for k, v in reading.routes.items() if v is not None},
+            stations={k: v for k, v in reading.stations.items() if v is not None},
+        )
 
     def get(self, kind: str, key: str) -> str | None:
         return (self.routes if kind == "route" else self.stations).get(key)
