@@ -1,23 +1,7 @@
 """`companion demo`: a scripted game played at a simulated table (http://127.0.0.1:8080).
 
-A seeded bot game (``companion.core.bots``) is played the way a real table plays it, through the
-same devices and code paths as the product:
-
-* the **card reader** is a :class:`~companion.reader.simulated.SimulatedReader` on a
-  pseudo-terminal, read by the real serial transport and listener (``devices.start_reader``): the
-  player taps the cards they pay with, the three cards turned up for a tunnel and the tickets they
-  keep;
-* the **camera** is a simulated camera (:class:`TableCamera`, rendered frames of the board) whose
-  scene follows the game: a hand reaches in, the trains or the station go down, the hand leaves.
-  The frames go through the real :class:`~companion.vision.live.LiveWatcher` and the project's
-  pixel reader (``companion.vision.read``). A fixed camera is calibrated once: the pixel locator
-  finds the board on the first (empty) frame; should it fail, the simulator's corners are used
-  (logged);
-* the **buttons**: "end turn" and "confirm" (which reveals and pays a tunnel from the tapped
-  cards, and keeps the tapped tickets) are pressed as the controls do;
-* the **host's screen**: the new game, whose cards the reader takes while tickets are kept,
-  "drew cards", starting a tunnel and withdrawing from one, and finally "finish". When the camera
-  has not reported a claim within a bounded time, the host taps it on the map instead (logged).
+How the table is simulated (reader, camera, buttons, the host's screen) is told in
+:mod:`companion.commands.demo_game`, which plays it.
 
 ``--fast`` (or a delay of 0) runs the camera faster than real time, for tests.
 ``companion demo --terminal`` prints the bot game turn by turn instead (no server); so does
