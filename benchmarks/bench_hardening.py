@@ -40,6 +40,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.serving import serve_cmd  # noqa: E402
 from tests.webapp.images import bomb, jpeg_header  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
@@ -49,19 +50,7 @@ TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich",
 class Server:
     def __init__(self, state_dir: Path) -> None:
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion",
-                "serve",
-                "--state-dir",
-                str(state_dir),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-qr",
-            ],
+            serve_cmd(state_dir, "--no-qr"),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

@@ -35,24 +35,14 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.serving import serve_cmd  # noqa: E402
 
 
 def start_server(state_dir: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "serve",
-            "--state-dir",
-            str(state_dir),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--no-qr",
-            *extra,
-        ],
+        serve_cmd(state_dir, "--no-qr", *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

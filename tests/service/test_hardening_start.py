@@ -20,27 +20,12 @@ import pytest
 
 from companion.service import Actor, Service
 from companion.store import DB_NAME, EventStore
+from tests.serving import serve_cmd
 
 pytestmark = pytest.mark.slow
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
-
-
-def serve_cmd(state_dir: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "companion",
-        "serve",
-        "--state-dir",
-        str(state_dir),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        *extra,
-    ]
 
 
 class Proc:

@@ -7,7 +7,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.serving import serve_cmd
 
 pytestmark = pytest.mark.slow
 
@@ -29,19 +30,7 @@ PLAYERS = [
 class Server:
     def __init__(self, state_dir: Path) -> None:
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion",
-                "serve",
-                "--state-dir",
-                str(state_dir),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-qr",
-            ],
+            serve_cmd(state_dir, "--no-qr"),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -7,30 +7,19 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.serving import serve_cmd
 
 pytestmark = pytest.mark.slow
 
 
 def _start(state_dir: Path) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "serve",
-            "--state-dir",
-            str(state_dir),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--no-qr",
-        ],
+        serve_cmd(state_dir, "--no-qr"),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
