@@ -18,6 +18,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 INSTALL = REPO / "scripts" / "install.sh"
 UNINSTALL = REPO / "scripts" / "uninstall.sh"
+PI_CHECK = REPO / "scripts" / "pi-check"
+PI_CHECK_GUEST = REPO / "scripts" / "pi-check-guest"
 
 PI_OS = """PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
 NAME="Debian GNU/Linux"
@@ -87,7 +89,11 @@ def not_a_pi(tmp_path: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("script", [INSTALL, UNINSTALL], ids=["install", "uninstall"])
+@pytest.mark.parametrize(
+    "script",
+    [INSTALL, UNINSTALL, PI_CHECK, PI_CHECK_GUEST],
+    ids=["install", "uninstall", "pi-check", "pi-check-guest"],
+)
 def test_shellcheck_is_clean(script: Path) -> None:
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
