@@ -376,7 +376,8 @@ fi
 address=$(hostname -I 2>/dev/null | awk '{print $1}')
 url="http://${address:-$(hostname).local}:$port/"
 note "open $url on a phone on the same network (also http://$(hostname).local:$port/)"
-note "the host link (with its token) is in: journalctl -u $SERVICE | grep -i host"
+note "the host link (with its QR code): sudo -u $USER_NAME $VENV/bin/companion serve --state-dir $STATE_DIR --host-link"
+note "(the journal never shows the token: journalctl -u $SERVICE | grep -i 'host link' prints this command)"
 if [ "$DRY" = 1 ]; then
     printf '+ %s\n' "print a QR code of $url"
 elif "$R$VENV/bin/python" -c 'import segno' 2>/dev/null; then
