@@ -137,9 +137,10 @@ class Service:
         translate (codes in API.md; ``message``: only the English ``text``)."""
         self.streams.notice(text, level, color, code=code, params=params)
 
-    def subscribe(self, last_event_id: int | None = None) -> Subscription:
-        """A new subscriber with its backlog queued (no gap, no duplicate)."""
-        return self.streams.subscribe(last_event_id)
+    def subscribe(self, last_event_id: int | None = None, *, host: bool = False) -> Subscription:
+        """A new subscriber with its backlog queued (no gap, no duplicate). ``host``: the
+        host's stream (only it receives the notices with ``"audience": "host"``)."""
+        return self.streams.subscribe(last_event_id, host=host)
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.streams.unsubscribe(sub)

@@ -20,10 +20,12 @@ Message = tuple[str | None, int | None, str]
 
 
 class Subscription:
-    """One server-sent-events client: a bounded queue of (event, id, data)."""
+    """One server-sent-events client: a bounded queue of (event, id, data). ``host``: the
+    host's own screen (it alone receives the notices meant for the host)."""
 
-    def __init__(self, streams: Streams, maxsize: int = 256) -> None:
+    def __init__(self, streams: Streams, maxsize: int = 256, *, host: bool = False) -> None:
         self._streams = streams
+        self.host = host
         self.queue: queue.Queue[Message | None] = queue.Queue(maxsize)
         self.closed = False
 
@@ -106,7 +108,8 @@ class Streams:
     ) -> None:
         """Tell every screen. ``code`` + ``params``: the same message for the dashboard to
         translate (codes in API.md; ``message``: only the English ``text``). ``audience``
-        "host": a notice for the host's screen (it names no secret; others may ignore it)."""
+        "host": a notice for the host's screen only: it goes to the host's streams (and the
+        in-process listeners), never to a player's phone or the table view."""
         payload: dict[str, Any] = {
             "level": level,
             "text": sentence(text),
@@ -120,7 +123,8 @@ class Streams:
         log.info("notice: %s", text)
         with self._lock:
             for s in list(self._subs):
-                s.put(("notice", None, data))
+                if audience is None or s.host:
+                    s.put(("notice", None, data))
         self.tell("notice", payload)
 
     def tell(self, kind: str, data: dict[str, Any]) -> None:
@@ -139,9 +143,10 @@ class Streams:
             except Exception:
                 log.exception("a state listener failed")
 
-    def subscribe(self, last_event_id: int | None = None) -> Subscription:
-        """A new subscriber with its backlog queued (no gap, no duplicate)."""
-        sub = Subscription(self)
+    def subscribe(self, last_event_id: int | None = None, *, host: bool = False) -> Subscription:
+        """A new subscriber with its backlog queued (no gap, no duplicate). ``host``: the
+        host's stream (it also receives the notices meant for the host)."""
+        sub = Subscription(self, host=host)
         with self._lock:
             if self._closing:
                 sub.closed = True  # shutting down: the stream ends at once

@@ -172,6 +172,8 @@ def events() -> Response:
         current_app.config["SSE_KEEPALIVE"],
         current_app.config["SSE_LIFETIME"],
         request.environ.get("waitress.client_disconnected"),
+        # notices with "audience": "host" go to the host's streams only
+        host=resolve_identity().role == "host",
     )
     resp = Response(body, mimetype="text/event-stream", headers=headers)
     resp.call_on_close(give_back)

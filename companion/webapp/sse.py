@@ -58,12 +58,15 @@ def stream(
     keepalive: float,
     lifetime: float,
     disconnected: Callable[[], bool] | None = None,
+    *,
+    host: bool = False,
 ) -> Iterator[str]:
     """The event lines for one client; subscribes on the first iteration only. Keep-alive
     comments go out every ``keepalive`` seconds; in between the client is looked at every
-    :data:`POLL` seconds and the stream ends when it has gone."""
+    :data:`POLL` seconds and the stream ends when it has gone. ``host``: the host's stream
+    (only it gets the notices meant for the host)."""
     poll = min(POLL, keepalive) if disconnected is not None else keepalive
-    inner = iter_sse(service.subscribe(last_event_id), poll, lifetime)
+    inner = iter_sse(service.subscribe(last_event_id, host=host), poll, lifetime)
     quiet_since = time.monotonic()
     try:
         for chunk in inner:
