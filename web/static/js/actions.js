@@ -5,7 +5,7 @@ import { getJSON, post } from "./api.js";
 import { describeOther, isEurope, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { fold } from "./i18n.js";
-import { openProblems, problemText, reasonText, refusalText } from "./notices.js";
+import { openProblems, problemText, reasonText, refusalText, settledProblem } from "./notices.js";
 import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
 
 const STATION_COSTS = [1, 2, 3];
@@ -532,14 +532,19 @@ export function describeAction(a, app) {
   }
 }
 
-// A payment problem recorded with a claim (lenient mode): a mark until the host settles it.
-// The logged event names its problems (action.problems, as they were when logged); whether one
-// is still open comes from the state's open problems.
+// A payment problem recorded with a claim (lenient mode): a mark until the host settles it, by
+// accepting it or by correcting the claim. The event list gives each logged problem with
+// `accepted` and `corrected` (either one settles it); the logged action has them as they were
+// when logged. A problem still open is the state's open problem of the same player and place
+// (the state numbers its problems afresh when an earlier claim is corrected: ids may move).
 export function problemOf(ev, app) {
   const a = (ev && ev.action) || {};
   const open = openProblems(app && app.state);
-  const ids = (a.problems || []).map((p) => p.id);
-  if (ids.length) return open.find((p) => ids.includes(p.id)) || null;
+  const logged = Array.isArray(ev && ev.problems) ? ev.problems : a.problems || [];
+  if (logged.length) {
+    const mine = logged.filter((p) => p && !settledProblem(p));
+    return open.find((x) => mine.some((p) => p.player === x.player && p.place === x.place)) || null;
+  }
   const place = a.route || a.city;
   if (!place) return null;
   return open.find((x) => x.player === a.player && x.place === place && ["claim", "build_station", "tunnel_pay"].includes(a.type)) || null;

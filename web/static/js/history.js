@@ -2,7 +2,7 @@
 // opening one shows its board, a replay slider over its moves (the state after move N, from
 // /api/games/<id>/state?seq=N) and, when finished, the final breakdown.
 
-import { describeAction } from "./actions.js";
+import { describeAction, problemOf } from "./actions.js";
 import { getJSON } from "./api.js";
 import { drawFinal } from "./final.js";
 import { drawGameFinal, gameTitle, isEurope, loadBoard } from "./games.js";
@@ -78,7 +78,10 @@ export async function setup(app) {
       box.appendChild(el("div", { class: "row replay-row" }, step(-1), el("div", { class: "grow" }, slider), step(1)));
       const ev = events[at];
       const shownApp = { ...app, state };
-      box.appendChild(el("p", { class: "muted", id: "replay-move" }, describeAction({ ...(ev.action || {}) }, shownApp)));
+      // a claim whose payment problem is still open at that point (not accepted, not corrected)
+      const problem = problemOf(ev, shownApp);
+      const mark = problem ? el("span", { class: "problem-mark", role: "img", title: problemText(problem, shownApp), "aria-label": problemText(problem, shownApp) }, ` ⚠ ${i18n.t("log.payment_problem")}`) : null;
+      box.appendChild(el("p", { class: "muted", id: "replay-move" }, describeAction({ ...(ev.action || {}) }, shownApp), mark));
     }
     box.appendChild(el("div", { class: "hist-scores", id: "replay-scores" }, scoreLine(state, i18n)));
     // payments still to check at that point, marked on the map too

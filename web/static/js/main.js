@@ -8,7 +8,7 @@ import { drawFinal } from "./final.js";
 import { drawGameFinal, gameTitle, isEurope, loadBoard, renderGameScores, renderGameView, useStrings } from "./games.js";
 import { chooseLang, I18n } from "./i18n.js";
 import { BoardMap, unpackMap } from "./map.js";
-import { announcementText, noticeText, openProblems, problemText, refusalText, warningText } from "./notices.js";
+import { announcementText, forThisPage, noticeText, openProblems, problemText, refusalText, warningText } from "./notices.js";
 import { drawTickets, loadTickets } from "./tickets.js";
 import { el, playerLabel, toast } from "./ui.js";
 
@@ -298,7 +298,7 @@ async function main() {
       if ($("actions")) renderActions($("actions"), app);
       if ($("turnbar")) renderTurnBar($("turnbar"), app);
     },
-    onNotice: (n) => toast(noticeText(n, app), n.level || "info", 6000),
+    onNotice: (n) => forThisPage(n, app) && toast(noticeText(n, app), n.level || "info", 6000),
     onOpen: () => {
       conn.classList.remove("off");
       conn.dataset.i18n = "conn.live";

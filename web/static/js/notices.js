@@ -42,6 +42,17 @@ export function noticeText(n, app, context) {
   return /\{\w+\}/.test(out) && n.text ? n.text : out;
 }
 
+// Whether a notice is for this page: one with "audience": "host" shows on the host's own pages
+// only (host, photo), never on a player's phone, the table view or the history. (The server
+// sends such notices to the host's streams only; this is the page's own check.)
+const HOST_PAGES = new Set(["host", "photo"]);
+
+export function forThisPage(n, app) {
+  if (!n) return false;
+  if (n.audience === undefined || n.audience === null) return true;
+  return n.audience === "host" && app.role === "host" && HOST_PAGES.has(app.page);
+}
+
 // The params a refusal of this action may name: who acts, the route or city.
 export function actionContext(action) {
   const a = action || {};
@@ -75,9 +86,15 @@ export function warningText(w, app, action) {
   return String(w || "");
 }
 
+// Whether a payment problem is settled: the host accepted it, or corrected its claim (the
+// history's event list marks each logged problem `accepted` and `corrected`).
+export function settledProblem(p) {
+  return Boolean(p && (p.accepted || p.corrected));
+}
+
 // The open payment problems of a state (lenient mode: accepted claims whose payment was wrong).
 export function openProblems(state) {
-  return ((state && state.problems) || []).filter((p) => p && !p.accepted);
+  return ((state && state.problems) || []).filter((p) => p && !settledProblem(p));
 }
 
 // One payment problem in words: who, where, what was wrong.
