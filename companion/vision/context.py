@@ -30,7 +30,7 @@ from companion.vision.classify import (
     tone_table,
 )
 from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
-from companion.vision.light import flatten_raw
+from companion.vision.light import LightFix, apply, measure
 from companion.vision.sample import (
     RawSamples,
     SampleGrids,
@@ -266,10 +266,13 @@ def sample_raw(
     return sample_all(decimate(image, k, store), m, grids)
 
 
-def balance_samples(raw: RawSamples, ctx: ReadContext, *, lab: bool = True) -> Samples:
+def balance_samples(
+    raw: RawSamples, ctx: ReadContext, *, lab: bool = True, light: LightFix | None = None
+) -> Samples:
     """Tone-map raw samples on the board's paper (and convert them to 8-bit Lab); a board lit
-    unevenly is first evened out (``light.flatten_raw``)."""
-    raw = flatten_raw(raw, ctx)
+    unevenly is first evened out: by ``light`` (a ``light.LightFix`` measured on an earlier
+    frame at the same place) or, without it, by the light measured on these samples."""
+    raw = apply(raw, light if light is not None else measure(raw, ctx))
     lo, hi = ctx.cfg["sampling"]["tone_slopes"]
     paper = raw.wb[ctx.paper_mask]
     tone = tone_table(paper, ctx.tone_percentiles, ctx.tone_reference, (float(lo), float(hi)))

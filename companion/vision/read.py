@@ -27,6 +27,7 @@ from companion.vision.context import (
     sampling_maps,
     take_samples,
 )
+from companion.vision.light import LightFix, measure, still_fits
 from companion.vision.locate import locate_board
 from companion.vision.read_stations import classify_stations_lab8
 from companion.vision.sample import SampleMaps, U8Array
@@ -127,7 +128,11 @@ class ReadCache:
       ``live.max_reuse`` frames in a row (then one is read in full anyway: a slow change of
       light, a piece too like its ground to move the pixels enough);
     * the class means adapted on the last full read start the next one (``live.em_rounds``
-      rounds of adaptation instead of the photo reader's ``em_rounds``).
+      rounds of adaptation instead of the photo reader's ``em_rounds``);
+    * the light's shape over the board (``light.measure``) is measured on the first full read
+      at a place and kept for the next ones: measured again after ``light.refresh_reads`` full
+      reads, or sooner when the paper shows that the light changed its shape
+      (``light.still_fits``).
 
     Not thread-safe: one cache per reading thread.
     """
@@ -140,6 +145,9 @@ class ReadCache:
     frames: int = 0  # frames seen
     full_reads: int = 0  # frames read in full (the others reused the last reading)
     reused: int = 0  # frames that reused the last full reading since it was made
+    light: LightFix | None = None  # the light's shape measured at this place
+    light_reads: int = 0  # full reads that used it
+    light_fits: int = 0  # times the light was measured
 
     def reset(self) -> None:
         self.key = None
@@ -148,6 +156,19 @@ class ReadCache:
         self.reading = None
         self.model = None
         self.reused = 0
+        self.light = None
+        self.light_reads = 0
+
+    def light_for(self, raw: Any, ctx: ReadContext) -> LightFix | None:
+        """The light's shape for a frame read in full: the one kept, or measured afresh."""
+        every = int(ctx.cfg["light"]["refresh_reads"])
+        kept = self.light
+        if kept is None or self.light_reads >= every or not still_fits(kept, raw, ctx):
+            self.light = measure(raw, ctx)
+            self.light_reads = 0
+            self.light_fits += 1
+        self.light_reads += 1
+        return self.light
 
     def changed(self, raw: U8Array, ctx: ReadContext) -> bool:
         """Did any space or city patch change since the reference frame? (share of a patch's
@@ -186,7 +207,7 @@ class ReadCache:
         if self.reading is not None and fresh and not self.changed(raw.body, ctx):
             self.reused += 1
             return _copy_reading(self.reading)
-        samples = balance_samples(raw, ctx)
+        samples = balance_samples(raw, ctx, light=self.light_for(raw, ctx))
         rounds = int(ctx.cfg["live"]["em_rounds"]) if self.model is not None else None
         reading, res = read_samples(samples, ctx, start=self.model, rounds=rounds, profile=profile)
         self.full_reads += 1

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from companion.sim.perturb import channel_gains, light_gradient
-from companion.sim.render import BoardRenderer, Scene, random_view
+from companion.sim.render import BoardRenderer, Scene, random_scene, random_view
 from companion.vision import light
 from companion.vision.context import ReadContext, make_context, sample_raw, take_samples
 from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
+from companion.vision.read import ReadCache, read_board, read_samples
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +95,57 @@ def test_an_empty_board_reads_empty(ctx: ReadContext, renderer: BoardRenderer, n
         built = [c for c, s in reading.stations.items() if s is not None]
         assert claimed == [] and built == [], (claimed, built)
         assert len(reading.check) <= 3, reading.check
+
+
+def test_live_frames_at_one_place_share_one_measure_of_the_light(
+    ctx: ReadContext, renderer: BoardRenderer
+) -> None:
+    """ReadCache: the light's shape measured on the first full read at a place is taken off the
+    frames that follow (its gains within a few per cent of measuring it on each; the readings
+    differ at most on what either lists to check, and what it reads wrong is wrong measuring
+    the light on each frame too, or on its check list); a lamp switched on at the other side
+    is noticed and measured again, and it is measured again after ``light.refresh_reads`` full
+    reads in any case."""
+    rng = np.random.default_rng(11)
+    scene = random_scene(np.random.default_rng(12), renderer.geometry)
+    board = renderer.render_board(scene, 2000)
+    h, w = board.shape[:2]
+    loc = BoardLocation.from_corners(np.array([[0, 0], [w, 0], [w, h], [0, h]], float), (w, h))
+
+    def noisy(image: np.ndarray) -> np.ndarray:
+        return np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+
+    def wrong(reading: Any) -> set[str]:
+        routes = {r for r, c in reading.routes.items() if c != scene.routes.get(r)}
+        return routes | {c for c, s in reading.stations.items() if s != scene.stations.get(c)}
+
+    lamp_left = light_gradient(board, 0.45)
+    cache = ReadCache()
+    for k in range(3):
+        cache.reference = None  # every frame read in full
+        frame = noisy(lamp_left)
+        got = read_board(frame, location=loc, context=ctx, cache=cache)
+        cold = read_board(frame, location=loc, context=ctx)
+        differ = {r for r in got.routes if got.routes[r] != cold.routes[r]}
+        differ |= {c for c in got.stations if got.stations[c] != cold.stations[c]}
+        assert differ <= set(got.check) | set(cold.check), differ
+        assert wrong(got) - wrong(cold) <= set(got.check)  # no silent error of its own
+        # the gains kept (1/128 steps) against the frame's own: within the measure's own jitter
+        # under sensor noise (up to 6 steps between two noisy frames here)
+        own = light.measure(sample_raw(frame, loc.homography, ctx), ctx)
+        assert own is not None and own.gain_patch is not None
+        assert cache.light is not None and cache.light.gain_patch is not None
+        step = np.abs(own.gain_patch.astype(int) - cache.light.gain_patch.astype(int))
+        assert step.max() <= (0 if k == 0 else 8), step.max()
+    assert cache.full_reads == 3 and cache.light_fits == 1
+    assert cache.light is not None and not cache.light.even
+    lamp_right = np.ascontiguousarray(light_gradient(board[:, ::-1], 0.45)[:, ::-1])
+    cache.reference = None
+    frame = noisy(lamp_right)
+    got = read_board(frame, location=loc, context=ctx, cache=cache)
+    assert cache.light_fits == 2
+    assert wrong(got) - wrong(read_board(frame, location=loc, context=ctx)) <= set(got.check)
+    for _ in range(int(ctx.cfg["light"]["refresh_reads"])):
+        cache.reference = None
+        read_board(noisy(lamp_right), location=loc, context=ctx, cache=cache)
+    assert cache.light_fits == 3
