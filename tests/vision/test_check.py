@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +13,8 @@ from companion.vision.check import CheckConfig, Problem, assess, print_like, rou
 from companion.vision.classify import HYPOTHESES
 from companion.vision.context import ReadContext, make_context
 from companion.vision.types import PLAYER_COLORS, BoardReading
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -199,3 +205,37 @@ def test_cli_table_names_the_problems_and_the_check_list(tmp_path, capsys) -> No
     out = capsys.readouterr().out
     assert f"problem: green trains on both routes of a double ({a}, {b})" in out
     assert "check before use:" in out and a in out.split("check before use:")[1]
+
+
+def _problem_codes() -> set[str]:
+    """The codes the vision code can give a ``Problem`` (string literals in its calls)."""
+    codes: set[str] = set()
+    for path in sorted((ROOT / "companion" / "vision").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or getattr(node.func, "id", None) != "Problem":
+                continue
+            args = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "code")]
+            for a in args:
+                assert isinstance(a, ast.Constant) and isinstance(a.value, str), (
+                    f"{path.name}:{node.lineno}: a problem's code must be a literal"
+                )
+                codes.add(a.value)
+    return codes
+
+
+def test_every_problem_code_has_its_words_in_both_catalogues() -> None:
+    """The photo page shows a reading's problems as ``photo.problem.<code>`` with the colour and
+    the count: each code the reader can emit has that string in ja and en, filling both."""
+    codes = _problem_codes()
+    assert {"double-same-color", "too-many-trains", "too-many-stations"} <= codes
+    page = (ROOT / "web" / "static" / "js" / "photo.js").read_text(encoding="utf-8")
+    assert "i18n.t(`photo.problem.${pr.code}`, { color:" in page
+    for lang in ("ja", "en"):
+        catalogue = json.loads(
+            (ROOT / "web" / "static" / "i18n" / f"{lang}.json").read_text("utf-8")
+        )
+        for code in sorted(codes):
+            text = catalogue.get(f"photo.problem.{code}")
+            assert isinstance(text, str) and "{color}" in text, (lang, code)
+            if code.startswith("too-many-"):
+                assert "{n}" in text, (lang, code)
