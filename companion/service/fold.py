@@ -277,8 +277,7 @@ def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
     if kind == "accept_problem":
         # checked when asked (see check_problem); in a replay where a correction took the
         # claim away, accepting its problem is nothing
-        if int(a["problem"]) in {p.id for p in fold.tracker.open_problems()}:
-            fold.tracker.accept_problem(int(a["problem"]))
+        accept_named(fold.tracker, a)
         return []
     if kind == "set_board":
         trial = fold.tracker.copy()
@@ -307,6 +306,26 @@ def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
         finally:
             t.turn_needs_action = needs
     return fold.tracker.apply(action)
+
+
+def problem_key(p: Mapping[str, Any]) -> tuple[str, int, str, str]:
+    """A payment problem's identity that a correction cannot renumber: whose, which turn, what
+    was paid for and where (its ``id`` is only its place in the tracker's list)."""
+    return (str(p.get("player")), int(p.get("turn") or 0), str(p.get("kind")), str(p.get("place")))
+
+
+def accept_named(tracker: TableTracker, a: Mapping[str, Any]) -> None:
+    """Replay an ``accept_problem``: the open problem its logged ``what`` names (older logs: its
+    id); nothing when a correction took that claim away."""
+    what = a.get("what")
+    for p in tracker.open_problems():
+        if isinstance(what, Mapping):
+            named = problem_key(p.to_json()) == problem_key(what)
+        else:
+            named = p.id == int(a["problem"])
+        if named:
+            tracker.accept_problem(p.id)
+            return
 
 
 def check_problem(tracker: TableTracker, problem_id: int) -> None:

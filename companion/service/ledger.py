@@ -34,6 +34,7 @@ from companion.service.fold import (
     fold_names,
     fold_winners,
     last_of,
+    problem_key,
     start_any_fold,
     strict_fold,
     turn_key,
@@ -328,6 +329,10 @@ class Ledger:
                 check_problem(fold.tracker, int(action["problem"]))
             except RulesError as exc:
                 raise conflict(exc) from None
+            # logged with the problem's identity: a later correction may renumber the ids
+            named = fold.tracker.problems[int(action["problem"])].to_json()
+            keys = ("player", "turn", "kind", "place")
+            action["what"] = dict(zip(keys, problem_key(named), strict=True))
         used_cards, used_tickets = fill_from_pending(self.pending, action)
         if action["type"] == "keep_tickets" and not action.get("tickets"):
             raise BadRequest(

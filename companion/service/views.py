@@ -14,7 +14,14 @@ from companion.core.scoring import score_final
 from companion.core.tracker import TableTracker
 from companion.games import EUROPE, GameKind, game_kind
 from companion.service.describe import describe_in
-from companion.service.fold import AnyFold, GameFold, OtherFold, Step, effective_steps
+from companion.service.fold import (
+    AnyFold,
+    GameFold,
+    OtherFold,
+    Step,
+    effective_steps,
+    problem_key,
+)
 from companion.service.pending import Pending
 
 if TYPE_CHECKING:
@@ -306,11 +313,14 @@ def event_list(events: Sequence[Event], *, hide: bool) -> list[dict[str, Any]]:
     ]
 
 
-def problems_settled(steps: Sequence[Step]) -> tuple[frozenset[int], frozenset[int]]:
-    """(the payment problem ids a live ``accept_problem`` accepted, the seqs of the steps the
+def problems_settled(steps: Sequence[Step]) -> tuple[frozenset[Any], frozenset[int]]:
+    """(the payment problems a live ``accept_problem`` accepted — by identity, see
+    :func:`problem_key`, or by id in logs from before it named them —, the seqs of the steps the
     host corrected with ``replace``): a claim's logged problem is marked until one says so."""
     accepted = frozenset(
-        int(s.effective.get("problem", -1))
+        problem_key(s.effective["what"])
+        if isinstance(s.effective.get("what"), Mapping)
+        else int(s.effective.get("problem", -1))
         for s in steps
         if s.effective is not None and s.effective.get("type") == "accept_problem"
     )
@@ -333,7 +343,7 @@ def log_entry(
     hide: bool,
     undone: bool,
     move: int | None = None,
-    settled: tuple[frozenset[int], frozenset[int]] | None = None,
+    settled: tuple[frozenset[Any], frozenset[int]] | None = None,
 ) -> dict[str, Any]:
     """One line of :func:`event_list`. ``move``: the event's place in its game (0 the new game,
     the moves count from 1 in each game; ``seq`` is the log's, counted over all games)."""
@@ -368,7 +378,9 @@ def log_entry(
         out["problems"] = [
             {
                 **p,
-                "accepted": bool(p.get("accepted")) or p.get("id") in accepted,
+                "accepted": bool(p.get("accepted"))
+                or problem_key(p) in accepted
+                or p.get("id") in accepted,
                 "corrected": fixed,
             }
             for p in problems

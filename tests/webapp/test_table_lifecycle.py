@@ -342,3 +342,32 @@ def test_a_wrong_payment_the_host_corrects_is_no_longer_marked(client: FlaskClie
     events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
     (claimed,) = [e for e in events if e["seq"] == claim_seq]
     assert claimed["problems"][0]["corrected"] is True
+
+
+def test_a_payment_problem_the_host_accepted_stays_accepted_when_an_earlier_claim_is_corrected(
+    client: FlaskClient,
+) -> None:
+    """Correcting an earlier wrong payment renumbers the tracker's problems: the host's
+    acceptance of a later one follows that problem, not its old number."""
+    started(client)
+    red = ok(
+        client, {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["red"] * 3}
+    )
+    ok(client, {"type": "end_turn", "player": "red"})
+    st = ok(
+        client, {"type": "claim", "player": "blue", "route": "brest-paris", "cards": ["red"] * 3}
+    )
+    blue_problem = next(p for p in st["problems"] if p["player"] == "blue")
+    assert blue_problem["id"] == 1 and len(st["problems"]) == 2
+    ok(client, {"type": "accept_problem", "problem": blue_problem["id"]})
+    fixed = {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}
+    st = ok(client, {"type": "replace", "seq": red["seq"], "action": fixed})
+    assert st["problems"] == []  # red's was corrected, blue's stays accepted
+    events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
+    marks = {
+        e["action"]["player"]: e["problems"][0]
+        for e in events
+        if e["action"]["type"] == "claim" and e.get("problems")
+    }
+    assert marks["blue"]["accepted"] is True and marks["blue"]["corrected"] is False
+    assert marks["red"]["accepted"] is False and marks["red"]["corrected"] is True
