@@ -13,7 +13,7 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
   at the game under the same view (and a little warmer light); the shared photos with the blank
   photo as the profile of the others. Accuracy before / after.
 * speed (one thread): a 12 MP photo located, read and checked; a 1080p frame at a known place
-  read and checked.
+  read and checked, on its own and as live mode reads it (a ``ReadCache`` kept across frames).
 
     .venv/bin/python benchmarks/bench_vision_check.py [--quick]
 """
@@ -44,7 +44,7 @@ from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
-from companion.vision.read import read_samples  # noqa: E402
+from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
 from companion.vision.types import PLAYER_COLORS, BoardReading  # noqa: E402
 from tools.read_tune import (  # noqa: E402
     UNKNOWN,
@@ -296,7 +296,9 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
 
 
 def speed_section(ctx: ReadContext) -> None:
-    print("\n== speed (one thread; CPU ms of this process, median of 7) ==")
+    print(
+        "\n== speed (one thread; CPU ms of this process, median of 7; the ReadCache rows of 31) =="
+    )
     renderer = BoardRenderer()
     sc = random_scene(np.random.default_rng(9), renderer.geometry, claimed=0.5, stations=6)
     view = random_view(np.random.default_rng(9), (1920, 1080))
@@ -310,17 +312,35 @@ def speed_section(ctx: ReadContext) -> None:
         s = take_samples(fr.image, loc.homography, ctx)
         checked(s, ctx, p)
 
-    def cpu(fn: Callable[[], None]) -> float:
+    def cpu(fn: Callable[[], None], n: int = 7) -> float:
         fn()
         out = []
-        for _ in range(7):
+        for _ in range(n):
             t = time.process_time()
             fn()
             out.append((time.process_time() - t) * 1000)
         return float(np.median(out))
 
-    print(f"  1080p frame, known place, read + check:            {cpu(lambda: live(None)):6.1f}")
-    print(f"  1080p frame, known place, read + check, profile:   {cpu(lambda: live(profile)):6.1f}")
+    def line(label: str, ms: float) -> None:
+        print(f"  {label}:".ljust(60) + f"{ms:6.1f}")
+
+    line("1080p frame, known place, read + check", cpu(lambda: live(None)))
+    line("1080p frame, known place, read + check, profile", cpu(lambda: live(profile)))
+    # As live mode reads (readers.VisionReader): a ReadCache kept across frames at one place
+    # (sampling maps, the light's shape and the last frame's class means), every frame read in
+    # full (a board that changed), fresh sensor noise each time.
+    rng = np.random.default_rng(10)
+    noisy = [np.clip(fr.image + rng.normal(0, 3, fr.image.shape), 0, 255).astype(np.uint8)]
+    noisy.append(np.clip(fr.image + rng.normal(0, 3, fr.image.shape), 0, 255).astype(np.uint8))
+    for p, label in ((None, ""), (profile, ", profile")):
+        cache = ReadCache()
+
+        def cached(p: TableProfile | None = p, cache: ReadCache = cache) -> None:
+            cache.reference = None  # read in full
+            frame = noisy[cache.frames % 2]
+            read_board(frame, location=loc, context=ctx, cache=cache, profile=p)
+
+        line(f"live 1080p frame, ReadCache, full read + check{label}", cpu(cached, 31))
     if PHOTOS.is_dir():
         photo = cv2.imread(str(next(PHOTOS.glob("*trainning.jpg"))))
         big = cv2.resize(photo, (4032, 3024), interpolation=cv2.INTER_LINEAR)
@@ -331,7 +351,7 @@ def speed_section(ctx: ReadContext) -> None:
             s = take_samples(big, lo.homography, ctx, store=store, offsets=lo.offsets)
             checked(s, ctx)
 
-        print(f"  12 MP photo, locate + read + check:                {cpu(whole):6.1f}")
+        line("12 MP photo, locate + read + check", cpu(whole))
 
 
 def main() -> int:
