@@ -8,10 +8,8 @@ import itertools
 import time
 from typing import Any
 
-from tests.browser.conftest import Server, needs_browser, phone, pw_browser, server
+from tests.browser.conftest import Server
 from tests.browser.test_dashboard import api, ready, see, two_player_game
-
-__all__ = ["needs_browser", "phone", "pw_browser", "server"]  # the fixtures this module uses
 
 
 def test_the_page_reconnects_with_back_off_and_resumes(server: Server, phone: Any) -> None:
