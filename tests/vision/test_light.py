@@ -120,6 +120,17 @@ def test_live_frames_at_one_place_share_one_measure_of_the_light(
         return routes | {c for c, s in reading.stations.items() if s != scene.stations.get(c)}
 
     lamp_left = light_gradient(board, 0.45)
+
+    def gains(frame: np.ndarray) -> np.ndarray:
+        own = light.measure(sample_raw(frame, loc.homography, ctx), ctx)
+        assert own is not None and own.gain_patch is not None
+        return own.gain_patch.astype(int)
+
+    # the measure's own jitter under sensor noise: two noisy frames of the same picture, each
+    # measured (about 6 steps of 1/128 with numpy 2 + OpenCV 4.12, 10 on the Pi's pair)
+    jitter = max(
+        int(np.abs(gains(noisy(lamp_left)) - gains(noisy(lamp_left))).max()) for _ in range(3)
+    )
     cache = ReadCache()
     for k in range(3):
         cache.reference = None  # every frame read in full
@@ -131,12 +142,10 @@ def test_live_frames_at_one_place_share_one_measure_of_the_light(
         assert differ <= set(got.check) | set(cold.check), differ
         assert wrong(got) - wrong(cold) <= set(got.check)  # no silent error of its own
         # the gains kept (1/128 steps) against the frame's own: within the measure's own jitter
-        # under sensor noise (up to 6 steps between two noisy frames here)
-        own = light.measure(sample_raw(frame, loc.homography, ctx), ctx)
-        assert own is not None and own.gain_patch is not None
+        # under sensor noise (and two steps more)
         assert cache.light is not None and cache.light.gain_patch is not None
-        step = np.abs(own.gain_patch.astype(int) - cache.light.gain_patch.astype(int))
-        assert step.max() <= (0 if k == 0 else 8), step.max()
+        step = np.abs(gains(frame) - cache.light.gain_patch.astype(int))
+        assert step.max() <= (0 if k == 0 else jitter + 2), (step.max(), jitter)
     assert cache.full_reads == 3 and cache.light_fits == 1
     assert cache.light is not None and not cache.light.even
     lamp_right = np.ascontiguousarray(light_gradient(board[:, ::-1], 0.45)[:, ::-1])
