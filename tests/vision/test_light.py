@@ -127,7 +127,7 @@ def test_live_frames_at_one_place_share_one_measure_of_the_light(
         return own.gain_patch.astype(int)
 
     # the measure's own jitter under sensor noise: two noisy frames of the same picture, each
-    # measured (about 6 steps of 1/128 with numpy 2 + OpenCV 4.12, 10 on the Pi's pair)
+    # measured (about 6 steps of 1/128 with numpy 2 + OpenCV 5.0, 10 on the Pi's pair)
     jitter = max(
         int(np.abs(gains(noisy(lamp_left)) - gains(noisy(lamp_left))).max()) for _ in range(3)
     )
