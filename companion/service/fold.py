@@ -9,7 +9,7 @@ Pure: no thread, no store (only its :class:`Event` records), no Flask.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -375,9 +375,12 @@ def effective_steps(events: Sequence[Event]) -> tuple[list[Step], list[str]]:
     return steps, problems
 
 
-def fold_other(events: Sequence[Event]) -> OtherFold:
-    """The state of a game other than Europe: replay its effective steps onto its table."""
-    fold = start_other_fold(events[0])
+def replay(
+    fold: AnyFold, events: Sequence[Event], apply: Callable[[Mapping[str, Any]], list[str]]
+) -> None:
+    """Replay a game's effective steps onto ``fold`` with ``apply``; a step that no longer
+    applies (only a log written by another version of the rules gets there) is skipped and
+    said so. The fold's seq and the last step's warnings follow."""
     steps, problems = effective_steps(events)
     fold.steps = steps
     fold.skipped = problems
@@ -386,10 +389,7 @@ def fold_other(events: Sequence[Event]) -> OtherFold:
         if s.effective is None:
             continue
         try:
-            trial = fold.table.copy()
-            warnings = apply_other(trial, s.effective)
-            fold.table = trial
-            fold.add_point()
+            warnings = apply(s.effective)
         except (RulesError, KeyError, TypeError, ValueError) as exc:
             log.warning("event %d no longer applies (%s); skipped", s.seq, exc)
             fold.skipped.append(f"event {s.seq} was skipped: {exc}")
@@ -398,7 +398,21 @@ def fold_other(events: Sequence[Event]) -> OtherFold:
     last = events[-1]
     fold.seq = last.seq
     fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
-    fold.last = last_of(last, fold.kind)
+
+
+def fold_other(events: Sequence[Event]) -> OtherFold:
+    """The state of a game other than Europe: replay its effective steps onto its table."""
+    fold = start_other_fold(events[0])
+
+    def apply(a: Mapping[str, Any]) -> list[str]:
+        trial = fold.table.copy()
+        warnings = apply_other(trial, a)
+        fold.table = trial
+        fold.add_point()
+        return warnings
+
+    replay(fold, events, apply)
+    fold.last = last_of(events[-1], fold.kind)
     name_target(fold, fold.kind, events)
     return fold
 
@@ -410,25 +424,8 @@ def fold_game(events: Sequence[Event], game_map: GameMap) -> AnyFold:
     if events[0].action.get("game", EUROPE) != EUROPE:
         return fold_other(events)
     fold = start_fold(events[0], game_map)
-    steps, problems = effective_steps(events)
-    fold.steps = steps
-    fold.skipped = problems
-    warnings: list[str] = []
-    for s in steps:
-        if s.effective is None:
-            continue
-        try:
-            warnings = apply_step(fold, s.effective)
-        except (RulesError, KeyError, TypeError, ValueError) as exc:
-            # Only a log written by another version of the rules can get here.
-            log.warning("event %d no longer applies (%s); skipped", s.seq, exc)
-            fold.skipped.append(f"event {s.seq} was skipped: {exc}")
-            s.effective = None
-            warnings = []
-    last = events[-1]
-    fold.seq = last.seq
-    fold.warnings = warnings if last.action.get("type") not in CORRECTIONS else []
-    fold.last = last_of(last)
+    replay(fold, events, lambda a: apply_step(fold, a))
+    fold.last = last_of(events[-1])
     name_target(fold, None, events)
     return fold
 
