@@ -18,10 +18,10 @@ import cv2
 import numpy as np
 
 from companion.vision.classify import FIT_FEATURES, FitModel, fit_distances, fit_features
-from companion.vision.context import ReadContext, default_context, take_samples
+from companion.vision.context import ReadContext, default_context, spread_subset, take_samples
 from companion.vision.geometry import FloatArray, corners_homography, homography_corners
 from companion.vision.register import LocalOffsets, local_offsets, refine_registration
-from companion.vision.sample import U8Array, decimate
+from companion.vision.sample import SampleGrids, U8Array, decimate, subset_grids
 from companion.vision.types import NoBoardError
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,46 @@ def _work_image(
     return decimate(image, k, store), k
 
 
+@dataclass(frozen=True)
+class _FitSet:
+    """Spaces ``board_fit`` looks at: their grids, printed colours and the print's median
+    gradient features (``_sharpness_evened``)."""
+
+    grids: SampleGrids
+    printed: list[str]
+    ref: FloatArray
+
+
+_FIT_SETS: dict[int, tuple[ReadContext, dict[str, _FitSet]]] = {}
+QUICK_EVERY = 8  # the quick look at a candidate turn: every 8th space (about 37)
+QUICK_BELOW = 0.15  # a turn whose quick look explains less is not looked at in full
+
+
+def _fit_sets(ctx: ReadContext) -> dict[str, _FitSet]:
+    """The spaces looked at by ``board_fit`` (``all``, ``subset``) and by the quick look at a
+    candidate turn (``quick``), built once per context."""
+    got = _FIT_SETS.get(id(ctx))
+    if got is not None and got[0] is ctx:
+        return got[1]
+
+    def fit_set(grids: SampleGrids, printed: list[str]) -> _FitSet:
+        means = np.stack([ctx.fit_model.printed[c][_GRADIENTS] for c in printed])
+        return _FitSet(grids, printed, np.asarray(np.median(means, axis=0), dtype=np.float64))
+
+    quick = spread_subset(ctx.geometry, QUICK_EVERY)
+    sets = {
+        "all": fit_set(ctx.fit_grids, ctx.printed_colors),
+        "subset": fit_set(ctx.fit_sub_grids, [ctx.printed_colors[int(i)] for i in ctx.fit_subset]),
+        "quick": fit_set(
+            subset_grids(ctx.fit_grids, quick), [ctx.printed_colors[int(i)] for i in quick]
+        ),
+    }
+    if len(_FIT_SETS) >= 8:  # contexts are few (one per configuration); never grow unbounded
+        _FIT_SETS.clear()
+    _FIT_SETS[id(ctx)] = (ctx, sets)
+    return sets
+
+
 def board_fit(
     image: U8Array, h: FloatArray, ctx: ReadContext, *, subset: bool = False
 ) -> tuple[float, float]:
@@ -79,18 +119,19 @@ def board_fit(
     distance; lower is better). Cheap enough to be called many times on a small image;
     ``subset`` looks at a spread half of the spaces only (comparing candidates, refining).
     """
+    return _fit(image, h, ctx, _fit_sets(ctx)["subset" if subset else "all"])
+
+
+def _fit(image: U8Array, h: FloatArray, ctx: ReadContext, fs: _FitSet) -> tuple[float, float]:
+    """``board_fit`` on the spaces of ``fs``."""
     cfg = ctx.cfg["locate"]
-    grids = ctx.fit_sub_grids if subset else ctx.fit_grids
-    samples = take_samples(image, h, ctx, grids, lab=False)
+    samples = take_samples(image, h, ctx, fs.grids, lab=False)
     feats = fit_features(samples.spaces)
-    printed = ctx.printed_colors
-    if subset:
-        printed = [printed[int(i)] for i in ctx.fit_subset]
-    best = fit_distances(feats, printed, ctx.fit_model).min(axis=1)
+    best = fit_distances(feats, fs.printed, ctx.fit_model).min(axis=1)
     explained = float(np.mean(best < float(cfg["explained_dist"])))
-    evened = _sharpness_evened(feats, printed, ctx.fit_model)
+    evened = _sharpness_evened(feats, fs.printed, ctx.fit_model, fs.ref)
     if evened is not feats:  # a softer picture: judged as sharp too, the better of the two
-        best_e = fit_distances(evened, printed, ctx.fit_model).min(axis=1)
+        best_e = fit_distances(evened, fs.printed, ctx.fit_model).min(axis=1)
         explained_e = float(np.mean(best_e < float(cfg["explained_dist"])))
         if explained_e > explained:
             best, explained = best_e, explained_e
@@ -101,7 +142,9 @@ def board_fit(
 _GRADIENTS = [FIT_FEATURES.index("grad_along"), FIT_FEATURES.index("grad_across")]
 
 
-def _sharpness_evened(feats: FloatArray, printed: list[str], model: FitModel) -> FloatArray:
+def _sharpness_evened(
+    feats: FloatArray, printed: list[str], model: FitModel, ref: FloatArray | None = None
+) -> FloatArray:
     """The fit features with the two gradient features brought up to the photos' sharpness.
 
     A small or soft frame (a 960x540 camera, a little blur) has weaker pixel gradients on
@@ -110,8 +153,9 @@ def _sharpness_evened(feats: FloatArray, printed: list[str], model: FitModel) ->
     refused). The gradients are divided by how much weaker their median over the spaces is
     than the print's means would have it (never made weaker: 1/3 to 1). Trains are smoother
     than print, so a full board looks softer too: ``board_fit`` keeps whichever of the two
-    explains more."""
-    ref = np.median(np.stack([model.printed[c][_GRADIENTS] for c in printed]), axis=0)
+    explains more. ``ref``: the print's medians for ``printed`` when already known."""
+    if ref is None:
+        ref = np.median(np.stack([model.printed[c][_GRADIENTS] for c in printed]), axis=0)
     got = np.median(feats[:, _GRADIENTS], axis=0)
     ratio = float(np.exp(np.mean(np.log(np.maximum(got, 1e-6) / np.maximum(ref, 1e-6)))))
     ratio = min(max(ratio, 1.0 / 3.0), 1.0)
@@ -244,13 +288,18 @@ def _side_edges(
     g = np.zeros((n, m, 3), dtype=np.float32)
     g[:, 1:-1] = prof[:, 2:] - prof[:, :-2]  # signed colour step at each offset
     rows = np.arange(n)
+    # Per channel, the steps of all profiles one after the other (a line's points are taken
+    # by one flat index each). The steps are float32 differences of means of three bytes
+    # (multiples of 2^-25 below 256): their sums in float64 are exact in any order.
+    flat = g.transpose(2, 0, 1).reshape(3, n * m).astype(np.float64)
+    first = rows * m
 
     def line_steps(aa: Any, bb: Any) -> tuple[Any, Any]:
         """Mean colour step (..., 3) and its size along the lines from offset index aa
         (t = 0) to bb (t = 1)."""
         pos = aa[..., None] + (bb - aa)[..., None] * t
-        cols = np.clip(np.rint(pos).astype(np.int64), 0, m - 1)
-        steps = g[rows, cols].mean(axis=-2, dtype=np.float64)
+        idx = np.clip(np.rint(pos).astype(np.int64), 0, m - 1) + first
+        steps = np.stack([np.take(flat[c], idx).sum(axis=-1) for c in range(3)], axis=-1) / n
         return steps, np.sqrt((steps**2).sum(axis=-1))
 
     # Coarse grid of lines (every other offset at each end), each pick refined by one offset.
@@ -456,6 +505,7 @@ def locate_board(
     frame = np.array([[0, 0], [ww, 0], [ww, hw], [0, hw]], dtype=np.float64)
     scored: list[tuple[float, float, str, FloatArray]] = []
     accept = float(cfg["accept_full_frame"])
+    sets = _fit_sets(ctx)
 
     def try_quad(method: str, quad: FloatArray, turns: tuple[int, ...] = (0, 1, 2, 3)) -> bool:
         """Score the quad in its turns (on the spaces subset; all four by default: a board
@@ -463,7 +513,12 @@ def locate_board(
         looking."""
         for turn in turns:
             c = np.roll(quad, -turn, axis=0)
-            explained, cost = board_fit(work, corners_homography(c), ctx, subset=True)
+            hc = corners_homography(c)
+            # A quick look first (a few spaces): most turns of most outlines are not the
+            # board, and then that look stands for them.
+            explained, cost = _fit(work, hc, ctx, sets["quick"])
+            if explained >= QUICK_BELOW:
+                explained, cost = _fit(work, hc, ctx, sets["subset"])
             scored.append((explained, cost, method, c))
         return bool(scored) and max(s[0] for s in scored) >= accept
 

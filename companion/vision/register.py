@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from companion.vision.context import ReadContext, sample_raw
 from companion.vision.geometry import FloatArray, project
-from companion.vision.sample import U8Array, shifted_grids, subset_grids
+from companion.vision.sample import SampleGrids, U8Array, shifted_grids
 
 log = logging.getLogger(__name__)
 
@@ -71,13 +71,16 @@ def _pair_shift(
         f = x - i
         return np.asarray(profile[:, i] * (1 - f) + profile[:, i + 1] * f, dtype=np.float64)
 
-    scores = np.empty((n, len(shifts)))
-    for k, t in enumerate(shifts):
-        a, b = first + t, first + gap + t
-        lines = at(np.array([a, b])).mean(axis=1)
-        inner = at(np.array([a + quarter, a + 2 * quarter, b - quarter])).mean(axis=1)
-        outer = at(np.array([a - quarter, b + quarter])).mean(axis=1)
-        scores[:, k] = (inner + outer) / 2.0 - lines
+    # Every shift's seven positions at once: the two lines, three points between them and
+    # one outside each (the same interpolation as one shift at a time).
+    a = first + shifts
+    b = first + gap + shifts
+    pos = np.stack([a, b, a + quarter, a + 2 * quarter, b - quarter, a - quarter, b + quarter])
+    vals = at(pos.reshape(-1)).reshape(n, 7, len(shifts))
+    lines = vals[:, 0:2].mean(axis=1)
+    inner = vals[:, 2:5].mean(axis=1)
+    outer = vals[:, 5:7].mean(axis=1)
+    scores = (inner + outer) / 2.0 - lines
     best = np.argmax(scores, axis=1)
     rows = np.arange(n)
     clear = scores[rows, best] - np.median(scores, axis=1)
@@ -118,6 +121,33 @@ def measure_shifts(
     return along, across, ok
 
 
+@dataclass(frozen=True)
+class _Frames:
+    """Per context: every space's centre and the board points one patch sample along and
+    across, and the reading grids of the spaces alone (no city)."""
+
+    centre: FloatArray
+    d_along: FloatArray
+    d_across: FloatArray
+    grids: SampleGrids
+
+
+_FRAMES: dict[int, tuple[ReadContext, _Frames]] = {}
+
+
+def _frames(ctx: ReadContext) -> _Frames:
+    got = _FRAMES.get(id(ctx))
+    if got is not None and got[0] is ctx:
+        return got[1]
+    centre, d_along, d_across = _space_frames(ctx)
+    grids = SampleGrids(spaces=ctx.grids.spaces, cities=ctx.grids.cities[:0], wb=ctx.grids.wb)
+    frames = _Frames(centre, d_along, d_across, grids)
+    if len(_FRAMES) >= 8:  # contexts are few; never grow unbounded
+        _FRAMES.clear()
+    _FRAMES[id(ctx)] = (ctx, frames)
+    return frames
+
+
 def _space_frames(ctx: ReadContext) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Per space: its centre and the board points one patch sample along and across."""
     pts = ctx.grids.spaces  # (n, ny, nx, 2) board points of every patch sample
@@ -126,6 +156,19 @@ def _space_frames(ctx: ReadContext) -> tuple[FloatArray, FloatArray, FloatArray]
     d_along = (pts[:, :, -1] - pts[:, :, 0]).mean(axis=1) / (nx - 1)
     d_across = (pts[:, -1, :] - pts[:, 0, :]).mean(axis=1) / (ny - 1)
     return centre, d_along, d_across
+
+
+def _nearest(dist: FloatArray, k: int) -> npt.NDArray[np.intp]:
+    """Per row of ``dist``, the columns of its ``k`` smallest values (the same set as the
+    first ``k`` of a full sort; rows with a tie at the k-th place are sorted in full)."""
+    if dist.shape[1] <= k:
+        return np.argsort(dist, axis=1)[:, :k]
+    part = np.argpartition(dist, k - 1, axis=1)[:, :k]
+    kth = np.take_along_axis(dist, part, axis=1).max(axis=1)
+    tied = (dist <= kth[:, None]).sum(axis=1) > k
+    if tied.any():
+        part[tied] = np.argsort(dist[tied], axis=1)[:, :k]
+    return part
 
 
 def _shifts(
@@ -139,14 +182,18 @@ def _shifts(
     """Where every space's printed outline is under ``h`` (each space first moved by its
     ``offsets``, board points): the board point (n, 2) its box centre shows, and which spaces
     showed their outline clearly."""
-    centre, d_along, d_across = _space_frames(ctx)
-    grids = subset_grids(ctx.grids, np.arange(ctx.grids.spaces.shape[0]))
+    fr = _frames(ctx)
+    centre, d_along, d_across = fr.centre, fr.d_along, fr.d_across
+    grids = fr.grids
     if offsets is not None:
         centre = centre + offsets
         grids = shifted_grids(grids, offsets)
     n, ny, nx, _ = ctx.grids.spaces.shape
     raw = sample_raw(image, h, ctx, grids, store=store)
-    gray = raw.body[: raw.n_space_px].reshape(n, ny, nx, 3).astype(np.uint16).sum(axis=3)
+    px = raw.body[: raw.n_space_px]
+    gray = np.add(px[:, 0], px[:, 1], dtype=np.uint16)
+    gray += px[:, 2]
+    gray = gray.reshape(n, ny, nx)
     along, across, ok = measure_shifts(gray, ctx, reach)
     return centre + along[:, None] * d_along + across[:, None] * d_across, ok
 
@@ -162,10 +209,12 @@ def local_offsets(
     few spaces are clear. ``register.local_rounds`` rounds, each measuring from the last one's
     offsets within a short reach; the result shrunk by the measuring noise and capped."""
     cfg = ctx.cfg["register"]
-    centre, _, d_across = _space_frames(ctx)
+    fr = _frames(ctx)
+    centre, d_across = fr.centre, fr.d_across
     a = ctx.geometry.aspect
     iso = np.array([a, 1.0])  # board points -> isotropic units
     k = int(cfg["local_neighbours"])
+    gaps = np.hypot(*((centre[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
     width = float(np.median(np.hypot(*(d_across * iso).T))) * ctx.grids.spaces.shape[1]
     box = width / ctx.layout.scale_wid  # a box's width, isotropic board units
     spaces = np.zeros_like(centre)
@@ -178,8 +227,7 @@ def local_offsets(
         if measured < int(cfg["min_spaces"]):
             return None
         shift = (seen - centre - spaces)[ok]
-        dist = np.hypot(*((centre[:, None, :] - centre[None, ok, :]) * iso).transpose(2, 0, 1))
-        spaces = spaces + np.median(shift[np.argsort(dist, axis=1)[:, :k]], axis=1)
+        spaces = spaces + np.median(shift[_nearest(gaps[:, ok], k)], axis=1)
     # Shifts within the measurements' own noise are taken as none (shrunk by ``local_dead``
     # box widths), the rest capped at ``local_cap``.
     size = np.hypot(*(spaces * iso).T)
@@ -187,7 +235,7 @@ def local_offsets(
     spaces *= (np.clip(size - dead, 0.0, cap) / np.maximum(size, 1e-12))[:, None]
     spots = np.array([[c.u, c.v] for c in (ctx.geometry.cities[i] for i in ctx.geometry.city_ids)])
     cdist = np.hypot(*((spots[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
-    cities = np.median(spaces[np.argsort(cdist, axis=1)[:, :k]], axis=1)
+    cities = np.median(spaces[_nearest(cdist, k)], axis=1)
     return LocalOffsets(
         np.asarray(spaces, dtype=np.float64), np.asarray(cities, dtype=np.float64), measured
     )
@@ -201,7 +249,8 @@ def refine_registration(
 ) -> Registration:
     """``h`` (board points -> picture) moved onto the printed spaces' outlines."""
     cfg = ctx.cfg["register"]
-    centre, _, d_across = _space_frames(ctx)
+    fr = _frames(ctx)
+    centre, d_across = fr.centre, fr.d_across
     unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
     corners0 = project(h, unit)
     current = np.asarray(h, dtype=np.float64)

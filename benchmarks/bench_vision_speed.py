@@ -1,0 +1,270 @@
+"""Speed of the board reader on one thread, as issue 17's targets count it, and the readings'
+fingerprints (to show that a faster reader reads the same).
+
+Cases (seeded, built in memory):
+
+* ``angle0..2``: an uncropped 12 MP photo (4000x3000) with the board at an angle on a table
+  (a shared photo warped onto a drawn table), located + read + checked (``read_board``);
+* ``cropped``: a shared photo scaled to 12 MP (4032x3024), located + read + checked;
+* ``live``, ``live+profile``: a rendered 1080p frame at a known place as live mode reads it
+  (a ``ReadCache`` kept across frames, every frame read in full, fresh sensor noise), without
+  and with a table profile (learnt from a render of the empty board under the same view);
+* ``first``, ``first+profile``: the same frame at a known place without a cache (the first frame
+  at a place).
+
+Times are CPU milliseconds of the calling thread (``time.thread_time``: other processes on the
+machine do not count), with wall time and the machine's load beside them.
+
+    .venv/bin/python benchmarks/bench_vision_speed.py [--quick] [--case NAME ...] [--repeat N]
+    .venv/bin/python benchmarks/bench_vision_speed.py --hash      # readings' fingerprints
+    .venv/bin/python benchmarks/bench_vision_speed.py --profile NAME   # cProfile of one case
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import json
+import os
+import pstats
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
+from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
+from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.locate import BoardLocation  # noqa: E402
+from companion.vision.profile import TableProfile  # noqa: E402
+from companion.vision.read import ReadCache, read_board  # noqa: E402
+from companion.vision.types import BoardReading, NoBoardError  # noqa: E402
+
+PHOTOS = ROOT.parent / "shared" / "photos"
+
+
+def table(size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """A plain table with a little grain (as bench_vision_read draws it)."""
+    w, h = size
+    base = np.zeros((h, w, 3), np.float32)
+    base[:] = rng.uniform(30, 160, 3)
+    grain = cv2.resize(rng.normal(0, 1, (h // 20, w // 2)).astype(np.float32), (w, h))
+    base += grain[..., None] * 25
+    return np.clip(base, 0, 255).astype(np.uint8)
+
+
+def warp_onto(
+    img: np.ndarray, corners: np.ndarray, size: tuple[int, int], rng: np.random.Generator
+) -> np.ndarray:
+    h, w = img.shape[:2]
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
+    out = table(size, rng)
+    cv2.warpPerspective(img, m, size, dst=out, borderMode=cv2.BORDER_TRANSPARENT)
+    return out
+
+
+def angled_frames(photos: list[np.ndarray], n: int, seed: int, spread: float) -> list[Any]:
+    """``n`` uncropped 12 MP frames with a photo warped onto a table, and their true corners."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for trial in range(n):
+        c = np.array([[600, 500], [3500, 400], [3250, 2700], [700, 2450]], np.float64)
+        c += rng.uniform(-spread, spread, c.shape)
+        c = np.roll(c, -int(rng.integers(0, 4)), axis=0)
+        out.append((warp_onto(photos[trial % len(photos)], c, (4000, 3000), rng), c))
+    return out
+
+
+def features(samples: Any, ctx: ReadContext) -> Any:
+    lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
+    return space_features_lab8(lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+
+
+def empty_profile(renderer: BoardRenderer, view: Any, seed: int, ctx: ReadContext) -> TableProfile:
+    """A table profile learnt from a render of the empty board under ``view``."""
+    empty = renderer.render_frame(Scene(seed=seed), view, np.random.default_rng(seed + 1))
+    loc = BoardLocation.from_corners(empty.corners, (1920, 1080))
+    return TableProfile.from_empty(
+        "render", features(take_samples(empty.image, loc.homography, ctx), ctx)
+    )
+
+
+def live_frames(seed: int, ctx: ReadContext) -> tuple[list[np.ndarray], Any, TableProfile]:
+    """Two noisy renders of one game at one place, its location and a profile of the table."""
+    renderer = BoardRenderer()
+    sc = random_scene(np.random.default_rng(seed), renderer.geometry, claimed=0.5, stations=6)
+    view = random_view(np.random.default_rng(seed), (1920, 1080))
+    fr = renderer.render_frame(sc, view, np.random.default_rng(seed))
+    loc = BoardLocation.from_corners(fr.corners, (1920, 1080))
+    rng = np.random.default_rng(seed + 1)
+    noisy = [
+        np.clip(fr.image + rng.normal(0, 3, fr.image.shape), 0, 255).astype(np.uint8)
+        for _ in range(2)
+    ]
+    return noisy, loc, empty_profile(renderer, view, seed, ctx)
+
+
+def shared_photos() -> list[tuple[str, np.ndarray]]:
+    if not PHOTOS.is_dir():
+        return []
+    return [(p.stem, cv2.imread(str(p))) for p in sorted(PHOTOS.glob("*.jpg"))]
+
+
+def cases(ctx: ReadContext, names: list[str]) -> dict[str, Callable[[], Any]]:
+    """The timed calls, by name (only those asked for are built)."""
+    out: dict[str, Callable[[], Any]] = {}
+    photos = shared_photos()
+    if photos and any(n.startswith(("angle", "cropped")) for n in names):
+        imgs = [img for _, img in photos]
+        for i, (frame, _) in enumerate(angled_frames(imgs, 3, 7, 200.0)):
+            out[f"angle{i}"] = lambda f=frame: read_board(f, context=ctx)
+        big = cv2.resize(imgs[-1], (4032, 3024), interpolation=cv2.INTER_LINEAR)
+        out["cropped"] = lambda: read_board(big, context=ctx)
+    if any(n.startswith(("live", "first")) for n in names):
+        noisy, loc, profile = live_frames(9, ctx)
+        for p, suffix in ((None, ""), (profile, "+profile")):
+            cache = ReadCache()
+
+            def cached(p: Any = p, cache: ReadCache = cache) -> BoardReading:
+                cache.reference = None  # every frame read in full (the board changed)
+                frame = noisy[cache.frames % 2]
+                return read_board(frame, location=loc, context=ctx, cache=cache, profile=p)
+
+            out["live" + suffix] = cached
+            k = iter(range(10**9))
+            out["first" + suffix] = lambda p=p, k=k: read_board(
+                noisy[next(k) % 2], location=loc, context=ctx, profile=p
+            )
+    return {n: out[n] for n in names if n in out}
+
+
+ALL = ["angle0", "angle1", "angle2", "cropped", "live", "live+profile", "first", "first+profile"]
+
+
+def load() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load unknown"
+    return f"load {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def run_speed(ctx: ReadContext, names: list[str], repeat: int, rounds: int) -> None:
+    """Every case ``repeat`` times per round, the cases interleaved round after round."""
+    calls = cases(ctx, names)
+    cpu: dict[str, list[float]] = {n: [] for n in calls}
+    wall: dict[str, list[float]] = {n: [] for n in calls}
+    for fn in calls.values():
+        fn()  # warm: caches, first-call costs
+    for _ in range(rounds):
+        for n, fn in calls.items():
+            for _ in range(repeat):
+                t, c = time.perf_counter(), time.thread_time()
+                fn()
+                cpu[n].append((time.thread_time() - c) * 1000)
+                wall[n].append((time.perf_counter() - t) * 1000)
+    print(f"== speed, one thread, CPU ms of the thread ({load()}) ==")
+    for n in calls:
+        a, w = np.array(cpu[n]), np.array(wall[n])
+        print(
+            f"  {n:14s} median {np.median(a):6.1f}  p95 {np.percentile(a, 95):6.1f}  "
+            f"min {a.min():6.1f}  max {a.max():6.1f}   wall median {np.median(w):6.1f}  "
+            f"(n={len(a)})"
+        )
+
+
+def fingerprint(reading: BoardReading) -> str:
+    data = reading.to_json()
+    data["spaces"] = reading.spaces
+    text = json.dumps(data, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run_hash(ctx: ReadContext) -> None:
+    """Fingerprints of the readings of every shared photo, a few renders (located, at a known
+    place, through a ReadCache, with a profile) and the angled test frames."""
+    rows: list[tuple[str, str]] = []
+    photos = shared_photos()
+    for name, img in photos:
+        rows.append((name, fingerprint(read_board(img, context=ctx))))
+        for f in (0.5, 12e6 / (img.shape[0] * img.shape[1])):
+            s = float(np.sqrt(f))
+            small = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            rows.append((f"{name} x{s:.2f}", fingerprint(read_board(small, context=ctx))))
+    imgs = [img for _, img in photos]
+    if imgs:
+        for i, (frame, _) in enumerate(angled_frames(imgs, 8, 2024, 250.0)):
+            try:
+                rows.append((f"angled {i}", fingerprint(read_board(frame, context=ctx))))
+            except NoBoardError:
+                rows.append((f"angled {i}", "not found"))
+    for seed in range(3):
+        noisy, loc, profile = live_frames(20 + seed, ctx)
+        for p, suffix in ((None, ""), (profile, " profile")):
+            try:
+                got = fingerprint(read_board(noisy[0], context=ctx, profile=p))
+            except NoBoardError:
+                got = "not found"
+            rows.append((f"render {seed} located{suffix}", got))
+            rows.append(
+                (
+                    f"render {seed} known{suffix}",
+                    fingerprint(read_board(noisy[0], location=loc, context=ctx, profile=p)),
+                )
+            )
+            cache = ReadCache()
+            prints = []
+            for i in range(4):
+                cache.reference = None
+                r = read_board(noisy[i % 2], location=loc, context=ctx, cache=cache, profile=p)
+                prints.append(fingerprint(r))
+            rows.append((f"render {seed} cached{suffix}", " ".join(prints)))
+    for name, fp in rows:
+        print(f"{name:52s} {fp}")
+    total = hashlib.sha256("".join(fp for _, fp in rows).encode()).hexdigest()[:16]
+    print(f"{'ALL':52s} {total}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    ap.add_argument("--case", action="append", help="one case (repeatable); default all")
+    ap.add_argument("--repeat", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--hash", action="store_true")
+    ap.add_argument("--profile", metavar="CASE")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    ctx = make_context()
+    if args.hash:
+        run_hash(ctx)
+        return 0
+    if args.profile:
+        fn = cases(ctx, [args.profile])[args.profile]
+        fn()
+        prof = cProfile.Profile(time.thread_time)
+        prof.enable()
+        for _ in range(5):
+            fn()
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        return 0
+    names = args.case or ALL
+    repeat = args.repeat or (3 if args.quick else 5)
+    rounds = args.rounds or (2 if args.quick else 4)
+    run_speed(ctx, names, repeat, rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
