@@ -38,9 +38,19 @@ from companion.sim.perturb import (  # noqa: E402
     channel_gains,
     light_gradient,
     resize_width,
+    saturation,
 )
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
-from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
+from companion.vision.classify import (  # noqa: E402
+    CUE_FEATURES,
+    HYPOTHESES,
+    FloatArray,
+    clip_cues,
+    distances,
+    lab8,
+    space_features_lab8,
+    window_penalty,
+)
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
@@ -77,10 +87,55 @@ class Tally:
         )
 
 
+# The last picture read (its samples, context and classifier result): ``score`` explains the
+# silent errors from it.
+LAST: dict[str, Any] = {}
+
+
 def checked(samples: Any, ctx: ReadContext, profile: TableProfile | None = None) -> BoardReading:
     """Read and check samples (with a table profile when given)."""
-    reading, _ = read_samples(samples, ctx, profile=profile)
+    reading, res = read_samples(samples, ctx, profile=profile)
+    LAST.update(samples=samples, ctx=ctx, res=res)
     return reading
+
+
+def explain(route: str, truth: str | None, got: str | None) -> str:
+    """Why the last picture's ``route`` reads ``got`` and not ``truth``: per space, the margin of
+    the truth over what was read (log-probability; below 0 the reading wins) split into its
+    terms: colour (the distances to the two class means, adapted on this picture), the printed
+    bias, the four colour-free cues and the same-colour relief term."""
+    ctx, res = LAST["ctx"], LAST["res"]
+    info, m = ctx.info, res.model
+    if route not in info.route_slices:
+        return ""
+    feats = features(LAST["samples"], ctx)
+    dist, _ = distances(feats, info, m, window_penalty(m, ctx.windows, info.lane_side))
+    cues = clip_cues(feats.cues, m)
+    sl = info.route_slices[route]
+    t, g = HYPOTHESES.index(truth), HYPOTHESES.index(got)
+    w = np.r_[m.coef[0], np.full(len(PLAYER_COLORS), m.coef[1])]
+
+    def terms(i: int, h: int) -> tuple[float, float, FloatArray, float]:
+        colour = -0.5 * w[h] * dist[i, h]
+        if h == 0:
+            return colour, float(m.coef[2]), cues[i] * m.coef[3:], 0.0
+        same = 0.0
+        if info.same_colour[i, h - 1]:
+            same = float(m.same_coef[h - 1, 0] + cues[i] @ m.same_coef[h - 1, 1:])
+        return colour, 0.0, np.zeros(len(CUE_FEATURES)), same
+
+    lines = [f"printed {info.printed_colors[sl.start]}"]
+    for i in range(sl.start, sl.stop):
+        ct, bt, qt, st = terms(i, t)
+        cg, bg, qg, sg = terms(i, g)
+        margin = float(res.scores[i, t] - res.scores[i, g])
+        cue = " ".join(f"{n[:4]} {v:+.1f}" for n, v in zip(CUE_FEATURES, qt - qg, strict=True))
+        lines.append(
+            f"space {i - sl.start}: margin {margin:+.1f} = colour {ct - cg:+.1f} "
+            f"(d {truth} {dist[i, t]:.1f}, d {got} {dist[i, g]:.1f}) bias {bt - bg:+.1f} "
+            f"cues {float((qt - qg).sum()):+.1f} ({cue}) same {st - sg:+.1f}"
+        )
+    return "\n          ".join(lines)
 
 
 def features(samples: Any, ctx: ReadContext) -> Any:
@@ -108,7 +163,9 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
     for x in silent:
         got = reading.routes.get(x, reading.stations.get(x))
         t = routes.get(x, stations.get(x))
-        tally.notes.append(f"{name}: {x} read {got}, truth {t}")
+        why = explain(x, t, got) if x in routes and LAST else ""
+        note = f"{name}: {x} read {got}, truth {t}"
+        tally.notes.append(note + (f"\n          {why}" if why else ""))
 
 
 def at_corners(image: np.ndarray, corners: Any, ctx: ReadContext) -> Any:
@@ -293,6 +350,27 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             print(f"    ... with a profile         {with_profile.row()}")
             for n in with_profile.notes[:12]:
                 print(f"      silent: {n}")
+    # Whole boards (random games, 2,000 px) under a lamp to one side and with dull colour
+    # processing (saturation x0.6): no profile.
+    for label, change in (
+        ("a lamp to one side", lambda i: light_gradient(i, 0.45)),
+        ("saturation x0.6", lambda i: saturation(i, 0.6)),
+    ):
+        tally = Tally()
+        for seed in seeds:
+            sc = random_scene(np.random.default_rng(12 + seed), gb)
+            top = renderer.render_board(sc, 2000)
+            h, w = top.shape[:2]
+            corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+            truth = (
+                {r: sc.routes.get(r) for r in g.route_ids},
+                {c: sc.stations.get(c) for c in g.city_ids},
+            )
+            reading = checked(at_corners(change(top), corners, ctx), ctx)
+            score(reading, truth, tally, f"{label} {12 + seed}")
+        print(f"  {label:28s} {tally.row()}")
+        for n in tally.notes[:12]:
+            print(f"      silent: {n}")
 
 
 def speed_section(ctx: ReadContext) -> None:

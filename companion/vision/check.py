@@ -57,6 +57,10 @@ class CheckConfig:
     # are within this squared scaled distance (p == c always counts)
     trains_per_player: int
     stations_per_player: int
+    # a route read free where at least half of its spaces are further than this from their
+    # print (squared scaled distance, as ``classify.distances``): neither the print nor any
+    # plastic explains it (a colour processing no model knows); listed
+    unexplained: float = 35.0
     # With a table profile (``profile.TableProfile.changed``): a route whose least changed space
     # is under ``unchanged`` holds nothing; one whose least changed space is over ``changed``
     # holds something; in between it is listed.
@@ -76,6 +80,7 @@ class CheckConfig:
             print_like_radius=float(data["print_like_radius"]),
             trains_per_player=int(data["trains_per_player"]),
             stations_per_player=int(data["stations_per_player"]),
+            unexplained=float(data["unexplained"]),
             unchanged=float(data["unchanged"]),
             changed=float(data["changed"]),
             profile_fit=float(data["profile_fit"]),
@@ -193,14 +198,18 @@ def assess(
     route_lengths: dict[str, int],
     config: CheckConfig | None = None,
     changed: FloatArray | None = None,
+    print_distance: FloatArray | None = None,
 ) -> BoardReading:
     """The reading as seen, with its check list and problems.
 
     ``scores``: the classifier's per-space scores (n_spaces, 6) after adaptation;
     ``reading``: what the classifier decided (its stations and their confidence are kept);
-    ``changed``: with a table profile, every space's distance from its empty look."""
+    ``changed``: with a table profile, every space's distance from its empty look;
+    ``print_distance``: every space's distance to its print (``SpaceResult.print_distance``):
+    a route read free that its print does not explain either is listed."""
     cfg = config or CheckConfig.load()
     ev = route_evidence(scores, info, model.route_temperature)
+    unexplained = _unexplained(print_distance, info, cfg.unexplained)
     ids = info.route_ids
     listed: set[int] = set()  # routes the profile puts on the list
     settled: set[int] = set()  # routes the profile decided, the colours agreeing
@@ -235,6 +244,7 @@ def assess(
             ev.mixed[k]
             or (look_alike and ev.weakest[k] < cfg.claim_margin)
             or (c is None and hidden and not profiled)
+            or (c is None and unexplained[k])
         ):
             check.add(rid)
     for a, b in info.lane_pairs:
@@ -273,6 +283,20 @@ def assess(
         check=sorted(check, key=lambda x: order.get(x, len(order))),
         problems=[p.to_json() for p in problems],
     )
+
+
+def _unexplained(
+    print_distance: FloatArray | None, info: SpaceLayoutInfo, limit: float
+) -> BoolArray:
+    """Per route: at least half of its spaces (rounded up) further than ``limit`` from their
+    print (all false without distances)."""
+    n_routes = len(info.route_starts)
+    if print_distance is None:
+        return np.zeros(n_routes, dtype=bool)
+    far = (np.asarray(print_distance) > limit).astype(np.int64)
+    count = np.add.reduceat(far, info.route_starts)
+    length = np.diff(np.r_[info.route_starts, len(far)])
+    return np.asarray(2 * count >= length, dtype=np.bool_)
 
 
 def profile_fits(

@@ -654,6 +654,9 @@ class SpaceResult:
     route_confidence: dict[str, float]
     space_labels: list[str | None]
     model: SpaceModel  # adapted to this picture
+    # (n_spaces,) every space's squared capped distance to its route's printed colour (as
+    # adapted): how well "free" explains it, whatever the other hypotheses score
+    print_distance: FloatArray | None = None
 
 
 def _adapt(
@@ -742,6 +745,7 @@ def classify_spaces(
         route_confidence={rid: float(c) for rid, c in zip(info.route_ids, conf, strict=True)},
         space_labels=labels,
         model=current,
+        print_distance=np.asarray(dist[:, 0], dtype=np.float64),
     )
 
 

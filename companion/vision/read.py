@@ -67,7 +67,15 @@ def read_samples(
     )
     changed = None if profile is None else profile.changed(feats, ctx.info.printed_index[1])
     lengths = {rid: g.routes[rid].length for rid in g.route_ids}
-    reading = assess(reading, res.scores, ctx.info, res.model, lengths, changed=changed)
+    reading = assess(
+        reading,
+        res.scores,
+        ctx.info,
+        res.model,
+        lengths,
+        changed=changed,
+        print_distance=res.print_distance,
+    )
     return reading, res
 
 
