@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -91,12 +92,12 @@ def _fixed(gain: FloatArray) -> npt.NDArray[np.uint16]:
 
 def _scaled(px: U8Array, groups: int, g: npt.NDArray[np.uint16]) -> U8Array:
     """``px`` (groups * k, 3) uint8, each of ``groups`` equal runs times its fixed-point gain
-    ``g`` (``_fixed``)."""
-    a = px.reshape(groups, -1).astype(np.uint16)
-    a *= g[:, None]
-    a >>= 7
-    np.minimum(a, 255, out=a)
-    return np.asarray(a.astype(np.uint8).reshape(px.shape), dtype=np.uint8)
+    ``g`` (``_fixed``): ``min((px * g) >> 7, 255)``, in two passes (the product in 16 bits,
+    then ``(p - 63.5) / 128`` rounded to the nearest, which is ``p >> 7`` for every product
+    of a byte and a gain, saturated at 255)."""
+    a = np.multiply(px.reshape(groups, -1), g[:, None], dtype=np.uint16)
+    out = cv2.convertScaleAbs(a, alpha=1.0 / 128.0, beta=-63.5 / 128.0)
+    return np.asarray(out, dtype=np.uint8).reshape(px.shape)
 
 
 def fit_gains(

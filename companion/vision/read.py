@@ -23,14 +23,19 @@ from companion.vision.context import (
     balance_samples,
     default_context,
     reading_grids,
-    sample_raw,
     sampling_maps,
-    take_samples,
 )
 from companion.vision.light import LightFix, measure, still_fits
 from companion.vision.locate import locate_board
 from companion.vision.read_stations import classify_stations_lab8
-from companion.vision.sample import SampleMaps, U8Array
+from companion.vision.sample import (
+    Region,
+    SampleGrids,
+    SampleMaps,
+    U8Array,
+    maps_region,
+    sample_decimated,
+)
 from companion.vision.types import BoardReading
 
 log = logging.getLogger(__name__)
@@ -104,9 +109,10 @@ def read_board(
     if location is None:
         location = locate_board(image_bgr, context=ctx, store=store)
     h = np.asarray(location.homography, dtype=np.float64)
-    offsets = getattr(location, "offsets", None)
-    samples = take_samples(image_bgr, h, ctx, store=store, offsets=offsets)
-    reading, _ = read_samples(samples, ctx, profile=profile)
+    grids = reading_grids(ctx, getattr(location, "offsets", None))
+    k, maps = sampling_maps(image_bgr, h, grids)
+    raw = sample_decimated(image_bgr, k, maps, grids, store)  # as take_samples, less decimated
+    reading, _ = read_samples(balance_samples(raw, ctx), ctx, profile=profile)
     return reading
 
 
@@ -146,7 +152,9 @@ class ReadCache:
     """
 
     key: tuple[bytes, tuple[int, ...], int] | None = None  # homography (+ offsets), size, ctx
+    grids: SampleGrids | None = None  # the reading grids at this place (with its offsets)
     maps: tuple[int, SampleMaps] | None = None
+    region: Region | None = None  # the part of the frame the maps reach
     reference: U8Array | None = None  # raw patches of the last frame read in full
     reading: BoardReading | None = None
     model: SpaceModel | None = None
@@ -159,7 +167,9 @@ class ReadCache:
 
     def reset(self) -> None:
         self.key = None
+        self.grids = None
         self.maps = None
+        self.region = None
         self.reference = None
         self.reading = None
         self.model = None
@@ -204,13 +214,15 @@ class ReadCache:
         h = np.asarray(location.homography, dtype=np.float64)
         offsets = getattr(location, "offsets", None)
         key = (h.tobytes() + (offsets.key() if offsets else b""), tuple(image.shape), id(ctx))
-        grids = reading_grids(ctx, offsets)
-        if key != self.key:
+        if key != self.key or self.maps is None or self.grids is None:
             self.reset()
             self.key = key
-            self.maps = sampling_maps(image, h, grids)
+            self.grids = reading_grids(ctx, offsets)
+            self.maps = sampling_maps(image, h, self.grids)
+            self.region = maps_region(self.maps[1], self.maps[0], image.shape)
         self.frames += 1
-        raw = sample_raw(image, h, ctx, grids, maps=self.maps)
+        k, maps = self.maps
+        raw = sample_decimated(image, k, maps, self.grids, region=self.region)
         fresh = self.reused < int(ctx.cfg["live"]["max_reuse"])
         if self.reading is not None and fresh and not self.changed(raw.body, ctx):
             self.reused += 1

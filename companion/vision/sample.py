@@ -22,6 +22,7 @@ from companion.vision.geometry import BoardGeometry, FloatArray, city_grid, proj
 U8Array = npt.NDArray[np.uint8]
 
 MAP_WIDTH = 64  # columns of the stacked remap output (rows = points / MAP_WIDTH)
+REGION_PIXELS = 4_000_000  # pictures this large decimate only the part the board covers
 
 
 def white_balance_grid() -> FloatArray:
@@ -134,6 +135,68 @@ def sample_all(image: U8Array, maps: SampleMaps, grids: SampleGrids) -> RawSampl
         spaces_shape=(grids.spaces.shape[0], grids.spaces.shape[1], grids.spaces.shape[2]),
         cities_shape=(grids.cities.shape[0], grids.cities.shape[1], grids.cities.shape[2]),
     )
+
+
+@dataclass(frozen=True)
+class Region:
+    """The part of a picture that maps for its k-times decimated copy reach, in whole k x k
+    blocks (rows ``y0:y1``, columns ``x0:x1`` of the picture), and the maps moved onto the
+    decimated part. Decimating the part gives exactly the same pixels as that part of the
+    decimated whole, and every point keeps two pixels of the part around it (or the picture's
+    own edge), so sampling it gives exactly the same samples."""
+
+    k: int
+    y0: int
+    y1: int
+    x0: int
+    x1: int
+    maps: SampleMaps
+
+
+def maps_region(maps: SampleMaps, k: int, shape: tuple[int, ...]) -> Region | None:
+    """The ``Region`` of a picture of ``shape`` that ``maps`` (for its k-times decimated copy)
+    reach; None when decimating it would not save much (or nothing is decimated)."""
+    h, w = shape[0] // k, shape[1] // k
+    if k <= 1 or h < 1 or w < 1:
+        return None
+    xy = maps.xy.reshape(-1, 2)[: maps.n_points]
+    xs, ys = xy[:, 0], xy[:, 1]  # one column at a time (a reduction across rows is slow)
+    lo = np.array([xs.min(), ys.min()], dtype=np.float64)
+    hi = np.array([xs.max(), ys.max()], dtype=np.float64)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return None
+    c0 = min(max(0, int(np.floor(lo[0])) - 2), w)
+    c1 = max(min(w, int(np.ceil(hi[0])) + 3), c0)
+    r0 = min(max(0, int(np.floor(lo[1])) - 2), h)
+    r1 = max(min(h, int(np.ceil(hi[1])) + 3), r0)
+    if (c1 - c0) < 4 or (r1 - r0) < 4 or (c1 - c0) * (r1 - r0) > 0.9 * h * w:
+        return None
+    # Whole pixels off float32 positions under 2^24: exact, the same fractions.
+    shift = (float(c0), float(r0), 0.0, 0.0)  # per channel (x, y) of the float map
+    moved = np.asarray(cv2.subtract(maps.xy, shift), np.float32)  # type: ignore[call-overload]
+    return Region(k, r0 * k, r1 * k, c0 * k, c1 * k, SampleMaps(moved, maps.n_points))
+
+
+def sample_decimated(
+    image: U8Array,
+    k: int,
+    maps: SampleMaps,
+    grids: SampleGrids,
+    store: dict[int, U8Array] | None = None,
+    region: Region | None = None,
+) -> RawSamples:
+    """``sample_all(decimate(image, k, store), maps, grids)``, decimating only the part of the
+    picture the maps reach when the store does not hold the whole decimated picture already:
+    ``region`` (kept by a caller that samples many frames alike), or found here for a large
+    picture (finding it costs about as much as decimating two megapixels)."""
+    if k > 1 and (store is None or k not in store):
+        reg = region
+        if reg is None and image.shape[0] * image.shape[1] >= REGION_PIXELS:
+            reg = maps_region(maps, k, image.shape)
+        if reg is not None:
+            part = decimate(image[reg.y0 : reg.y1, reg.x0 : reg.x1], k)
+            return sample_all(part, reg.maps, grids)
+    return sample_all(decimate(image, k, store), maps, grids)
 
 
 def patch_px(h: FloatArray, grids: SampleGrids) -> float:

@@ -45,6 +45,16 @@ def test_the_light_surface_is_measured_apart_from_the_paper_colours() -> None:
     assert fit_even is not None and fit_even[1] < 0.1
 
 
+def test_gains_scale_every_byte_as_the_fixed_point_formula() -> None:
+    """Every byte times every gain the fixed point allows (0.5 to 1.99 in 1/128):
+    ``min((byte * gain) >> 7, 255)``, on this OpenCV and numpy."""
+    gains = np.arange(64, 256, dtype=np.uint16)
+    px = np.tile(np.arange(256, dtype=np.uint8), (len(gains), 3)).reshape(-1, 3)
+    got = light._scaled(px, len(gains), gains).reshape(len(gains), -1)
+    wide = px.reshape(len(gains), -1).astype(np.int64) * gains[:, None].astype(np.int64)
+    assert np.array_equal(got, np.minimum(wide >> 7, 255))
+
+
 def _top(renderer: BoardRenderer, seed: int) -> tuple[np.ndarray, np.ndarray]:
     board = renderer.render_board(Scene(seed=seed), 2000)
     h, w = board.shape[:2]

@@ -1,0 +1,62 @@
+"""Sampling only the part of a picture the board covers gives the very samples of the whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.context import ReadContext, make_context, sampling_maps
+from companion.vision.geometry import corners_homography
+from companion.vision.sample import decimate, maps_region, sample_all, sample_decimated
+
+
+@pytest.fixture(scope="module")
+def ctx() -> ReadContext:
+    return make_context()
+
+
+def _picture(h: int, w: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("corners", "size", "part"),
+    [
+        ([[700, 400], [3300, 520], [3150, 2500], [820, 2350]], (4000, 3000), True),  # 12 MP
+        ([[200, 60], [1720, 40], [1750, 1040], [170, 1050]], (1920, 1080), True),  # live
+        ([[-400, 100], [1500, 80], [1520, 1070], [-380, 1075]], (1920, 1080), True),  # cut off
+        ([[2, 2], [1917, 3], [1915, 1077], [3, 1076]], (1921, 1083), True),  # odd size
+        ([[-60, 40], [1900, -30], [1985, 1050], [10, 1110]], (1920, 1080), False),  # all of it
+    ],
+)
+def test_a_region_samples_exactly_as_the_whole_picture(
+    ctx: ReadContext, corners: list[list[float]], size: tuple[int, int], part: bool
+) -> None:
+    w, h = size
+    image = _picture(h, w, w + int(corners[0][0]))
+    hom = corners_homography(np.array(corners, dtype=np.float64))
+    k, maps = sampling_maps(image, hom, ctx.grids)
+    assert k > 1
+    region = maps_region(maps, k, image.shape)
+    assert (region is not None) == part  # taken only where it saves decimating
+    if region is not None:
+        assert region.y0 % k == 0 and region.x0 % k == 0
+        assert (region.y1 - region.y0) * (region.x1 - region.x0) < 0.9 * h * w
+    whole = sample_all(decimate(image, k), maps, ctx.grids)
+    for got in (
+        sample_decimated(image, k, maps, ctx.grids, region=region),  # as a ReadCache does
+        sample_decimated(image, k, maps, ctx.grids),  # found here for a large picture
+    ):
+        assert np.array_equal(got.body, whole.body)
+        assert np.array_equal(got.wb, whole.wb)
+
+
+def test_a_stored_decimation_is_used_as_it_is(ctx: ReadContext) -> None:
+    image = _picture(1080, 1920, 3)
+    hom = corners_homography(np.array([[300, 120], [1620, 100], [1650, 980], [270, 1000.0]]))
+    k, maps = sampling_maps(image, hom, ctx.grids)
+    store: dict[int, np.ndarray] = {}
+    small = decimate(image, k, store)
+    got = sample_decimated(image, k, maps, ctx.grids, store)
+    assert np.array_equal(got.body, sample_all(small, maps, ctx.grids).body)
