@@ -55,6 +55,11 @@ class SampleGrids:
             [self.wb.reshape(-1, 2), self.spaces.reshape(-1, 2), self.cities.reshape(-1, 2)]
         )
 
+    @cached_property
+    def ends(self) -> FloatArray:
+        """(2, n_spaces, ny, 2): the first and the last column of every space patch."""
+        return np.ascontiguousarray(np.stack([self.spaces[:, :, 0], self.spaces[:, :, -1]]))
+
 
 def shifted_grids(
     grids: SampleGrids, spaces: FloatArray, cities: FloatArray | None = None
@@ -201,11 +206,10 @@ def sample_decimated(
 
 def patch_px(h: FloatArray, grids: SampleGrids) -> float:
     """Image pixels per patch pixel along a space (median over spaces) under ``h``."""
-    boxes = grids.spaces
-    p0 = project(h, boxes[:, :, 0, :])
-    p1 = project(h, boxes[:, :, -1, :])
-    along = float(np.median(np.hypot(*(p1 - p0).reshape(-1, 2).T)))
-    return along / float(max(1, boxes.shape[2] - 1))
+    ends = project(h, grids.ends)
+    d = (ends[1] - ends[0]).reshape(-1, 2)
+    along = float(np.median(np.hypot(d[:, 0], d[:, 1])))
+    return along / float(max(1, grids.spaces.shape[2] - 1))
 
 
 def decimate(image: U8Array, k: int, store: dict[int, U8Array] | None = None) -> U8Array:
