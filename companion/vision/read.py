@@ -111,7 +111,7 @@ def read_board(
     h = np.asarray(location.homography, dtype=np.float64)
     grids = reading_grids(ctx, getattr(location, "offsets", None))
     k, maps = sampling_maps(image_bgr, h, grids)
-    raw = sample_decimated(image_bgr, k, maps, grids, store)  # as take_samples, less decimated
+    raw = sample_decimated(image_bgr, k, maps, grids, store, h=h)  # as take_samples did
     reading, _ = read_samples(balance_samples(raw, ctx), ctx, profile=profile)
     return reading
 

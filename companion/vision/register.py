@@ -27,9 +27,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.context import ReadContext, sample_raw
+from companion.vision.context import ReadContext, sampling_maps
 from companion.vision.geometry import FloatArray, project
-from companion.vision.sample import SampleGrids, U8Array, shifted_grids
+from companion.vision.sample import SampleGrids, U8Array, sample_decimated, shifted_grids
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +189,8 @@ def _shifts(
         centre = centre + offsets
         grids = shifted_grids(grids, offsets)
     n, ny, nx, _ = ctx.grids.spaces.shape
-    raw = sample_raw(image, h, ctx, grids, store=store)
+    k, maps = sampling_maps(image, h, grids)  # as context.sample_raw, less decimated
+    raw = sample_decimated(image, k, maps, grids, store, h=h)
     px = raw.body[: raw.n_space_px]
     gray = np.add(px[:, 0], px[:, 1], dtype=np.uint16)
     gray += px[:, 2]

@@ -10,7 +10,7 @@ output is cut back into its parts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import cv2
@@ -38,6 +38,8 @@ class SampleGrids:
     spaces: FloatArray  # (n_spaces, ny, nx, 2)
     cities: FloatArray  # (n_cities, nc, nc, 2)
     wb: FloatArray  # (gy, gx, 2) white-balance points
+    # (4,) min u, min v, max u, max v holding every point, when known (``bounds``)
+    outer: FloatArray | None = field(default=None, compare=False)
 
     @property
     def counts(self) -> tuple[int, int, int]:
@@ -56,6 +58,15 @@ class SampleGrids:
         )
 
     @cached_property
+    def bounds(self) -> FloatArray:
+        """(4,): min u, min v, max u, max v of a rectangle that holds every point."""
+        if self.outer is not None:
+            return self.outer
+        pts = self.points
+        u, v = pts[:, 0], pts[:, 1]
+        return np.array([u.min(), v.min(), u.max(), v.max()], dtype=np.float64)
+
+    @cached_property
     def ends(self) -> FloatArray:
         """(2, n_spaces, ny, 2): the first and the last column of every space patch."""
         return np.ascontiguousarray(np.stack([self.spaces[:, :, 0], self.spaces[:, :, -1]]))
@@ -66,10 +77,14 @@ def shifted_grids(
 ) -> SampleGrids:
     """The same grids with every space's (and city's, when given) points moved by its own
     offset (board points, (n_spaces, 2) and (n_cities, 2))."""
+    reach = float(np.abs(spaces).max(initial=0.0))
+    if cities is not None:
+        reach = max(reach, float(np.abs(cities).max(initial=0.0)))
     return SampleGrids(
         spaces=grids.spaces + spaces[:, None, None, :],
         cities=grids.cities if cities is None else grids.cities + cities[:, None, None, :],
         wb=grids.wb,
+        outer=grids.bounds + np.array([-reach, -reach, reach, reach]),
     )
 
 
@@ -142,6 +157,65 @@ def sample_all(image: U8Array, maps: SampleMaps, grids: SampleGrids) -> RawSampl
     )
 
 
+Span = tuple[int, int, int, int]  # rows r0:r1, columns c0:c1 of a decimated picture
+
+
+def _span(lo: FloatArray, hi: FloatArray, h: int, w: int, margin: int) -> Span | None:
+    """The pixels from ``lo`` to ``hi`` (x, y) with ``margin`` more around, within h x w."""
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return None
+    if hi[0] < -margin or hi[1] < -margin or lo[0] > w + margin or lo[1] > h + margin:
+        return None
+    c0 = min(max(0, int(np.floor(lo[0])) - margin), w)
+    c1 = max(min(w, int(np.ceil(hi[0])) + margin + 1), c0)
+    r0 = min(max(0, int(np.floor(lo[1])) - margin), h)
+    r1 = max(min(h, int(np.ceil(hi[1])) + margin + 1), r0)
+    return r0, r1, c0, c1
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (
+        outer[0] <= inner[0]
+        and inner[1] <= outer[1]
+        and outer[2] <= inner[2]
+        and (inner[3] <= outer[3])
+    )
+
+
+def _area(span: Span) -> int:
+    return (span[1] - span[0]) * (span[3] - span[2])
+
+
+def maps_span(maps: SampleMaps, h: int, w: int) -> Span | None:
+    """Where ``maps`` sample a picture of h x w pixels, two pixels around every point."""
+    xy = maps.xy.reshape(-1, 2)[: maps.n_points]
+    xs, ys = xy[:, 0], xy[:, 1]  # one column at a time (a reduction across rows is slow)
+    lo = np.array([xs.min(), ys.min()], dtype=np.float64)
+    hi = np.array([xs.max(), ys.max()], dtype=np.float64)
+    return _span(lo, hi, h, w, 2)
+
+
+def board_span(hom: FloatArray, grids: SampleGrids, h: int, w: int) -> Span | None:
+    """Where ``grids`` under ``hom`` sample a picture of h x w pixels, two pixels around every
+    point: the image of the rectangle holding them (the points lie inside it; None when the
+    board's plane crosses the camera's horizon there)."""
+    u0, v0, u1, v1 = (float(x) for x in grids.bounds)
+    rect = np.array([[u0, v0], [u1, v0], [u1, v1], [u0, v1]])
+    depth = rect @ hom[2, :2] + hom[2, 2]
+    if not (np.all(depth > 1e-12) or np.all(depth < -1e-12)):
+        return None
+    img = project(hom, rect)
+    return _span(img.min(axis=0), img.max(axis=0), h, w, 3)
+
+
+def moved_maps(maps: SampleMaps, r0: int, c0: int) -> SampleMaps:
+    """``maps`` for the part of the picture from row r0 and column c0 on. Whole pixels off
+    float32 positions under 2^24: exact, the same fractions."""
+    shift = (float(c0), float(r0), 0.0, 0.0)  # per channel (x, y) of the float map
+    moved = np.asarray(cv2.subtract(maps.xy, shift), np.float32)  # type: ignore[call-overload]
+    return SampleMaps(moved, maps.n_points)
+
+
 @dataclass(frozen=True)
 class Region:
     """The part of a picture that maps for its k-times decimated copy reach, in whole k x k
@@ -164,22 +238,23 @@ def maps_region(maps: SampleMaps, k: int, shape: tuple[int, ...]) -> Region | No
     h, w = shape[0] // k, shape[1] // k
     if k <= 1 or h < 1 or w < 1:
         return None
-    xy = maps.xy.reshape(-1, 2)[: maps.n_points]
-    xs, ys = xy[:, 0], xy[:, 1]  # one column at a time (a reduction across rows is slow)
-    lo = np.array([xs.min(), ys.min()], dtype=np.float64)
-    hi = np.array([xs.max(), ys.max()], dtype=np.float64)
-    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+    span = maps_span(maps, h, w)
+    if span is None or min(span[1] - span[0], span[3] - span[2]) < 4 or _area(span) > 0.9 * h * w:
         return None
-    c0 = min(max(0, int(np.floor(lo[0])) - 2), w)
-    c1 = max(min(w, int(np.ceil(hi[0])) + 3), c0)
-    r0 = min(max(0, int(np.floor(lo[1])) - 2), h)
-    r1 = max(min(h, int(np.ceil(hi[1])) + 3), r0)
-    if (c1 - c0) < 4 or (r1 - r0) < 4 or (c1 - c0) * (r1 - r0) > 0.9 * h * w:
+    r0, r1, c0, c1 = span
+    return Region(k, r0 * k, r1 * k, c0 * k, c1 * k, moved_maps(maps, r0, c0))
+
+
+def _stored_part(store: dict[int, U8Array] | None, k: int) -> tuple[U8Array, Span] | None:
+    """The decimated part of the picture kept in ``store`` (under -k, its span under
+    -k - PART_KEY) by ``sample_decimated``."""
+    if store is None or -k not in store:
         return None
-    # Whole pixels off float32 positions under 2^24: exact, the same fractions.
-    shift = (float(c0), float(r0), 0.0, 0.0)  # per channel (x, y) of the float map
-    moved = np.asarray(cv2.subtract(maps.xy, shift), np.float32)  # type: ignore[call-overload]
-    return Region(k, r0 * k, r1 * k, c0 * k, c1 * k, SampleMaps(moved, maps.n_points))
+    span = store[-k - PART_KEY].view(np.int64)
+    return store[-k], (int(span[0]), int(span[1]), int(span[2]), int(span[3]))
+
+
+PART_KEY = 1_000_000
 
 
 def sample_decimated(
@@ -189,19 +264,45 @@ def sample_decimated(
     grids: SampleGrids,
     store: dict[int, U8Array] | None = None,
     region: Region | None = None,
+    h: FloatArray | None = None,
 ) -> RawSamples:
     """``sample_all(decimate(image, k, store), maps, grids)``, decimating only the part of the
-    picture the maps reach when the store does not hold the whole decimated picture already:
-    ``region`` (kept by a caller that samples many frames alike), or found here for a large
-    picture (finding it costs about as much as decimating two megapixels)."""
-    if k > 1 and (store is None or k not in store):
-        reg = region
-        if reg is None and image.shape[0] * image.shape[1] >= REGION_PIXELS:
-            reg = maps_region(maps, k, image.shape)
-        if reg is not None:
-            part = decimate(image[reg.y0 : reg.y1, reg.x0 : reg.x1], k)
-            return sample_all(part, reg.maps, grids)
-    return sample_all(decimate(image, k, store), maps, grids)
+    picture the maps reach when the store does not hold the whole decimated picture: ``region``
+    (kept by a caller that samples many frames alike), or, for a large picture, the part the
+    board covers under ``h`` (the homography the maps were made with; without it, found from
+    the maps), kept in ``store`` with a margin for the next samplings of the same board."""
+    if k <= 1 or (store is not None and k in store):
+        return sample_all(decimate(image, k, store), maps, grids)
+    if region is not None:
+        part = decimate(image[region.y0 : region.y1, region.x0 : region.x1], k)
+        return sample_all(part, region.maps, grids)
+    hk, wk = image.shape[0] // k, image.shape[1] // k
+    if image.shape[0] * image.shape[1] < REGION_PIXELS or hk < 8 or wk < 8:
+        return sample_all(decimate(image, k, store), maps, grids)
+    if h is not None:
+        need = board_span(decimated_homography(h, k), grids, hk, wk)
+    else:
+        need = maps_span(maps, hk, wk)
+    kept = _stored_part(store, k)
+    if kept is None or need is None or not _within(need, kept[1]):
+        if need is None:
+            return sample_all(decimate(image, k, store), maps, grids)
+        m = 4 + int(0.03 * max(hk, wk))  # a margin for the next samplings (the board nudged)
+        wide = (
+            max(0, need[0] - m),
+            min(hk, need[1] + m),
+            max(0, need[2] - m),
+            min(wk, need[3] + m),
+        )
+        if _area(wide) > 0.8 * hk * wk:
+            return sample_all(decimate(image, k, store), maps, grids)
+        r0, r1, c0, c1 = wide
+        kept = (decimate(image[r0 * k : r1 * k, c0 * k : c1 * k], k), wide)
+        if store is not None:
+            store[-k] = kept[0]
+            store[-k - PART_KEY] = np.array(wide, dtype=np.int64).view(np.uint8)
+    part, (r0, _, c0, _) = kept
+    return sample_all(part, moved_maps(maps, r0, c0), grids)
 
 
 def patch_px(h: FloatArray, grids: SampleGrids) -> float:

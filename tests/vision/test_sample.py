@@ -7,7 +7,13 @@ import pytest
 
 from companion.vision.context import ReadContext, make_context, sampling_maps
 from companion.vision.geometry import corners_homography
-from companion.vision.sample import decimate, maps_region, sample_all, sample_decimated
+from companion.vision.sample import (
+    decimate,
+    maps_region,
+    sample_all,
+    sample_decimated,
+    shifted_grids,
+)
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +66,26 @@ def test_a_stored_decimation_is_used_as_it_is(ctx: ReadContext) -> None:
     small = decimate(image, k, store)
     got = sample_decimated(image, k, maps, ctx.grids, store)
     assert np.array_equal(got.body, sample_all(small, maps, ctx.grids).body)
+
+
+def test_a_large_picture_is_decimated_where_the_board_is_and_kept(ctx: ReadContext) -> None:
+    """A 12 MP picture, the board on part of it: decimated there only, kept in the store for
+    the next samplings of the same board (moved a little, with local shifts), and each gives
+    the samples of the whole decimated picture."""
+    image = _picture(3000, 4000, 12)
+    corners = np.array([[900, 700], [3100, 640], [3000, 2300], [1000, 2360.0]])
+    store: dict[int, np.ndarray] = {}
+    shifts = np.random.default_rng(4).normal(0, 0.002, (ctx.grids.spaces.shape[0], 2))
+    cities = np.zeros((ctx.grids.cities.shape[0], 2))
+    grids = [ctx.grids, ctx.grids, shifted_grids(ctx.grids, shifts, cities)]
+    for nudge, g in zip((0.0, 12.0, -9.0), grids, strict=True):
+        hom = corners_homography(corners + nudge)
+        k, maps = sampling_maps(image, hom, g)
+        assert k > 1
+        got = sample_decimated(image, k, maps, g, store, h=hom)
+        whole = sample_all(decimate(image, k), maps, g)
+        assert np.array_equal(got.body, whole.body)
+        assert np.array_equal(got.wb, whole.wb)
+        assert k not in store  # the whole picture was never decimated
+        part = store[-k]
+        assert part.shape[0] * part.shape[1] < 0.8 * (3000 // k) * (4000 // k)
