@@ -238,17 +238,17 @@ def _outline_candidates(work: U8Array, cfg: dict[str, Any]) -> list[FloatArray]:
     # table's colour still has a closed edge all round). Its largest region only, tried first.
     free = cv2.bitwise_not(edges)
     first: list[Any] = []
-    n_lab, lab = cv2.connectedComponents(free, connectivity=4)
-    if n_lab > 1:
-        outside = np.zeros(n_lab, np.uint8)
-        outside[np.r_[lab[0], lab[-1], lab[:, 0], lab[:, -1]]] = 1
-        outside[0] = 0  # label 0 is the edges themselves
-        if outside.any():
-            keep = np.where(outside > 0, 0, 255).astype(np.uint8)[lab]
-            keep = cv2.morphologyEx(keep, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-            contours, _ = cv2.findContours(keep, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            if contours:
-                first.append(max(contours, key=cv2.contourArea))
+    if free[0].any() or free[-1].any() or free[:, 0].any() or free[:, -1].any():
+        # The free parts reaching the border (4-connected): one flood from a free frame
+        # drawn around the picture.
+        framed = cv2.copyMakeBorder(free, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=255)
+        flood = np.zeros((framed.shape[0] + 2, framed.shape[1] + 2), np.uint8)
+        cv2.floodFill(framed, flood, (0, 0), 128, flags=4)
+        keep = cv2.compare(framed[1:-1, 1:-1], 128, cv2.CMP_NE)  # type: ignore[call-overload]
+        keep = cv2.morphologyEx(keep, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+        contours, _ = cv2.findContours(keep, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if contours:
+            first.append(max(contours, key=cv2.contourArea))
     # Regions enclosed by edges, and bright/dark/saturated splits of the picture.
     masks.append(free)
     for chan in (gray, hsv[..., 1]):
