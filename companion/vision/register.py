@@ -130,6 +130,8 @@ class _Frames:
     d_along: FloatArray
     d_across: FloatArray
     grids: SampleGrids
+    gaps: FloatArray  # (n_spaces, n_spaces) distances between space centres, isotropic
+    city_gaps: FloatArray  # (n_cities, n_spaces) from each city's spot to each space centre
 
 
 _FRAMES: dict[int, tuple[ReadContext, _Frames]] = {}
@@ -141,7 +143,11 @@ def _frames(ctx: ReadContext) -> _Frames:
         return got[1]
     centre, d_along, d_across = _space_frames(ctx)
     grids = SampleGrids(spaces=ctx.grids.spaces, cities=ctx.grids.cities[:0], wb=ctx.grids.wb)
-    frames = _Frames(centre, d_along, d_across, grids)
+    iso = np.array([ctx.geometry.aspect, 1.0])  # board points -> isotropic units
+    gaps = np.hypot(*((centre[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
+    spots = np.array([[c.u, c.v] for c in (ctx.geometry.cities[i] for i in ctx.geometry.city_ids)])
+    city_gaps = np.hypot(*((spots[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
+    frames = _Frames(centre, d_along, d_across, grids, gaps, city_gaps)
     if len(_FRAMES) >= 8:  # contexts are few; never grow unbounded
         _FRAMES.clear()
     _FRAMES[id(ctx)] = (ctx, frames)
@@ -215,7 +221,6 @@ def local_offsets(
     a = ctx.geometry.aspect
     iso = np.array([a, 1.0])  # board points -> isotropic units
     k = int(cfg["local_neighbours"])
-    gaps = np.hypot(*((centre[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
     width = float(np.median(np.hypot(*(d_across * iso).T))) * ctx.grids.spaces.shape[1]
     box = width / ctx.layout.scale_wid  # a box's width, isotropic board units
     spaces = np.zeros_like(centre)
@@ -228,15 +233,13 @@ def local_offsets(
         if measured < int(cfg["min_spaces"]):
             return None
         shift = (seen - centre - spaces)[ok]
-        spaces = spaces + np.median(shift[_nearest(gaps[:, ok], k)], axis=1)
+        spaces = spaces + np.median(shift[_nearest(fr.gaps[:, ok], k)], axis=1)
     # Shifts within the measurements' own noise are taken as none (shrunk by ``local_dead``
     # box widths), the rest capped at ``local_cap``.
     size = np.hypot(*(spaces * iso).T)
     dead, cap = float(cfg["local_dead"]) * box, float(cfg["local_cap"]) * box
     spaces *= (np.clip(size - dead, 0.0, cap) / np.maximum(size, 1e-12))[:, None]
-    spots = np.array([[c.u, c.v] for c in (ctx.geometry.cities[i] for i in ctx.geometry.city_ids)])
-    cdist = np.hypot(*((spots[:, None, :] - centre[None, :, :]) * iso).transpose(2, 0, 1))
-    cities = np.median(spaces[_nearest(cdist, k)], axis=1)
+    cities = np.median(spaces[_nearest(fr.city_gaps, k)], axis=1)
     return LocalOffsets(
         np.asarray(spaces, dtype=np.float64), np.asarray(cities, dtype=np.float64), measured
     )
