@@ -38,7 +38,6 @@ from companion.vision.classify import (
     log_softmax,
     model_to_config,
     space_features,
-    white_balance_gains,
     window_penalty,
 )
 from companion.vision.context import ReadContext, Samples, make_context, sample_raw, take_samples
@@ -46,6 +45,7 @@ from companion.vision.geometry import corners_homography
 from companion.vision.read import read_samples
 from companion.vision.read_stations import decide_stations, station_fractions_lab8
 from companion.vision.register import refine_registration
+from companion.vision.tone import white_balance_gains
 from companion.vision.types import PLAYER_COLORS
 
 ROOT = Path(__file__).resolve().parents[1]

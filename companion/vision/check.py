@@ -129,6 +129,7 @@ class RouteEvidence:
     choice: IntArray  # hypothesis index as seen (0 free, 1.. PLAYER_COLORS)
     confidence: FloatArray  # probability of that hypothesis, the route on its own
     mixed: BoolArray  # its spaces, each on its own, do not all show the chosen hypothesis
+    shown: BoolArray  # (n_routes, 6): the hypotheses its spaces show on their own
     weakest: FloatArray  # claimed routes: min over spaces of log p(colour) - log p(free)
     hidden: FloatArray  # free routes printed in a player colour: max over spaces of
     # log p(train of the printed colour) - log p(free); -inf elsewhere
@@ -185,6 +186,7 @@ def route_evidence(scores: FloatArray, info: SpaceLayoutInfo, temperature: float
         choice=choice,
         confidence=np.asarray(conf, dtype=np.float64),
         mixed=mixed,
+        shown=seen,
         weakest=weakest,
         hidden=hidden,
     )
@@ -230,6 +232,12 @@ def assess(
     like = print_like(model, cfg.print_like_radius)
     # Trains hidden on their own print are looked for only in the colours seen playing.
     playing = {c for c in routes.values() if c is not None}
+    # A space that shows on its own what its route was not read as: free, or a colour seen
+    # playing (a lone space of a colour nowhere else on the board is the print's own look).
+    plays = np.array([h is None or h in playing for h in HYPOTHESES])
+    disagree = ev.shown & plays[None, :]
+    disagree[np.arange(len(ids)), ev.choice] = False
+    mixed = disagree.any(axis=1)
     for k, rid in enumerate(ids):
         c = routes[rid]
         unsure = ev.confidence[k] < cfg.route_confidence
@@ -241,7 +249,7 @@ def assess(
         look_alike = c is not None and c in like.get(printed, frozenset())
         hidden = printed in playing and ev.hidden[k] > cfg.hidden_margin
         if (
-            ev.mixed[k]
+            mixed[k]
             or (look_alike and ev.weakest[k] < cfg.claim_margin)
             or (c is None and hidden and not profiled)
             or (c is None and unexplained[k])

@@ -38,6 +38,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.adapt import plastic_offsets, same_colour_terms
+from companion.vision.tone import tone_table as tone_table  # (moved to tone.py; old path kept)
+from companion.vision.tone import white_balance_gains as white_balance_gains
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -85,51 +88,6 @@ def to_lab(patches: U8Array, exact: bool = False) -> FloatArray:
         lab_f = cv2.cvtColor(flat.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
         return np.asarray(lab_f, dtype=np.float64).reshape(shape)
     return lab8_to_float(lab8(patches))
-
-
-def white_balance_gains(board_samples: U8Array, target: float, percentile: float) -> FloatArray:
-    """Per-channel gains that bring the board's bright paper to ``target`` (used by the tuning
-    tool to put the reference photos on one footing before measuring the tone reference)."""
-    px = board_samples.reshape(-1, 3).astype(np.float64)
-    white = np.percentile(px, percentile, axis=0)
-    return np.asarray(target / np.maximum(white, 1.0), dtype=np.float64)
-
-
-def tone_table(
-    paper: U8Array,
-    percentiles: list[float],
-    reference: FloatArray,
-    slopes: tuple[float, float] = (0.4, 2.5),
-) -> npt.NDArray[np.uint8]:
-    """(1, 256, 3) lookup table that maps this picture's board paper onto the reference tones.
-
-    ``paper`` (m, 3) BGR: points of the board off every track and city (pale paper, sea,
-    land: the same printed picture on every board, whatever is played on it). Per channel, the
-    paper's ``percentiles`` are sent to ``reference`` (len(percentiles), 3), piecewise linearly
-    between them and towards 0 and 255 beyond: white balance, exposure, contrast and the
-    camera's tone curve corrected together, on the board's own paper. Every piece's slope is
-    kept within ``slopes`` (a paper that does not spread like the board's, a picture burnt
-    out, must not be stretched into nonsense); the curve is anchored at the brightest
-    reference tone (the paper's white) and built outwards from it."""
-    px = paper.reshape(-1, 3).astype(np.float64)
-    q = np.percentile(px, percentiles, axis=0)  # (k, 3)
-    x = np.arange(256, dtype=np.float64)
-    lut = np.empty((1, 256, 3), dtype=np.uint8)
-    lo, hi = slopes
-    for c in range(3):
-        xs = np.r_[0.0, q[:, c], 255.0]
-        ys = np.r_[0.0, reference[:, c], 255.0]
-        xs = np.maximum.accumulate(xs + 1e-3 * np.arange(len(xs)))  # strictly increasing
-        dx = np.diff(xs)
-        slope = np.clip(np.diff(ys) / dx, lo, hi)
-        top = len(xs) - 2  # the brightest reference tone: the anchor
-        knots = np.empty_like(ys)
-        knots[top] = ys[top]
-        knots[top + 1] = ys[top] + slope[top] * dx[top]
-        for k in range(top - 1, -1, -1):
-            knots[k] = knots[k + 1] - slope[k] * dx[k]
-        lut[0, :, c] = np.clip(np.interp(x, xs, knots) + 0.5, 0, 255).astype(np.uint8)
-    return lut
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,10 +380,24 @@ class SpaceModel:
     em_prior_weight: float
     em_confidence: float
     route_temperature: float
+    # Learnt on each picture (``adapt.py``; section ``adapt``): the same-colour terms from
+    # these cues (indices in CUE_FEATURES), once seen on ``same_min_spaces`` spaces both ways,
+    # times ``same_weight``; the plastic priors shifted with their print in these colour
+    # features (indices in COLOUR_FEATURES)
+    same_cues: tuple[int, ...] = ()
+    same_weight: float = 0.5
+    same_min_spaces: int = 3
+    same_var_floor: float = 1.0
+    same_shrink: float = 0.0
+    shift_channels: tuple[int, ...] = ()
+    # (5, n_colour_features) added to the plastic means for the spaces (not the stations):
+    # the print's shift on this picture (``adapt.plastic_offsets``); None before adapting
+    plastic_offset: FloatArray | None = None
 
 
 def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
     m = cfg["space_model"]
+    a = m.get("adapt", {})
     if tuple(m["colour_features"]) != COLOUR_FEATURES or tuple(m["cues"]) != CUE_FEATURES:
         raise ValueError("vision.json space_model features do not match this code's features")
     return SpaceModel(
@@ -445,6 +417,12 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
         em_prior_weight=float(m["em_prior_weight"]),
         em_confidence=float(m["em_confidence"]),
         route_temperature=float(m["route_temperature"]),
+        same_cues=tuple(CUE_FEATURES.index(c) for c in a.get("same_cues", [])),
+        same_weight=float(m.get("same_weight", 0.5)),
+        same_min_spaces=int(a.get("same_min_spaces", 3)),
+        same_var_floor=float(a.get("same_var_floor", 1.0)),
+        same_shrink=float(a.get("same_shrink", 0.0)),
+        shift_channels=tuple(COLOUR_FEATURES.index(c) for c in a.get("shift_with_print", [])),
     )
 
 
@@ -517,6 +495,15 @@ class SpaceLayoutInfo:
         return np.asarray(pc[:, None] == np.array(PLAYER_COLORS)[None, :], dtype=np.bool_)
 
     @cached_property
+    def own_colour(self) -> npt.NDArray[np.int64]:
+        """(n,) the index in PLAYER_COLORS of the space's printed colour, -1 when no player
+        has that colour."""
+        return np.array(
+            [PLAYER_COLORS.index(c) if c in PLAYER_COLORS else -1 for c in self.printed_colors],
+            dtype=np.int64,
+        )
+
+    @cached_property
     def printed_index(self) -> tuple[list[str], npt.NDArray[np.int64]]:
         """The distinct printed colours and each space's index among them."""
         names = sorted(set(self.printed_colors))
@@ -541,7 +528,10 @@ def distances(
     n = feats.printed.shape[0]
     dist = np.empty((n, len(HYPOTHESES)))
     inv = 1.0 / model.scale
-    mus = (np.stack([model.plastic[c] for c in PLAYER_COLORS]) * inv).astype(np.float32)
+    plastic = np.stack([model.plastic[c] for c in PLAYER_COLORS])
+    if model.plastic_offset is not None:
+        plastic = plastic + model.plastic_offset
+    mus = (plastic * inv).astype(np.float32)
     # Feature-major float32 (4, n, w): one pass per feature and colour over (n, w).
     wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
     pen = penalty.astype(np.float32)
@@ -704,7 +694,33 @@ def _adapt(
             printed[c] = mu
         else:
             printed[c] = np.asarray((psums[i] + k * mu) / (pcounts[i] + k), dtype=np.float64)
-    return replace(current, plastic=plastic, printed=printed)
+    shift = np.stack(
+        [
+            printed[c] - prior.printed[c] if c in printed else np.zeros_like(prior.plastic[c])
+            for c in PLAYER_COLORS
+        ]
+    )
+    offset = plastic_offsets(shift, counts, k, prior.shift_channels)
+    # The same-colour terms: trains read with confidence, and free spaces printed in a player
+    # colour read with confidence.
+    trains = np.full(n, -1, dtype=np.int64)
+    trains[idx] = colour
+    prints = np.full(n, -1, dtype=np.int64)
+    own = info.own_colour
+    free = sure & (j == 0) & (own >= 0)
+    prints[free] = own[free]
+    same = same_colour_terms(
+        clip_cues(feats.cues, prior),
+        trains,
+        prints,
+        prior.same_coef,
+        prior.same_cues,
+        prior.same_weight,
+        prior.same_min_spaces,
+        prior.same_var_floor,
+        prior.same_shrink,
+    )
+    return replace(current, plastic=plastic, printed=printed, plastic_offset=offset, same_coef=same)
 
 
 def classify_spaces(
@@ -727,7 +743,7 @@ def classify_spaces(
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     while True:
         dist, best = distances(feats, info, current, penalty)
-        scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, model.same_coef)
+        scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, current.same_coef)
         lp = log_softmax(scores)
         choice, conf = decide_route_matrix(
             route_log_prob_matrix(lp, info, model.route_temperature), info

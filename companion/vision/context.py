@@ -27,7 +27,6 @@ from companion.vision.classify import (
     load_vision_config,
     make_windows,
     model_from_config,
-    tone_table,
 )
 from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
 from companion.vision.light import LightFix, apply, measure
@@ -46,6 +45,7 @@ from companion.vision.sample import (
     shifted_grids,
     subset_grids,
 )
+from companion.vision.tone import tone_table
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,7 @@ def default_context() -> ReadContext:
 class Samples:
     spaces: U8Array  # tone-mapped space patches (n, ny, nx, 3) BGR
     cities: U8Array  # tone-mapped city patches (n, k, k, 3) BGR
-    tone: U8Array  # the (1, 256, 3) lookup table that mapped them (``classify.tone_table``)
+    tone: U8Array  # the (1, 256, 3) lookup table that mapped them (``tone.tone_table``)
     spaces_lab: U8Array | None = None  # the same as OpenCV 8-bit Lab (when asked for)
     cities_lab: U8Array | None = None
     raw: U8Array | None = None  # spaces then cities (n_px, 3) BGR before white balance

@@ -265,13 +265,11 @@ def test_a_free_reading_its_print_does_not_explain_is_listed(ctx: ReadContext) -
     assert listed()
 
 
-def test_dull_colour_trains_read_free_are_listed(ctx: ReadContext) -> None:
-    """Red and yellow trains on grey routes in a picture with dull colour processing
-    (saturation x0.6, seeded render): what reads free is on the check list (neither the grey
-    print nor any plastic explains it), and the list holds little else than the 12 claimed
-    routes."""
-    import cv2  # noqa: F401  (the renderer needs it)
-
+def test_dull_colour_processing_reads_the_trains_or_lists_them(ctx: ReadContext) -> None:
+    """Trains of all five colours on grey routes in a picture with dull colour processing
+    (saturation x0.6, seeded render): each plastic's prior moves with its own print's shift, so
+    the trains are read (two mistakes at most; before that, 8 of 12), every mistake is on the
+    check list, and the list stays short."""
     from companion.sim.perturb import saturation
     from companion.sim.render import BoardRenderer, Scene
     from companion.vision.context import take_samples
@@ -281,12 +279,12 @@ def test_dull_colour_trains_read_free_are_listed(ctx: ReadContext) -> None:
     renderer = BoardRenderer()
     gb = renderer.geometry
     grey = [r for r in gb.drawable_routes() if gb.routes[r].color == "grey"][:12]
-    scene = Scene(routes={r: ("red", "yellow")[i % 2] for i, r in enumerate(grey)}, seed=5)
+    scene = Scene(routes={r: PLAYER_COLORS[i % 5] for i, r in enumerate(grey)}, seed=5)
     board = saturation(renderer.render_board(scene, 2000), 0.6)
     h, w = board.shape[:2]
     loc = BoardLocation.from_corners(np.array([[0, 0], [w, 0], [w, h], [0, h]], float), (w, h))
     reading, _ = read_samples(take_samples(board, loc.homography, ctx), ctx)
     wrong = [r for r, c in reading.routes.items() if c != scene.routes.get(r)]
-    assert wrong  # the case is hard: some trains do read free
+    assert len(wrong) <= 2, wrong
     assert set(wrong) <= set(reading.check), [r for r in wrong if r not in reading.check]
-    assert len(reading.check) <= len(grey) + 4, reading.check
+    assert len(reading.check) <= 12, reading.check
