@@ -9,6 +9,10 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 * rendered sets (seeded, the project's own renderer, read at the true corners): empty boards under
   neutral, warm, very warm, cool and uneven light, top-down and at an angle; doubles with one
   colour on both lanes; trains on routes printed in their own colour; whole boards 1,100 px wide;
+  whole boards under a lamp to one side and with dull colour processing (saturation x0.6). Every
+  silent error is explained: per space, the margin of the truth over what was read and its terms
+  (colour distances to the class means as adapted on the picture, the printed bias, the four
+  colour-free cues, the same-colour relief term);
 * with a table profile: each rendered camera first looks at the empty board (the profile), then
   at the game under the same view (and a little warmer light); the shared photos with the blank
   photo as the profile of the others. Accuracy before / after.
