@@ -9,6 +9,8 @@ Cases (seeded, built in memory):
 * ``live``, ``live+profile``: a rendered 1080p frame at a known place as live mode reads it
   (a ``ReadCache`` kept across frames, every frame read in full, fresh sensor noise), without
   and with a table profile (learnt from a render of the empty board under the same view);
+* ``located``, ``located+profile``: the same as live mode has it, the place found by locating
+  the frame (with its local offsets);
 * ``first``, ``first+profile``: the same frame at a known place without a cache (the first frame
   at a place).
 
@@ -43,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
 from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
-from companion.vision.locate import BoardLocation  # noqa: E402
+from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
 from companion.vision.read import ReadCache, read_board  # noqa: E402
 from companion.vision.types import BoardReading, NoBoardError  # noqa: E402
@@ -129,8 +131,9 @@ def cases(ctx: ReadContext, names: list[str]) -> dict[str, Callable[[], Any]]:
             out[f"angle{i}"] = lambda f=frame: read_board(f, context=ctx)
         big = cv2.resize(imgs[-1], (4032, 3024), interpolation=cv2.INTER_LINEAR)
         out["cropped"] = lambda: read_board(big, context=ctx)
-    if any(n.startswith(("live", "first")) for n in names):
+    if any(n.startswith(("live", "first", "located")) for n in names):
         noisy, loc, profile = live_frames(9, ctx)
+        found = locate_board(noisy[0], context=ctx)
         for p, suffix in ((None, ""), (profile, "+profile")):
             cache = ReadCache()
 
@@ -140,6 +143,15 @@ def cases(ctx: ReadContext, names: list[str]) -> dict[str, Callable[[], Any]]:
                 return read_board(frame, location=loc, context=ctx, cache=cache, profile=p)
 
             out["live" + suffix] = cached
+            # as live mode has it: the place found by locating (with local offsets)
+            cache_found = ReadCache()
+
+            def cached_found(p: Any = p, cache: ReadCache = cache_found) -> BoardReading:
+                cache.reference = None
+                frame = noisy[cache.frames % 2]
+                return read_board(frame, location=found, context=ctx, cache=cache, profile=p)
+
+            out["located" + suffix] = cached_found
             k = iter(range(10**9))
             out["first" + suffix] = lambda p=p, k=k: read_board(
                 noisy[next(k) % 2], location=loc, context=ctx, profile=p
@@ -147,7 +159,18 @@ def cases(ctx: ReadContext, names: list[str]) -> dict[str, Callable[[], Any]]:
     return {n: out[n] for n in names if n in out}
 
 
-ALL = ["angle0", "angle1", "angle2", "cropped", "live", "live+profile", "first", "first+profile"]
+ALL = [
+    "angle0",
+    "angle1",
+    "angle2",
+    "cropped",
+    "live",
+    "live+profile",
+    "located",
+    "located+profile",
+    "first",
+    "first+profile",
+]
 
 
 def load() -> str:
@@ -228,6 +251,18 @@ def run_hash(ctx: ReadContext) -> None:
                 r = read_board(noisy[i % 2], location=loc, context=ctx, cache=cache, profile=p)
                 prints.append(fingerprint(r))
             rows.append((f"render {seed} cached{suffix}", " ".join(prints)))
+            try:
+                found = locate_board(noisy[1], context=ctx)
+            except NoBoardError:
+                rows.append((f"render {seed} located, cached{suffix}", "not found"))
+                continue
+            cache = ReadCache()
+            prints = []
+            for i in range(3):
+                cache.reference = None
+                r = read_board(noisy[i % 2], location=found, context=ctx, cache=cache, profile=p)
+                prints.append(fingerprint(r))
+            rows.append((f"render {seed} located, cached{suffix}", " ".join(prints)))
     for name, fp in rows:
         print(f"{name:52s} {fp}")
     total = hashlib.sha256("".join(fp for _, fp in rows).encode()).hexdigest()[:16]
