@@ -4,8 +4,9 @@ Works for a photo already cropped to the board, a raw photo at an angle with the
 it, or a fixed overhead camera. Candidate outlines (the whole frame, and four-sided outlines found
 in the picture) are tried in all four turns; each is checked against the FACTS of the board: the
 ~300 train spaces must sit where the geometry says, each looking like its printed colour or like a
-plastic train. The best candidate is refined by nudging its corners. A picture where no candidate
-explains enough spaces (another map, a table, a face) raises ``NoBoardError``.
+plastic train (a quick look at every 8th space first: a turn that explains too few of those is
+not looked at in full). The best candidate is refined by nudging its corners. A picture where no
+candidate explains enough spaces (another map, a table, a face) raises ``NoBoardError``.
 """
 
 from __future__ import annotations
