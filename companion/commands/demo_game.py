@@ -58,6 +58,7 @@ NAMES = ["Aki", "Ben", "Chiara", "Dmitri", "Emma"]
 COLORS = ["blue", "red", "green", "yellow", "black"]
 
 CAMERA_SIZE = (960, 540)
+DEMO_CAMERA = "demo-sim"  # the simulated camera's id (its table profile's file)
 CAMERA_FPS = 5.0
 FAST_SPEED = 50.0  # camera time runs this many times faster than the wall clock with --fast
 REPORT_WINDOW = 6.0  # camera seconds after the hand left for the camera to report a claim
@@ -377,7 +378,10 @@ class DeviceTable:
             def locate(self, frame: Any) -> Any:
                 return corners
 
-        watcher = LiveWatcher(Calibrated(), corners=corners)
+        from companion.service.profile_store import TappedReader
+
+        reader = TappedReader(Calibrated(), self.service.attach_camera(DEMO_CAMERA))
+        watcher = LiveWatcher(reader, corners=corners)
         actor = Actor.device("camera")
         try:
             with cam:

@@ -150,6 +150,11 @@ def forget_refused(
             n += 1
 
 
+def camera_id(spec: str) -> str:
+    """The id a camera's table profile is kept under: its source, as configured."""
+    return (spec or "auto").strip() or "auto"
+
+
 def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
     """Watch the camera in a thread; claims and stations seen become observations."""
     from companion.service import Actor
@@ -179,6 +184,11 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
         reader = OracleReader(source.renderer.geometry, seed=source.seed)
     else:
         reader = VisionReader(None)
+    attach = getattr(service, "attach_camera", None)
+    if attach is not None:  # the table's profile: read with it, learnt from the clean frames
+        from companion.service.profile_store import TappedReader
+
+        reader = TappedReader(reader, attach(camera_id(spec)))
     watcher = LiveWatcher(reader)
     refused = watch_refusals(service)
 

@@ -24,6 +24,7 @@ from companion.service.loop import Loop
 from companion.service.observe import Observations
 from companion.service.pending import Pending
 from companion.service.photos import PhotoJob, PhotoReader, Photos, read_photo_bytes
+from companion.service.profile_store import TableProfiles
 from companion.service.shapes import check_action_shape, check_observation, request_options
 from companion.service.streams import Streams, Subscription
 from companion.service.views import ticket_progress
@@ -56,6 +57,8 @@ class Service:
         self.photos = Photos(self.streams.notice)
         self.history = History(store, game_map, self._current_log, self._snapshot)
         self._photo_reader = photo_reader
+        # the table camera's profile (attach_camera): learnt, kept and used (profile_store)
+        self.profiles = TableProfiles(self.streams.notice, getattr(store, "dir", None))
         self.ledger.load()
 
     # --- the current game (owned by the ledger; read here) ----------------------------
@@ -103,6 +106,7 @@ class Service:
         self.close_streams()
         self.loop.stop(timeout)
         self.photos.shutdown()
+        self.profiles.shutdown()
 
     def call(self, fn: Callable[[], T], timeout: float | None = None) -> T:
         """Run ``fn`` on the loop thread and wait for its result (or its ServiceError); a 503
@@ -281,6 +285,20 @@ class Service:
     # --- photo mode -----------------------------------------------------------------------
     def read_photo(self, data: bytes) -> PhotoJob:
         return self.photos.read(data, self._photo_reader or read_photo_bytes)
+
+    def read_camera_photo(self) -> PhotoJob:
+        """The table camera's newest clean frame read as a photo, with its table profile."""
+        look = self.profiles.newest_look()
+        return self.photos.read(b"", lambda _: self.profiles.read_look(look))
+
+    # --- the table camera ---------------------------------------------------------------------
+    def attach_camera(self, camera: str) -> TableProfiles:
+        """The table's camera is ``camera`` (its id): its profile is loaded and, from now on,
+        learnt from the game's claims (see :mod:`.profile_store`)."""
+        self.profiles.attach(camera, self.state())
+        if self.profiles.heard not in self.streams.listeners:
+            self.streams.listeners.append(self.profiles.heard)
+        return self.profiles
 
     def photo_job(self, job_id: str) -> PhotoJob:
         return self.photos.job(job_id)

@@ -152,7 +152,11 @@ def read_photo_bytes(data: bytes) -> dict[str, Any]:
     image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError("the upload is not a JPEG or PNG image")
-    reading = read_board(np.asarray(image, dtype=np.uint8))
+    return reading_json(read_board(np.asarray(image, dtype=np.uint8)))
+
+
+def reading_json(reading: Any) -> dict[str, Any]:
+    """A photo's reading (a ``vision.types.BoardReading``) as the photo job gives it."""
     out = reading.to_json()
     return {
         "routes": out["routes"],

@@ -64,14 +64,17 @@ class VisionReader:
     """The project's own reader (companion.vision.locate / register / read).
 
     ``calibration``: a saved ``companion.vision.calibration.Calibration`` to start from.
+    ``profile``: the camera's ``profile.TableProfile`` to read with (None: none); the owner may
+    replace it between reads (``service.profile_store.TappedReader`` does).
     One reader per camera: it keeps the reader's ``ReadCache`` (sampling maps kept while the
     board stays put, unchanged frames not read again). Frames are read as they come: the reader
     decimates a picture itself (by a whole step) only when it holds more pixels per space than
     it needs, so a 1080p frame is never resized.
     """
 
-    def __init__(self, calibration: Any = None) -> None:
+    def __init__(self, calibration: Any = None, profile: Any = None) -> None:
         self.calibration = calibration
+        self.profile = profile
         self.cache = ReadCache()
         # the local offsets (lens, a board not flat) measured for the current corners
         self._offsets: tuple[bytes, Any] | None = None
@@ -96,4 +99,4 @@ class VisionReader:
                 register.local_offsets(frame.image, loc.homography, default_context()),
             )
         loc = replace(loc, offsets=self._offsets[1])
-        return read_board(frame.image, location=loc, cache=self.cache)
+        return read_board(frame.image, location=loc, cache=self.cache, profile=self.profile)
