@@ -14,6 +14,8 @@ function cycle(current, colors) {
 export async function setup(app) {
   const draft = { routes: {}, stations: {}, tickets: {}, unsure: new Set(), gameId: null, check: [], problems: [], confirmed: new Set() };
   const { i18n } = app;
+  // the table's own camera, when there is one: its frame is read with the table's profile
+  const tableCamera = await getJSON("/api/camera/profile").then((s) => !!s.camera, () => false);
 
   const redrawMap = () => {
     const names = Object.fromEntries((app.state?.players || []).map((p) => [p.color, p.name]));
@@ -97,13 +99,19 @@ export async function setup(app) {
     box.appendChild(list);
   };
 
+  // An uploaded photo, or (`file` null) the table camera's newest frame, read with its profile.
   const upload = async (file) => {
     const status = document.getElementById("photo-status");
     status.textContent = i18n.t("photo.reading");
     try {
-      const form = new FormData();
-      form.append("photo", file);
-      const { job } = await post("/api/photo", form);
+      let job;
+      if (file) {
+        const form = new FormData();
+        form.append("photo", file);
+        ({ job } = await post("/api/photo", form));
+      } else {
+        ({ job } = await post("/api/camera/photo", {}));
+      }
       for (let i = 0; i < 120; i++) {
         await new Promise((r) => setTimeout(r, 1000));
         const res = await getJSON(`/api/photo/${encodeURIComponent(job)}`);
@@ -164,7 +172,12 @@ export async function setup(app) {
     const input = el("input", { type: "file", accept: "image/*", capture: "environment", id: "photo-file", "aria-label": i18n.t("photo.upload") });
     panel.append(
       el("label", null, i18n.t("photo.upload"), input),
-      el("div", { class: "row" }, el("button", { type: "button", class: "primary", onclick: () => input.files[0] && upload(input.files[0]) }, i18n.t("photo.send"))),
+      el(
+        "div",
+        { class: "row" },
+        el("button", { type: "button", class: "primary", onclick: () => input.files[0] && upload(input.files[0]) }, i18n.t("photo.send")),
+        tableCamera ? el("button", { type: "button", id: "photo-camera", onclick: () => upload(null) }, i18n.t("photo.from_camera")) : null,
+      ),
       el("p", { class: "muted", id: "photo-status", "aria-live": "polite" }),
       el("div", { id: "photo-check" }),
     );
