@@ -382,3 +382,26 @@ def test_the_codes_have_words_in_both_catalogues() -> None:
             assert code in source and f"notice.{code}" in strings, (lang, code)
         for v in ("learning", "good", "close", "board"):
             assert f"table.verdict_{v}" in strings, (lang, v)
+
+
+def test_serve_attaches_its_camera_by_its_source(tmp_path: Path) -> None:
+    import threading
+
+    import cv2
+
+    from companion.commands.devices import camera_id, start_camera
+
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), np.full((90, 160, 3), 200, np.uint8))
+    svc, store, _ = open_service(tmp_path / "state")
+    try:
+        stop = threading.Event()
+        thread = start_camera(svc, f"file:{image}", stop)
+        assert svc.profiles.camera == camera_id(f"file:{image}") == f"file:{image}"
+        assert svc.profiles.heard in svc.listeners
+        stop.set()
+        thread.join(timeout=60)
+        assert svc.profiles.status()["step"] == "empty"
+    finally:
+        svc.stop()
+        store.close()
