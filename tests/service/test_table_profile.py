@@ -405,3 +405,32 @@ def test_serve_attaches_its_camera_by_its_source(tmp_path: Path) -> None:
     finally:
         svc.stop()
         store.close()
+
+
+def test_the_live_watcher_shows_its_clean_frames_and_reads_with_the_profile(
+    table: tuple[Service, FlaskClient], frames: dict[str, Any]
+) -> None:
+    """Through the real live watcher: its reads of the empty board are the set-up's looks; a
+    claim the game took is learnt from its next clean read; its reader then holds the profile."""
+    from companion.vision.live import LiveWatcher
+
+    svc, client = table
+    profiles = svc.attach_camera(CAMERA)
+    inner = VisionReader()
+    empty = frames["empty"][0]
+    watcher = LiveWatcher(TappedReader(inner, profiles), corners=empty.corners)
+    t = 0.0
+    for i in range(12):
+        watcher.process(Frame(frames["empty"][i % 3].image, t, i))
+        t += 0.2
+    assert watcher.stats["reads"] >= 3 and len(profiles.fresh_looks()) == 3
+    assert client.post("/api/camera/profile/empty", headers=BEARER, json={}).status_code == 200
+    svc.act({"type": "new_game", "players": PLAYERS, "tickets_tracked": False}, HOST)
+    svc.act({"type": "claim", "player": "red", "route": RED_ROUTE}, HOST)
+    for i in range(12, 24):
+        watcher.process(Frame(frames["red"].image, t, i))
+        t += 0.2
+    assert until(lambda: not profiles._lessons and not profiles._busy)
+    assert profiles.profile.plastic_count == {"red": 3}
+    watcher.process(Frame(frames["red"].image, t, 24))
+    assert inner.profile is profiles.profile
