@@ -554,6 +554,7 @@ def locate_board(
     scored: list[tuple[float, float, str, FloatArray]] = []
     accept = float(cfg["accept_full_frame"])
     sets = _fit_sets(ctx)
+    quick_only: list[int] = []  # the entries of ``scored`` that stand on their quick look
 
     def try_quad(method: str, quad: FloatArray, turns: tuple[int, ...] = (0, 1, 2, 3)) -> bool:
         """Score the quad in its turns (on the spaces subset; all four by default: a board
@@ -566,7 +567,9 @@ def locate_board(
         quick = _fits(work, hs, ctx, sets["quick"])
         for c, hc, (explained, cost) in zip(cs, hs, quick, strict=True):
             if explained >= QUICK_BELOW:
-                explained, cost = _fit(work, hc, ctx, sets["subset"])
+                explained, cost = board_fit(work, hc, ctx, subset=True)
+            else:
+                quick_only.append(len(scored))
             scored.append((explained, cost, method, c))
         return bool(scored) and max(s[0] for s in scored) >= accept
 
@@ -600,6 +603,13 @@ def locate_board(
     if scored and max(s[0] for s in scored) < float(cfg["candidate_min_explained"]):
         # Nothing fits, but an outline may be close (a rounded contour a few pixels off the
         # board's corners, snapping caught by the map's inner edge): nudge the nearest few.
+        # (looked at in full first, every outline: near ones may have had a poor quick look)
+        for i in quick_only:
+            if scored[i][2] == "outline":
+                c = scored[i][3]
+                e, cost = board_fit(work, corners_homography(c), ctx, subset=True)
+                scored[i] = (e, cost, "outline", c)
+        quick_only.clear()
         near = sorted(
             (s for s in scored if s[2] == "outline" and s[0] >= float(cfg["nudge_floor"])),
             key=lambda t: (-t[0], t[1]),
