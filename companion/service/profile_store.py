@@ -15,6 +15,14 @@ after every change.
   lesson: its owner's colour is learnt from the first clean frame after it in which the route's
   spaces all changed from their empty look; a camera question on a free route that the host
   answers no teaches that route's empty look (when it still looks empty enough).
+* **Corrections**: the public state says when the host corrected a claim (``replace``: another
+  owner) or undid it: a route whose owner changed or that is free again has its lesson of this
+  game taken out of the profile (exactly: the profile keeps each lesson's sums per route); a
+  corrected claim then teaches its new owner's colour from the next clean frame, a freed route
+  nothing. A lesson still waiting for its frame is dropped.
+* **A bad lesson**: a lesson far from its colour's learnt cluster and nearer another colour or
+  the empty board is set aside (``profile.Guard``, table_profile.json "guard"): logged, counted
+  per colour, shown to the host (``set_aside``).
 * **Using it**: :class:`TappedReader` hands the profile to the live reader and the clean frames
   to the store; :meth:`TableProfiles.read_frame` reads the camera's last clean frame for photo
   mode with the profile.
@@ -118,6 +126,62 @@ def owners_of(state: Mapping[str, Any]) -> dict[str, str]:
     return {r: str(p["color"]) for p in state.get("players") or [] for r in p.get("routes") or []}
 
 
+def quality_of(profile: Any, shown: list[str]) -> dict[str, Any]:
+    """The status's quality part (:meth:`TableProfiles.status`): the empty looks, the lessons set
+    aside, and a row per colour in ``shown`` (its quality, nearest colour and verdict)."""
+    from companion.vision.context import default_context
+
+    base = default_context().model
+    quality = profile.quality(base)
+    nearest = nearest_colours(profile, base)
+    rows = []
+    for c in shown:
+        entry = dict(quality["colours"][c])
+        entry["color"] = c
+        entry["nearest"] = nearest[c]
+        entry["verdict"] = verdict(entry, settings()["quality"])
+        rows.append(entry)
+    return {
+        "empty_looks": int(quality["empty_looks"]),
+        "set_aside": sum(int(v["set_aside"]) for v in quality["colours"].values()),
+        "colours": rows,
+    }
+
+
+def nearest_colours(profile: Any, base: Any) -> dict[str, str]:
+    """Each colour's nearest other colour (as ``TableProfile.quality`` measures)."""
+    import numpy as np
+
+    plastic = profile.model(base).plastic
+    out = {}
+    for c in COLOURS:
+        d = {
+            o: float(np.sum(((plastic[c] - plastic[o]) / base.scale) ** 2))
+            for o in COLOURS
+            if o != c
+        }
+        out[c] = min(d, key=lambda o: d[o])
+    return out
+
+
+def look_location(look: Look, kept: tuple[bytes, Any] | None) -> tuple[Any, tuple[bytes, Any]]:
+    """The board's place in ``look`` with its local offsets (as the live reader has them), and
+    the offsets to keep (``kept``: those measured last, used again while the corners stay)."""
+    import numpy as np
+
+    from companion.vision import register
+    from companion.vision.context import default_context
+    from companion.vision.locate import BoardLocation
+
+    corners = np.asarray(look.corners, np.float64).reshape(4, 2)
+    h, w = look.image.shape[:2]
+    loc = BoardLocation.from_corners(corners, (w, h), method="live")
+    key = corners.tobytes() + bytes(str((w, h)), "ascii")
+    if kept is None or kept[0] != key:
+        kept = (key, register.local_offsets(look.image, loc.homography, default_context()))
+    return replace(loc, offsets=kept[1]), kept
+
+
 class TableProfiles:
     """The profile of the table's camera (see the module note). Without :meth:`attach` there is
     no camera: the set-up is refused, nothing is learnt."""
@@ -137,6 +201,8 @@ class TableProfiles:
         self.problem: str | None = None  # the code of what went wrong loading it
         self.learnt = 0  # lessons learnt since the start
         self.skipped = 0  # lessons given up (never changed, vision errors)
+        self.taken_out = 0  # lessons taken out of the profile (claims corrected or undone)
+        self._undo: set[str] = set()  # routes whose lesson is to be taken out (this game's)
         self._lock = threading.Lock()
         self._looks: deque[Look] = deque(maxlen=int(settings()["empty"]["looks"]))
         self._lessons: list[Lesson] = []
@@ -219,25 +285,42 @@ class TableProfiles:
                 if game != self._game:
                     self._game, self._owners = game, owners
                     self._lessons.clear()
+                    self._undo.clear()
                     return
                 new = [
                     (r, c) for r, c in owners.items() if self._owners.get(r) != c and c in COLOURS
                 ]
+                # corrected (another owner) or undone (free again): its lesson comes out
+                gone = {r for r, c in self._owners.items() if owners.get(r) != c}
                 self._owners = owners
+                if gone:
+                    self._lessons = [ls for ls in self._lessons if ls.route not in gone]
+                    self._undo |= gone
                 if self.profile is not None:
                     self._lessons.extend(Lesson(r, c, now) for r, c in new)
+            if gone:
+                self._worker().submit(self._learn_lessons, True)
         elif kind == "rejected" and data.get("kind") == "claim" and data.get("key"):
             route = str(data["key"])
             with self._lock:
                 if self.profile is not None and route not in self._owners:
                     self._lessons.append(Lesson(route, None, now))
 
-    def _learn_lessons(self) -> None:
-        """Worker: the lessons due at the newest look, learnt (or kept for a later look)."""
+    def _learn_lessons(self, undo_only: bool = False) -> None:
+        """Worker: the lessons of corrected or undone claims taken out; then (unless
+        ``undo_only``) the lessons due at the newest look learnt (or kept for a later look)."""
         try:
             with self._lock:
+                undo, self._undo = self._undo, set()
                 look = self._looks[-1] if self._looks else None
-                due = [ls for ls in self._lessons if look is not None and ls.at < look.at]
+                due = [
+                    ls
+                    for ls in self._lessons
+                    if look is not None and ls.at < look.at and not undo_only
+                ]
+                game = self._game
+            if undo and self.profile is not None:
+                self._take_out(self.profile, sorted(undo), game)
             profile = self.profile
             if look is None or not due or profile is None:
                 return
@@ -250,14 +333,28 @@ class TableProfiles:
             with self._lock:
                 self._lessons = [ls for ls in self._lessons if ls not in due] + keep
         finally:
-            with self._lock:
-                self._busy = False
+            if not undo_only:
+                with self._lock:
+                    self._busy = False
+
+    def _take_out(self, profile: Any, routes: list[str], game: str | None) -> None:
+        """Worker: the lessons of ``routes`` in ``game`` taken out of a copy of ``profile``."""
+        new = copy.deepcopy(profile)
+        out = {r: c for r in routes if (c := new.unlearn(r, game)) is not None}
+        if not out:
+            return
+        for r, c in out.items():
+            log.info(
+                "table profile: the claim of %s was corrected or undone: %s's lesson out", r, c
+            )
+        self.taken_out += len(out)
+        self._keep(new)
 
     def _learn(self, profile: Any, look: Look, due: list[Lesson]) -> list[Lesson]:
         """Learn ``due`` from ``look`` on a copy of ``profile``; the lessons to try again."""
         import numpy as np
 
-        from companion.vision.profile import learn_claims
+        from companion.vision.profile import Guard, learn_claims
 
         ctx, feats, _ = self._features(look)
         changed = profile.changed(feats, ctx.info.printed_index[1])
@@ -282,9 +379,22 @@ class TableProfiles:
                 self.skipped += 1
         if claims:
             new = copy.deepcopy(profile)
-            learn_claims(new, feats, ctx.info, ctx.windows, ctx.model, claims)
+            guard = Guard.from_json(settings()["guard"])
+            with self._lock:
+                game = self._game
+            aside = learn_claims(
+                new, feats, ctx.info, ctx.windows, ctx.model, claims, game=game, guard=guard
+            )
+            for r, near in aside.items():
+                log.warning(
+                    "table profile: %s's trains on %s look nearer %s than %s: lesson set aside",
+                    claims[r],
+                    r,
+                    "the empty board" if near == "board" else near,
+                    claims[r],
+                )
             self._keep(new)
-            self.learnt += len(claims)
+            self.learnt += len(claims) - len(aside)
             need = int(settings()["quality"]["trains_learnt"])
             for c in sorted({c for c in claims.values() if c is not None}):
                 before, after = profile.plastic_count.get(c, 0), new.plastic_count.get(c, 0)
@@ -343,8 +453,7 @@ class TableProfiles:
                 new.add_empty(feats)
         old = self.profile
         if old is not None:  # the colours learnt stay
-            new.plastic = {c: v.copy() for c, v in old.plastic.items()}
-            new.plastic_count = dict(old.plastic_count)
+            new.take_colours(old)
         self._keep(new)
         self.problem = None
 
@@ -388,7 +497,6 @@ class TableProfiles:
     def status(self, colours: list[str] | None = None) -> dict[str, Any]:
         """The set-up's progress and the profile's quality (API.md: GET /api/table/profile).
         ``colours``: the players' colours (None or empty: every colour)."""
-        q = settings()["quality"]
         shown = [c for c in (colours or COLOURS) if c in COLOURS] or list(COLOURS)
         profile = self.profile
         out: dict[str, Any] = {
@@ -397,6 +505,8 @@ class TableProfiles:
             "step": "no_camera",
             "empty_looks": 0,
             "learnt": self.learnt,
+            "taken_out": self.taken_out,
+            "set_aside": 0,
             "colours": [],
         }
         if self.camera is None:
@@ -404,37 +514,10 @@ class TableProfiles:
         if profile is None:
             out["step"] = "empty"
             return out
-        from companion.vision.context import default_context
-
-        base = default_context().model
-        quality = profile.quality(base)
-        nearest = self._nearest(profile, base)
-        rows = []
-        for c in shown:
-            entry = dict(quality["colours"][c])
-            entry["color"] = c
-            entry["nearest"] = nearest[c]
-            entry["verdict"] = verdict(entry, q)
-            rows.append(entry)
-        out["empty_looks"] = int(quality["empty_looks"])
-        out["colours"] = rows
-        out["step"] = "colours" if any(r["verdict"] == "learning" for r in rows) else "ready"
-        return out
-
-    @staticmethod
-    def _nearest(profile: Any, base: Any) -> dict[str, str]:
-        """Each colour's nearest other colour (as ``TableProfile.quality`` measures)."""
-        import numpy as np
-
-        plastic = profile.model(base).plastic
-        out = {}
-        for c in COLOURS:
-            d = {
-                o: float(np.sum(((plastic[c] - plastic[o]) / base.scale) ** 2))
-                for o in COLOURS
-                if o != c
-            }
-            out[c] = min(d, key=lambda o: d[o])
+        out.update(quality_of(profile, shown))
+        out["step"] = (
+            "colours" if any(r["verdict"] == "learning" for r in out["colours"]) else "ready"
+        )
         return out
 
     # -- parts -----------------------------------------------------------------------------------
@@ -455,21 +538,8 @@ class TableProfiles:
 
     def _location(self, look: Look) -> Any:
         """The board's place in ``look``, with its local offsets (as the live reader has)."""
-        import numpy as np
-
-        from companion.vision import register
-        from companion.vision.context import default_context
-        from companion.vision.locate import BoardLocation
-
-        corners = np.asarray(look.corners, np.float64).reshape(4, 2)
-        h, w = look.image.shape[:2]
-        loc = BoardLocation.from_corners(corners, (w, h), method="live")
-        key = corners.tobytes() + bytes(str((w, h)), "ascii")
-        kept = self._offsets
-        if kept is None or kept[0] != key:
-            kept = (key, register.local_offsets(look.image, loc.homography, default_context()))
-            self._offsets = kept
-        return replace(loc, offsets=kept[1])
+        loc, self._offsets = look_location(look, self._offsets)
+        return loc
 
     def _features(self, look: Look, *, read: bool = False) -> tuple[Any, Any, Any]:
         """(context, space features, the reading without a profile when ``read``) of a look."""

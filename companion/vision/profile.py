@@ -9,6 +9,13 @@ table confirms or corrects refines it (a confirmed claim teaches its colour, a r
 its empty look). One profile per camera (``save``/``load``; the service keeps them in its state
 directory).
 
+A colour is kept as sums (count, sum and sum of squares of its train windows), so a lesson can be
+taken out exactly: each claim's lesson of the current game is kept per route (``learn_route`` /
+``unlearn``; a host's correction or undo takes it out), the lessons of earlier games are settled
+into the colour's sums. A lesson far from its colour's learnt cluster and nearer another colour or
+the empty board is set aside, not learnt (``odd_lesson``; a camera reading blue trains as black must
+not teach black blue).
+
 What it gives a reading:
 
 * ``changed(feats)``: per space, how far it is from its empty look (squared, scaled, capped); a
@@ -48,7 +55,7 @@ FEATURES = ("L", "a", "b", "L_std", "end_outline", "asymmetry", "dark_lines", "h
 # a little light): below it a difference is not a change.
 NOISE_FLOOR = 1.0
 CHANGE_CAP = 25.0  # one feature's squared z is capped (a glint must not decide alone)
-VERSION = 1
+VERSION = 2  # 1: colours as means and counts (loaded: sums with no spread; see from_json)
 CALM = 40.0  # a space this close to its empty look (after a first shift) measures the light
 MIN_CALM = 8  # spaces needed to measure a shift
 
@@ -56,6 +63,30 @@ MIN_CALM = 8  # spaces needed to measure a shift
 def empty_look(feats: SpaceFeatures) -> FloatArray:
     """(n_spaces, 8): the printed core's L, a, b, L spread and the four cues of every space."""
     return np.asarray(np.concatenate([feats.printed, feats.cues], axis=1), dtype=np.float64)
+
+
+def stats_of(windows: FloatArray) -> FloatArray:
+    """(9,) a lesson's sums: count, sum of L, a, b, L spread, and of their squares."""
+    w = np.asarray(windows, dtype=np.float64).reshape(-1, 4)
+    return np.concatenate([[float(len(w))], w.sum(axis=0), (w * w).sum(axis=0)])
+
+
+@dataclass(frozen=True)
+class Guard:
+    """When a lesson is set aside (``companion/data/table_profile.json`` "guard"): its colour has
+    been learnt from at least ``min_spaces`` spaces, the lesson's windows sit further than
+    ``spread_times`` times the colour's spread (at least ``spread_floor``, scaled units) from it,
+    and nearer another colour's plastic or the route's empty look than to it."""
+
+    min_spaces: int = 6
+    spread_times: float = 3.0
+    spread_floor: float = 1.0
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Guard:
+        return Guard(
+            int(data["min_spaces"]), float(data["spread_times"]), float(data["spread_floor"])
+        )
 
 
 @dataclass
@@ -66,8 +97,18 @@ class TableProfile:
     empty: FloatArray  # (n_spaces, 8) mean empty look
     empty_sq: FloatArray  # (n_spaces, 8) mean square (for the spread between looks)
     empty_count: int = 0  # looks of the empty board averaged
-    plastic: dict[str, FloatArray] = field(default_factory=dict)  # colour -> L, a, b, L_std
-    plastic_count: dict[str, int] = field(default_factory=dict)  # train spaces learnt from
+    # Each colour's sums (``stats_of``) settled from earlier games and ``add_trains``
+    settled: dict[str, FloatArray] = field(default_factory=dict)
+    # The current game's lessons: route -> (colour, its sums); ``game`` names that game
+    lessons: dict[str, tuple[str, FloatArray]] = field(default_factory=dict)
+    game: str | None = None
+    set_aside: dict[str, int] = field(default_factory=dict)  # colour -> lessons set aside
+    # Derived from the sums (``_update``): colour -> L, a, b, L_std; train spaces learnt from
+    plastic: dict[str, FloatArray] = field(default_factory=dict)
+    plastic_count: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._update()
 
     # -- learning ------------------------------------------------------------------------------
 
@@ -88,17 +129,104 @@ class TableProfile:
 
     def add_trains(self, colour: str, windows: FloatArray) -> None:
         """Learn (or refine) a player's colour from train windows (m, 4): L, a, b, L spread of
-        the best window of that colour on each of the trains' spaces."""
+        the best window of that colour on each of the trains' spaces (settled at once: no route
+        to take it out by)."""
         if colour not in PLAYER_COLORS:
             raise ValueError(f"not a player colour: {colour!r}")
+        st = stats_of(windows)
+        if st[0]:
+            self.settled[colour] = self.settled.get(colour, np.zeros(9)) + st
+            self._update()
+
+    def learn_route(
+        self, route: str, colour: str, windows: FloatArray, game: str | None = None
+    ) -> None:
+        """The lesson of a claim of ``game``: ``route`` holds ``colour``'s trains, whose
+        windows are these. Kept per route until the next game (a lesson of a new game settles
+        the old ones first); a route learnt again replaces its lesson."""
+        if colour not in PLAYER_COLORS:
+            raise ValueError(f"not a player colour: {colour!r}")
+        if game != self.game:
+            self.settle()
+            self.game = game
+        st = stats_of(windows)
+        self.lessons.pop(route, None)
+        if st[0]:
+            self.lessons[route] = (colour, st)
+        self._update()
+
+    def unlearn(self, route: str, game: str | None = None) -> str | None:
+        """Take ``route``'s lesson of ``game`` out (the claim was corrected or undone): the
+        colour it taught, None when there was none."""
+        if game != self.game or route not in self.lessons:
+            return None
+        colour, _ = self.lessons.pop(route)
+        self._update()
+        return colour
+
+    def settle(self) -> None:
+        """The lessons kept per route go into their colours' settled sums."""
+        for colour, st in self.lessons.values():
+            self.settled[colour] = self.settled.get(colour, np.zeros(9)) + st
+        self.lessons = {}
+        self._update()
+
+    def take_colours(self, other: TableProfile) -> None:
+        """Keep ``other``'s colours (a profile whose empty board is learnt again)."""
+        self.settled = {c: v.copy() for c, v in other.settled.items()}
+        self.lessons = {r: (c, v.copy()) for r, (c, v) in other.lessons.items()}
+        self.game = other.game
+        self.set_aside = dict(other.set_aside)
+        self._update()
+
+    def sums(self, colour: str) -> FloatArray:
+        """(9,) every lesson of ``colour`` summed (``stats_of``)."""
+        total = self.settled.get(colour, np.zeros(9)).copy()
+        for c, st in self.lessons.values():
+            if c == colour:
+                total += st
+        return total
+
+    def _update(self) -> None:
+        self.plastic, self.plastic_count = {}, {}
+        for c in PLAYER_COLORS:
+            total = self.sums(c)
+            if total[0] > 0:
+                self.plastic[c] = total[1:5] / total[0]
+                self.plastic_count[c] = round(float(total[0]))
+
+    def spread(self, colour: str, scale: FloatArray) -> float:
+        """A learnt colour's spread in scaled units: the root of its windows' summed variance
+        (0 when never learnt or learnt with no spread)."""
+        total = self.sums(colour)
+        if total[0] <= 0:
+            return 0.0
+        mean = total[1:5] / total[0]
+        var = np.maximum(total[5:9] / total[0] - mean * mean, 0.0)
+        return float(np.sqrt(np.sum(var / np.asarray(scale, np.float64) ** 2)))
+
+    def odd_lesson(
+        self, colour: str, windows: FloatArray, empty: FloatArray, base: SpaceModel, guard: Guard
+    ) -> str | None:
+        """Whether a lesson of ``colour`` (train windows (m, 4) on spaces whose empty looks
+        are ``empty`` (m, 4+)) is to be set aside (see :class:`Guard`): what it sits nearer to
+        (another colour, or ``"board"``: the empty look), None when it is learnt."""
         w = np.asarray(windows, dtype=np.float64).reshape(-1, 4)
-        if not len(w):
-            return
-        n = self.plastic_count.get(colour, 0)
-        mean = w.mean(axis=0)
-        old = self.plastic.get(colour)
-        self.plastic[colour] = mean if old is None else (old * n + mean * len(w)) / (n + len(w))
-        self.plastic_count[colour] = n + len(w)
+        if not len(w) or self.plastic_count.get(colour, 0) < guard.min_spaces:
+            return None
+        scale = np.asarray(base.scale, dtype=np.float64)
+        plastic = self.model(base).plastic
+
+        def far(to: FloatArray) -> float:
+            return float(np.mean(np.sqrt((((w - to) / scale) ** 2).sum(axis=1))))
+
+        own = far(plastic[colour])
+        if own <= guard.spread_times * max(self.spread(colour, scale), guard.spread_floor):
+            return None
+        near = {o: far(plastic[o]) for o in PLAYER_COLORS if o != colour}
+        near["board"] = far(np.asarray(empty, dtype=np.float64)[:, :4])
+        best = min(near, key=lambda k: near[k])
+        return best if near[best] < own else None
 
     # -- using -----------------------------------------------------------------------------------
 
@@ -159,6 +287,7 @@ class TableProfile:
             to_empty = np.sqrt((((looks - mu) / scale) ** 2).sum(axis=1))
             colours[c] = {
                 "learnt_from": int(self.plastic_count.get(c, 0)),
+                "set_aside": int(self.set_aside.get(c, 0)),
                 "to_nearest_colour": round(min(others), 2),
                 "to_empty_board": round(float(np.percentile(to_empty, 1)), 2),
             }
@@ -183,28 +312,48 @@ class TableProfile:
             "empty": r(self.empty),
             "empty_sq": r(self.empty_sq),
             "empty_count": self.empty_count,
-            "plastic": {c: r(v) for c, v in sorted(self.plastic.items())},
-            "plastic_count": dict(sorted(self.plastic_count.items())),
+            # sums unrounded (a float goes through JSON exactly): a lesson is taken out exactly
+            "settled": {c: v.tolist() for c, v in sorted(self.settled.items())},
+            "game": self.game,
+            "lessons": {r: [c, v.tolist()] for r, (c, v) in sorted(self.lessons.items())},
+            "set_aside": dict(sorted(self.set_aside.items())),
         }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> TableProfile:
-        if data.get("version") != VERSION or tuple(data.get("features", ())) != FEATURES:
+        """A saved profile; one of version 1 (colours as means and counts) has its colours
+        settled as sums with no spread (the guard's spread floor stands in for it)."""
+        version = data.get("version")
+        if version not in (1, VERSION) or tuple(data.get("features", ())) != FEATURES:
             raise ValueError("not a table profile of this version")
         empty = np.asarray(data["empty"], dtype=np.float64)
         empty_sq = np.asarray(data["empty_sq"], dtype=np.float64)
         if empty.ndim != 2 or empty.shape[1] != len(FEATURES) or empty_sq.shape != empty.shape:
             raise ValueError("table profile: empty looks of the wrong shape")
-        plastic = {str(c): np.asarray(v, dtype=np.float64) for c, v in data["plastic"].items()}
-        if any(c not in PLAYER_COLORS or v.shape != (4,) for c, v in plastic.items()):
+        lessons: dict[str, tuple[str, FloatArray]] = {}
+        if version == 1:
+            settled = {}
+            for c, v in data["plastic"].items():
+                mean, n = np.asarray(v, dtype=np.float64), float(data["plastic_count"][c])
+                settled[str(c)] = np.concatenate([[n], mean * n, mean * mean * n])
+        else:
+            settled = {str(c): np.asarray(v, np.float64) for c, v in data["settled"].items()}
+            lessons = {
+                str(r): (str(c), np.asarray(v, np.float64)) for r, (c, v) in data["lessons"].items()
+            }
+        sums = list(settled.items()) + list(lessons.values())
+        if any(c not in PLAYER_COLORS or v.shape != (9,) for c, v in sums):
             raise ValueError("table profile: bad plastic colours")
+        game = data.get("game")
         return TableProfile(
             camera=str(data["camera"]),
             empty=empty,
             empty_sq=empty_sq,
             empty_count=int(data["empty_count"]),
-            plastic=plastic,
-            plastic_count={str(c): int(n) for c, n in data["plastic_count"].items()},
+            settled=settled,
+            lessons=lessons,
+            game=None if game is None else str(game),
+            set_aside={str(c): int(n) for c, n in (data.get("set_aside") or {}).items()},
         )
 
 
@@ -230,18 +379,34 @@ def learn_claims(
     windows: WindowSet,
     base: SpaceModel,
     claims: dict[str, str | None],
-) -> None:
+    *,
+    game: str | None = None,
+    guard: Guard | None = None,
+) -> dict[str, str]:
     """What the table confirmed or corrected (route -> its owner's colour, or None when it is
-    free) refines the profile: a colour from its trains, an empty look from a free route."""
+    free) refines the profile: a colour from its trains (a lesson of ``game`` kept per route),
+    an empty look from a free route. With a ``guard``, a lesson far from its colour and nearer
+    something else is set aside (counted in ``set_aside``): returned, route -> what it sat
+    nearer to."""
     model = profile.model(base)
+    aside: dict[str, str] = {}
     for route, colour in claims.items():
         if route not in info.route_slices:
             raise ValueError(f"unknown route {route!r}")
+        sl = info.route_slices[route]
         if colour is None:
-            sl = info.route_slices[route]
             profile.add_empty(feats, np.arange(sl.start, sl.stop))
-        else:
-            profile.add_trains(colour, train_windows(feats, info, windows, model, route, colour))
+            continue
+        w = train_windows(feats, info, windows, model, route, colour)
+        odd = (
+            None if guard is None else profile.odd_lesson(colour, w, profile.empty[sl], base, guard)
+        )
+        if odd is not None:
+            aside[route] = odd
+            profile.set_aside[colour] = profile.set_aside.get(colour, 0) + 1
+            continue
+        profile.learn_route(route, colour, w, game)
+    return aside
 
 
 def profile_path(state_dir: Path, camera: str) -> Path:

@@ -1,6 +1,8 @@
 // The table camera's profile on the host's page (see API.md, "The table camera's profile"): the
 // guided set-up (1. learn the empty board, 2. each colour learnt from its first trains) and how
-// well each colour is learnt, in plain words. Host only: players never see it.
+// well each colour is learnt, in plain words (with the lessons set aside: trains that looked like
+// another colour, and those taken back when the table corrected a claim). Host only: players never
+// see it.
 
 import { getJSON, post } from "./api.js";
 import { refusalText } from "./notices.js";
@@ -55,6 +57,7 @@ export async function setup(app) {
       { dataset: { color: c.color, verdict: c.verdict } },
       el("div", { class: "t-head" }, el("span", null, swatch(c.color, i18n), " ", i18n.color(c.color)), el("span", { class: `badge ${c.verdict === "good" ? "ok" : "open"}` }, words)),
       numbers ? el("div", { class: "muted" }, numbers) : null,
+      c.set_aside ? el("div", { class: "muted", dataset: { setAside: c.set_aside } }, i18n.t("table.set_aside", { n: c.set_aside })) : null,
     );
   };
 
@@ -74,6 +77,8 @@ export async function setup(app) {
     box.appendChild(el("p", { id: "table-step", dataset: { step } }, first));
     if (step !== "empty") box.appendChild(el("p", null, step === "ready" ? i18n.t("table.step_ready") : i18n.t("table.step_colours")));
     if (status.colours.length) box.appendChild(el("ul", { class: "tickets table-colours" }, status.colours.map(colourLine)));
+    // lessons the camera took back (claims corrected or undone) since the service started
+    if (status.taken_out) box.appendChild(el("p", { class: "muted", id: "table-taken-out" }, i18n.t("table.taken_out", { n: status.taken_out })));
     const buttons = el(
       "div",
       { class: "row" },
