@@ -1,5 +1,6 @@
-"""The demo game at a simulated table: the bot game's script, the tables that play it (straight
-into the service, or through the simulated devices), the driver and :class:`Demo`.
+"""The demo game at a simulated table: the tables that play the bot game's script
+(``demo_script``; straight into the service, or through the simulated devices), the driver and
+:class:`Demo`.
 
 A seeded bot game (``companion.core.bots``) is played the way a real table plays it, through the
 same devices and code paths as the product:
@@ -13,7 +14,9 @@ same devices and code paths as the product:
   The frames go through the real :class:`~companion.vision.live.LiveWatcher` and the project's
   pixel reader (``companion.vision.read``). A fixed camera is calibrated once: the pixel locator
   finds the board on the first (empty) frame; should it fail, the simulator's corners are used
-  (logged);
+  (logged). Before the first move the host's guided set-up learns the empty board (the table
+  profile, ``service.profile_store``), so the dashboard shows it done and each colour learnt
+  from its first trains as the game goes;
 * the **buttons**: "end turn" and "confirm" (which reveals and pays a tunnel from the tapped
   cards, and keeps the tapped tickets) are pressed as the controls do;
 * the **host's screen**: the new game, whose cards the reader takes while tickets are kept,
@@ -32,30 +35,20 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.core.actions import (
-    BuildStation,
-    ClaimRoute,
-    DrawDeck,
-    DrawFaceUp,
-    DrawTickets,
-    EndTurn,
-    KeepTickets,
-    Pass,
-    PayTunnel,
-    WithdrawTunnel,
-)
+from companion.commands.demo_script import COLORS as COLORS
+from companion.commands.demo_script import NAMES as NAMES
+from companion.commands.demo_script import Move as Move
+from companion.commands.demo_script import new_game, script_of
+from companion.commands.demo_script import table_script as table_script
 from companion.core.bots import RandomBot
-from companion.core.game import Game, Phase
+from companion.core.game import Game
 
 log = logging.getLogger(__name__)
-
-NAMES = ["Aki", "Ben", "Chiara", "Dmitri", "Emma"]
-COLORS = ["blue", "red", "green", "yellow", "black"]
 
 CAMERA_SIZE = (960, 540)
 DEMO_CAMERA = "demo-sim"  # the simulated camera's id (its table profile's file)
@@ -64,133 +57,15 @@ FAST_SPEED = 50.0  # camera time runs this many times faster than the wall clock
 REPORT_WINDOW = 6.0  # camera seconds after the hand left for the camera to report a claim
 
 
-# --- the script: what the players and the host do ------------------------------------------
-
-
-@dataclass(frozen=True)
-class Move:
-    """One thing done at the table.
-
-    ``kind``: ``host`` (an action on the host's screen: ``data`` is the action), ``select`` (the
-    host picks whose cards the reader takes: ``player``), ``tap`` (train cards on the reader:
-    ``player``, ``cards``), ``tickets`` (ticket cards on the reader: ``player``, ``tickets``),
-    ``place`` (trains put on ``route`` by ``player``; the camera should see them), ``station``
-    (a station on ``city``), ``pieces`` (trains of a settled tunnel put down; already recorded),
-    ``button`` (``name``: end_turn or confirm). ``turn_end`` marks a pause point.
-    """
-
-    kind: str
-    data: dict[str, Any]
-    turn_end: bool = False
-    text: str = ""
-
-
-def table_script(seed: int = 2026, n_players: int = 4, variant: str = "europe") -> Iterator[Move]:
-    """The moves of a seeded bot game as a real table plays them."""
-    game = _new_game(seed, n_players, variant)
-    yield from _script_of(game, RandomBot(seed), n_players, variant)
-
-
-def _new_game(seed: int, n_players: int, variant: str) -> Game:
-    from companion.data import europe_map
-
-    players = list(zip(NAMES, COLORS, strict=True))[:n_players]
-    return Game.new(europe_map(), players, variant=variant, seed=seed)
-
-
-def _script_of(game: Game, bot: RandomBot, n_players: int, variant: str) -> Iterator[Move]:
-    m = game.map
-    players = list(zip(NAMES, COLORS, strict=True))[:n_players]
-    yield Move(
-        "host",
-        {
-            "type": "new_game",
-            "variant": variant,
-            "payment_mode": "strict",
-            "players": [{"name": n, "color": c} for n, c in players],
-        },
-        turn_end=True,
-        text="new game",
-    )
-    drew = 0
-    while not game.over:
-        current = game.current_player.color
-        was_setup = game.phase is Phase.SETUP
-        tunnel_route = game.tunnel.route if game.tunnel is not None else None
-        action = bot.choose(game)
-        game.apply(action)
-        color = action.player
-        if isinstance(action, DrawDeck | DrawFaceUp):
-            drew += 1
-        elif isinstance(action, KeepTickets):
-            yield Move("select", {"player": color})
-            yield Move("tickets", {"player": color, "tickets": list(action.tickets)})
-            yield Move("button", {"name": "confirm"}, text=f"{color} keeps tickets")
-        elif isinstance(action, ClaimRoute):
-            route = m.routes[action.route]
-            cards = [c.value for c in action.cards or ()]
-            yield Move("tap", {"player": color, "cards": cards})
-            if route.tunnel:
-                # A tunnel starts on the screen; the trains go down once it is settled.
-                yield Move(
-                    "host",
-                    {"type": "claim", "player": color, "route": route.id},
-                    text=f"{color} tries the tunnel {route.id}",
-                )
-                revealed = [c.value for c in game.last_revealed]
-                if revealed:
-                    yield Move("tap", {"player": color, "cards": revealed})
-                    yield Move("button", {"name": "confirm"}, text=f"tunnel {route.id} revealed")
-                else:  # an empty deck turns up nothing: the host says so on the screen
-                    yield Move("host", {"type": "tunnel_reveal", "player": color, "cards": []})
-                if game.tunnel is None and route.id in _owned(game, color):
-                    yield Move("pieces", {"route": route.id, "player": color})
-            else:
-                yield Move(
-                    "place",
-                    {"route": route.id, "player": color},
-                    text=f"{color} claims {route.id}"
-                    + (f" (ferry, {route.locomotives} SL)" if route.locomotives else ""),
-                )
-        elif isinstance(action, PayTunnel):
-            yield Move("tap", {"player": color, "cards": [c.value for c in action.cards or ()]})
-            yield Move("button", {"name": "confirm"}, text=f"{color} pays the tunnel")
-            if tunnel_route is not None:
-                yield Move("pieces", {"route": tunnel_route, "player": color})
-        elif isinstance(action, WithdrawTunnel):
-            yield Move(
-                "host", {"type": "tunnel_withdraw", "player": color}, text=f"{color} withdraws"
-            )
-        elif isinstance(action, BuildStation):
-            yield Move("tap", {"player": color, "cards": [c.value for c in action.cards or ()]})
-            yield Move(
-                "station",
-                {"city": action.city, "player": color},
-                text=f"{color} builds a station on {action.city}",
-            )
-        elif isinstance(action, DrawTickets | Pass | EndTurn):
-            pass
-        turn_over = not was_setup and (game.over or game.current_player.color != current)
-        if turn_over:
-            if drew:
-                yield Move("host", {"type": "drew_cards", "player": current, "count": min(drew, 2)})
-                drew = 0
-            yield Move("button", {"name": "end_turn"}, turn_end=True, text="end turn")
-    yield Move("host", {"type": "finish"}, turn_end=True, text="final scores")
-
-
-def _owned(game: Game, color: str) -> set[str]:
-    for p in game.players:
-        if p.color == color:
-            return set(p.routes)
-    return set()
-
-
 # --- the table's devices ---------------------------------------------------------------------
 
 
 class Table(Protocol):
     """What the driver does with the table's devices."""
+
+    def set_up(self) -> None:
+        """Before the first move: the host's set-up of the table (the camera's profile)."""
+        ...
 
     def tap_cards(self, cards: list[str]) -> None: ...
 
@@ -219,6 +94,9 @@ class DirectTable:
         self.reader = Actor.device("reader")
         self.camera = Actor.device("camera")
         self._uid = 0
+
+    def set_up(self) -> None:
+        pass  # no camera: nothing to learn
 
     def _next_uid(self) -> str:
         self._uid += 1
@@ -357,6 +235,8 @@ class DeviceTable:
         self.camera = camera_class(seed=seed, speed=FAST_SPEED if fast else 1.0)
         self.skins = {c: i % 5 for i, c in enumerate(COLORS)}
         self.calibration = ""  # "located" (the pixel locator found the board) or "known"
+        self.setup = ""  # "learnt" (the empty board, before the first move) or the refusal's code
+        self.attached = threading.Event()  # the camera's table profile is attached
         self.camera_thread = threading.Thread(
             target=self._watch, name="companion-demo-camera", daemon=True
         )
@@ -381,6 +261,7 @@ class DeviceTable:
         from companion.service.profile_store import TappedReader
 
         reader = TappedReader(Calibrated(), self.service.attach_camera(DEMO_CAMERA))
+        self.attached.set()
         watcher = LiveWatcher(reader, corners=corners)
         actor = Actor.device("camera")
         try:
@@ -434,6 +315,25 @@ class DeviceTable:
         log.info("demo: the camera found the board (corners within %.1f px)", error)
         self.calibration = "located"
         return found
+
+    def set_up(self) -> None:
+        """The host's guided set-up, before the first move: the camera learns the empty board
+        from its first clean frames (``TableProfiles.learn_empty`` waits a few seconds for
+        them). Refused (the board not seen): logged, and the demo plays on without it."""
+        from companion.service import ServiceError
+
+        if not self.attached.wait(60.0) or self.stop.is_set():
+            self.setup = "camera.table_no_camera"
+            log.warning("demo: the camera did not start: the empty board is not learnt")
+            return
+        try:
+            self.service.profiles.learn_empty()
+        except ServiceError as exc:
+            self.setup = exc.code
+            log.warning("demo: the empty board was not learnt (%s): %s", exc.code, exc.message)
+            return
+        self.setup = "learnt"
+        log.info("demo: the camera learnt the empty board")
 
     def _reach(self, target: tuple[float, float], color: str, hold: float) -> tuple[float, float]:
         """A hand comes in towards ``target`` and leaves; returns (mid time, end time)."""
@@ -598,10 +498,11 @@ class DemoDriver:
         from companion.service import Actor, ServiceError
 
         host = Actor.host()
-        game = _new_game(self.seed, self.players, self.variant)
+        game = new_game(self.seed, self.players, self.variant)
         self.game = game
         try:
-            script = _script_of(game, RandomBot(self.seed), self.players, self.variant)
+            self.table.set_up()
+            script = script_of(game, RandomBot(self.seed), self.players, self.variant)
             seen = False
             for move in script:
                 if self.stop.is_set():

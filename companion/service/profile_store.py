@@ -205,6 +205,7 @@ class TableProfiles:
         self._undo: set[str] = set()  # routes whose lesson is to be taken out (this game's)
         self._lock = threading.Lock()
         self._looks: deque[Look] = deque(maxlen=int(settings()["empty"]["looks"]))
+        self._newest: Look | None = None  # the newest clean frame (lessons, photo mode)
         self._lessons: list[Lesson] = []
         self._busy = False  # a lesson job is queued or running
         self._pool: ThreadPoolExecutor | None = None
@@ -247,15 +248,15 @@ class TableProfiles:
         log.info("table profile of camera %s loaded (%s)", camera, path)
 
     def seen(self, image: Any, corners: Any) -> None:
-        """The live reader read a clean frame (the camera's thread): keep it as a look, and
+        """The live reader read a clean frame (the camera's thread): keep it as the newest look
+        (and as one of the set-up's looks when ``spacing`` seconds after the last of those), and
         learn what waits for a frame like it (on the worker thread)."""
         now = self._clock()
         look = Look(image, corners, now)
         spacing = float(settings()["empty"]["spacing"])
         with self._lock:
-            if self._looks and now - self._looks[-1].at < spacing:
-                self._looks[-1] = look  # the newest stays the newest; the gap only grows
-            else:
+            self._newest = look
+            if not self._looks or now - self._looks[-1].at >= spacing:
                 self._looks.append(look)
             start = bool(self._lessons) and not self._busy and self.profile is not None
             if start:
@@ -312,7 +313,7 @@ class TableProfiles:
         try:
             with self._lock:
                 undo, self._undo = self._undo, set()
-                look = self._looks[-1] if self._looks else None
+                look = self._newest
                 due = [
                     ls
                     for ls in self._lessons
@@ -477,10 +478,11 @@ class TableProfiles:
         """The camera's newest clean frame; 409 when there is no camera or no recent one."""
         if self.camera is None:
             raise no_camera()
-        looks = self.fresh_looks()
-        if not looks:
+        with self._lock:
+            look = self._newest
+        if look is None or self._clock() - look.at > float(settings()["empty"]["fresh"]):
             raise no_board()
-        return looks[-1]
+        return look
 
     def read_look(self, look: Look) -> dict[str, Any]:
         """A clean frame of the table's camera read as a photo is, with the profile (a photo

@@ -86,6 +86,25 @@ def test_most_claims_came_through_the_camera(played: dict[str, Any]) -> None:
     assert all(x.get("cards") for x in by_camera)
 
 
+def test_the_table_was_set_up_before_the_first_move_and_colours_learnt(
+    played: dict[str, Any],
+) -> None:
+    """The host's guided set-up: the empty board learnt before the game started; the camera
+    then learnt the players' colours from their claims (the dashboard shows it)."""
+    from companion.service.profile_store import settings
+    from companion.vision.profile import profile_path
+
+    table = played["demo"].table
+    assert table.setup == "learnt"
+    profiles = table.service.profiles
+    status = profiles.status([p["color"] for p in played["state"]["players"]])
+    assert status["step"] != "empty" and status["empty_looks"] == 3
+    assert status["learnt"] >= 5, status
+    need = settings()["quality"]["trains_learnt"]
+    assert all(c["learnt_from"] >= need for c in status["colours"]), status["colours"]
+    assert profile_path(table.service.store.dir, "demo-sim").exists()
+
+
 def test_the_reader_and_buttons_did_their_part(played: dict[str, Any]) -> None:
     m = europe_map()
     stats = played["demo"].table.stats

@@ -6,6 +6,7 @@ of one simulated camera (1280x720)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import time
@@ -256,3 +257,20 @@ def test_a_set_aside_lesson_has_words_in_both_catalogues() -> None:
         strings = json.loads((root / "web" / "static" / "i18n" / f"{lang}.json").read_text())
         for key in ("table.set_aside", "table.taken_out"):
             assert "{n}" in strings[key], (lang, key)
+
+
+def test_frames_read_often_still_give_the_set_up_looks_apart_in_time(tmp_path: Path) -> None:
+    """A camera read every 50 ms (the demo's fast camera): the set-up's looks are each
+    ``spacing`` after the one before (the newest frame kept apart for lessons and photos)."""
+    clock = [0.0]
+    p = TableProfiles(lambda *a, **k: None, tmp_path, clock=lambda: clock[0])
+    p.attach("cam")
+    image = np.zeros((4, 4, 3), np.uint8)
+    for _ in range(40):
+        p.seen(image, np.zeros((4, 2)))
+        clock[0] += 0.05
+    looks = p.fresh_looks()
+    spacing = float(settings()["empty"]["spacing"])
+    assert len(looks) == int(settings()["empty"]["looks"]) == 3
+    assert all(b.at - a.at >= spacing - 1e-9 for a, b in itertools.pairwise(looks))
+    assert p.newest_look().at == pytest.approx(39 * 0.05)
