@@ -20,6 +20,7 @@ machine do not count), with wall time and the machine's load beside them.
     .venv/bin/python benchmarks/bench_vision_speed.py [--quick] [--case NAME ...] [--repeat N]
     .venv/bin/python benchmarks/bench_vision_speed.py --hash      # readings' fingerprints
     .venv/bin/python benchmarks/bench_vision_speed.py --profile NAME   # cProfile of one case
+    .venv/bin/python benchmarks/bench_vision_speed.py --json FILE   # every timing, as JSON
 """
 
 from __future__ import annotations
@@ -181,7 +182,9 @@ def load() -> str:
     return f"load {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
-def run_speed(ctx: ReadContext, names: list[str], repeat: int, rounds: int) -> None:
+def run_speed(
+    ctx: ReadContext, names: list[str], repeat: int, rounds: int, dump: str | None = None
+) -> None:
     """Every case ``repeat`` times per round, the cases interleaved round after round."""
     calls = cases(ctx, names)
     cpu: dict[str, list[float]] = {n: [] for n in calls}
@@ -195,6 +198,8 @@ def run_speed(ctx: ReadContext, names: list[str], repeat: int, rounds: int) -> N
                 fn()
                 cpu[n].append((time.thread_time() - c) * 1000)
                 wall[n].append((time.perf_counter() - t) * 1000)
+    if dump:
+        Path(dump).write_text(json.dumps({"cpu": cpu, "wall": wall, "load": load()}))
     print(f"== speed, one thread, CPU ms of the thread ({load()}) ==")
     for n in calls:
         a, w = np.array(cpu[n]), np.array(wall[n])
@@ -277,6 +282,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--hash", action="store_true")
     ap.add_argument("--profile", metavar="CASE")
+    ap.add_argument("--json", metavar="FILE", help="write every timing to FILE")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     ctx = make_context()
@@ -297,7 +303,7 @@ def main() -> int:
     names = args.case or ALL
     repeat = args.repeat or (3 if args.quick else 5)
     rounds = args.rounds or (2 if args.quick else 4)
-    run_speed(ctx, names, repeat, rounds)
+    run_speed(ctx, names, repeat, rounds, args.json)
     return 0
 
 
