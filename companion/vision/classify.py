@@ -390,6 +390,8 @@ class SpaceModel:
     same_var_floor: float = 1.0
     same_shrink: float = 0.0
     shift_channels: tuple[int, ...] = ()
+    # player colours whose plastic is this camera's own (a table profile's): not shifted
+    camera_plastic: frozenset[str] = frozenset()
     # (5, n_colour_features) added to the plastic means for the spaces (not the stations):
     # the print's shift on this picture (``adapt.plastic_offsets``); None before adapting
     plastic_offset: FloatArray | None = None
@@ -701,6 +703,7 @@ def _adapt(
         ]
     )
     offset = plastic_offsets(shift, counts, k, prior.shift_channels)
+    offset[[c in prior.camera_plastic for c in PLAYER_COLORS]] = 0.0
     # The same-colour terms: trains read with confidence, and free spaces printed in a player
     # colour read with confidence.
     trains = np.full(n, -1, dtype=np.int64)

@@ -1,6 +1,6 @@
 """Uneven light: a lamp to one side, a window, a vignette.
 
-The tone map (``classify.tone_table``) corrects the light of the whole board at once; a board lit
+The tone map (``tone.tone_table``) corrects the light of the whole board at once; a board lit
 more on one side than the other still shows a darker and a brighter half, and on the darker half
 paper passes for black plastic, on the brighter one pale land for yellow plastic. Here the light's
 shape over the board is measured on the board's own paper and taken off every sample before the

@@ -263,12 +263,14 @@ class TableProfile:
         return z2(diff - shift)
 
     def model(self, base: SpaceModel) -> SpaceModel:
-        """The reader's class means with this table's plastic colours (where learnt)."""
+        """The reader's class means with this table's plastic colours (where learnt). A learnt
+        colour is this camera's own: the reader does not also move it with the print's shift
+        on the picture (``adapt.plastic_offsets``), or the camera's shift would count twice."""
         if not self.plastic:
             return base
         plastic = dict(base.plastic)
         plastic.update({c: np.asarray(v, dtype=np.float64) for c, v in self.plastic.items()})
-        return replace(base, plastic=plastic)
+        return replace(base, plastic=plastic, camera_plastic=frozenset(self.plastic))
 
     def quality(self, base: SpaceModel) -> dict[str, Any]:
         """Per player colour: distance (scaled units, root of the squared sum) of its plastic

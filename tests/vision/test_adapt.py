@@ -53,3 +53,37 @@ def test_a_plastic_moves_with_its_print_as_far_as_its_prior_counts() -> None:
     assert np.allclose(out[1], [0.0, -3.0, -4.0, 0.0])  # as many trains as the prior counts
     assert np.allclose(out[2], [0.0, -1.5, -2.0, 0.0])
     assert not plastic_offsets(shift, seen, 8.0, ()).any()
+
+
+def test_a_table_profiles_colours_are_not_moved_with_the_print_again() -> None:
+    """With a table profile, a colour it has learnt is that camera's own plastic: the picture's
+    print shift (dull colour processing here) moves the other colours, not that one."""
+    from companion.sim.perturb import saturation
+    from companion.sim.render import BoardRenderer, random_scene
+    from companion.vision.context import make_context, take_samples
+    from companion.vision.locate import BoardLocation
+    from companion.vision.profile import TableProfile
+    from companion.vision.read import read_samples
+
+    ctx = make_context()
+    renderer = BoardRenderer()
+    scene = random_scene(np.random.default_rng(12), renderer.geometry)
+    board = saturation(renderer.render_board(scene, 1400), 0.6)
+    h, w = board.shape[:2]
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    loc = BoardLocation.from_corners(corners, (w, h))
+    samples = take_samples(board, loc.homography, ctx)
+    _, plain = read_samples(samples, ctx)
+    assert plain.model.plastic_offset is not None
+    red = PLAYER_COLORS.index("red")
+    assert np.abs(plain.model.plastic_offset[red]).max() > 0.5
+    look = np.zeros((len(ctx.info.space_route), 8))
+    profile = TableProfile("cam", look, look, 1)
+    profile.plastic["red"] = np.asarray(ctx.model.plastic["red"], dtype=np.float64)
+    assert profile.model(ctx.model).camera_plastic == frozenset({"red"})
+    _, with_profile = read_samples(samples, ctx, profile=profile)
+    offset = with_profile.model.plastic_offset
+    assert offset is not None
+    assert np.abs(offset[red]).max() == 0.0
+    others = [i for i, c in enumerate(PLAYER_COLORS) if c != "red"]
+    assert np.abs(offset[others]).max() > 0.5
