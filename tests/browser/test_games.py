@@ -41,8 +41,9 @@ def test_london_by_tapping(server: Server, phone: Any) -> None:
     start(host, "london", ["Aki", "Ben"])
     see(host, "#game-title", "Ticket to Ride: London")
     assert host.locator("#map").is_hidden()
-    assert host.locator("#scores tbody tr").count() == 2
-    assert host.locator("#game .district").count() == 5  # every location is in a district
+    expect(host.locator("#scores tbody tr")).to_have_count(2)
+    # every location is in a district (drawn once the map's data has come: wait for it)
+    expect(host.locator("#game .district")).to_have_count(5)
     # each player keeps first tickets (the London deck)
     for color, ticket in (
         ("blue", "piccadilly-circus--waterloo"),
