@@ -21,6 +21,7 @@ machine do not count), with wall time and the machine's load beside them.
     .venv/bin/python benchmarks/bench_vision_speed.py --hash      # readings' fingerprints
     .venv/bin/python benchmarks/bench_vision_speed.py --profile NAME   # cProfile of one case
     .venv/bin/python benchmarks/bench_vision_speed.py --json FILE   # every timing, as JSON
+    .venv/bin/python benchmarks/bench_vision_speed.py --stages NAME    # CPU ms per stage
 """
 
 from __future__ import annotations
@@ -210,6 +211,56 @@ def run_speed(
         )
 
 
+# The stages of a read, as ``read.py`` calls them (module, attribute): timed by wrapping.
+STAGES = [
+    ("read", "sample_decimated"),
+    ("read", "balance_samples"),
+    ("read", "space_features_lab8"),
+    ("read", "classify_spaces"),
+    ("classify", "distances"),
+    ("read", "classify_stations_lab8"),
+    ("read", "assess"),
+    ("profile", "TableProfile.changed"),
+    ("read", "ReadCache.light_for"),
+    ("read", "locate_board"),
+]
+
+
+def run_stages(ctx: ReadContext, name: str, frames: int) -> None:
+    """Median CPU ms of one case and the mean CPU ms per call of each stage within it."""
+    import companion.vision.classify as classify_mod
+    import companion.vision.profile as profile_mod
+    import companion.vision.read as read_mod
+
+    mods = {"read": read_mod, "classify": classify_mod, "profile": profile_mod}
+    spent: dict[str, float] = {}
+    fn = cases(ctx, [name])[name]
+    fn()
+    for mod_name, attr in STAGES:
+        owner: Any = mods[mod_name]
+        *path, last = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        inner = getattr(owner, last)
+
+        def timed(*a: Any, _f: Any = inner, _k: str = attr, **k: Any) -> Any:
+            t = time.thread_time()
+            try:
+                return _f(*a, **k)
+            finally:
+                spent[_k] = spent.get(_k, 0.0) + time.thread_time() - t
+
+        setattr(owner, last, timed)
+    times = []
+    for _ in range(frames):
+        t = time.thread_time()
+        fn()
+        times.append((time.thread_time() - t) * 1000)
+    print(f"== {name}: median {np.median(times):.2f} CPU ms per read ({load()}); per stage:")
+    for k, v in sorted(spent.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:28s} {v / frames * 1000:6.2f}")
+
+
 def fingerprint(reading: BoardReading) -> str:
     data = reading.to_json()
     data["spaces"] = reading.spaces
@@ -282,12 +333,16 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--hash", action="store_true")
     ap.add_argument("--profile", metavar="CASE")
+    ap.add_argument("--stages", metavar="CASE", help="CPU ms per stage of one case")
     ap.add_argument("--json", metavar="FILE", help="write every timing to FILE")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     ctx = make_context()
     if args.hash:
         run_hash(ctx)
+        return 0
+    if args.stages:
+        run_stages(ctx, args.stages, args.repeat or 40)
         return 0
     if args.profile:
         fn = cases(ctx, [args.profile])[args.profile]
