@@ -137,23 +137,44 @@ class RouteEvidence:
 
 def print_like(model: SpaceModel, radius: float) -> dict[str, frozenset[str]]:
     """Printed colour -> player colours whose trains it may pass for (its own always)."""
+    printed = list(model.printed)
+    plastic = list(model.plastic)
+    if not printed or not plastic:
+        return {p: frozenset({p} if p in PLAYER_COLORS else ()) for p in printed}
+    mu = np.stack([model.printed[p] for p in printed])
+    v = np.stack([model.plastic[c] for c in plastic])
+    # every printed colour against every plastic at once (each pair's sum as on its own)
+    near = ((((mu[:, None, :] - v[None, :, :]) / model.scale) ** 2).sum(axis=2) <= radius).tolist()
     out: dict[str, frozenset[str]] = {}
-    for p, mu in model.printed.items():
-        near = {
-            c
-            for c, v in model.plastic.items()
-            if float(np.sum(((mu - v) / model.scale) ** 2)) <= radius
-        }
+    for i, p in enumerate(printed):
+        close = {c for c, yes in zip(plastic, near[i], strict=True) if yes}
         if p in PLAYER_COLORS:
-            near.add(p)
-        out[p] = frozenset(near)
+            close.add(p)
+        out[p] = frozenset(close)
     return out
+
+
+def _route_runs(info: SpaceLayoutInfo) -> Any:
+    """The routes' first spaces when every route has at least one space (then a per-route
+    reduction is one ``reduceat``), else None."""
+    starts = info.route_starts
+    n = len(info.printed_colors)
+    if len(starts) and bool(np.all(np.diff(starts) > 0)) and int(starts[-1]) < n:
+        return starts
+    return None
 
 
 def route_evidence(scores: FloatArray, info: SpaceLayoutInfo, temperature: float) -> RouteEvidence:
     """Decide every route on its own, among free and the colours its spaces show."""
     lsm = log_softmax(scores)  # (n_spaces, 6)
     lp = np.asarray(route_log_prob_matrix(lsm, info, temperature), dtype=np.float64)
+    return _evidence(scores, info, lsm, lp)
+
+
+def _evidence(
+    scores: FloatArray, info: SpaceLayoutInfo, lsm: FloatArray, lp: FloatArray
+) -> RouteEvidence:
+    """``route_evidence`` from the spaces' and routes' log-probabilities."""
     n_routes, k = lp.shape
     seen_space = np.argmax(scores, axis=1)
     seen = np.zeros((n_routes, k), dtype=bool)
@@ -168,19 +189,25 @@ def route_evidence(scores: FloatArray, info: SpaceLayoutInfo, temperature: float
     conf = np.clip(p[rows, choice], 0.0, 1.0)
     # Spaces that, on their own, show another hypothesis than their route's.
     other = seen_space != choice[info.space_route]
-    mixed = np.zeros(n_routes, dtype=bool)
-    np.logical_or.at(mixed, info.space_route, other)
     # Claims: the weakest space's margin of the colour over the print.
-    d_claim = lsm[np.arange(len(lsm)), choice[info.space_route]] - lsm[:, 0]
-    weakest = np.full(n_routes, np.inf)
-    np.minimum.at(weakest, info.space_route, d_claim)
-    weakest[choice == 0] = np.inf
+    spaces = np.arange(len(lsm))
+    d_claim = lsm[spaces, choice[info.space_route]] - lsm[:, 0]
     # Free routes printed in a player colour: the strongest space's case for trains of it.
-    pc = np.array(info.printed_colors)
-    own = np.array([PLAYER_COLORS.index(c) + 1 if c in PLAYER_COLORS else 0 for c in pc])
-    d_hidden = np.where(own > 0, lsm[np.arange(len(lsm)), own] - lsm[:, 0], -np.inf)
-    hidden = np.full(n_routes, -np.inf)
-    np.maximum.at(hidden, info.space_route, d_hidden)
+    own = info.own_colour + 1
+    d_hidden = np.where(own > 0, lsm[spaces, own] - lsm[:, 0], -np.inf)
+    runs = _route_runs(info)
+    if runs is not None:  # every route's spaces are one run: reduce run by run
+        mixed = np.logical_or.reduceat(other, runs)
+        weakest = np.minimum.reduceat(d_claim, runs)
+        hidden = np.maximum.reduceat(d_hidden, runs)
+    else:
+        mixed = np.zeros(n_routes, dtype=bool)
+        np.logical_or.at(mixed, info.space_route, other)
+        weakest = np.full(n_routes, np.inf)
+        np.minimum.at(weakest, info.space_route, d_claim)
+        hidden = np.full(n_routes, -np.inf)
+        np.maximum.at(hidden, info.space_route, d_hidden)
+    weakest[choice == 0] = np.inf
     hidden[choice != 0] = -np.inf
     return RouteEvidence(
         choice=choice,
@@ -210,7 +237,9 @@ def assess(
     ``print_distance``: every space's distance to its print (``SpaceResult.print_distance``):
     a route read free that its print does not explain either is listed."""
     cfg = config or CheckConfig.load()
-    ev = route_evidence(scores, info, model.route_temperature)
+    lsm = log_softmax(scores)  # (n_spaces, 6)
+    lp = np.asarray(route_log_prob_matrix(lsm, info, model.route_temperature), dtype=np.float64)
+    ev = _evidence(scores, info, lsm, lp)
     unexplained = _unexplained(print_distance, info, cfg.unexplained)
     ids = info.route_ids
     listed: set[int] = set()  # routes the profile puts on the list
@@ -219,7 +248,7 @@ def assess(
     if changed is not None and profiled:
         least = np.full(len(ids), np.inf)
         np.minimum.at(least, info.space_route, np.asarray(changed, dtype=np.float64))
-        ev = _with_profile(ev, scores, info, model.route_temperature, least, cfg, listed, settled)
+        ev = _with_profile(ev, lp, least, cfg, listed, settled)
     routes: dict[str, str | None] = {
         rid: HYPOTHESES[int(ev.choice[k])] for k, rid in enumerate(ids)
     }
@@ -237,22 +266,26 @@ def assess(
     plays = np.array([h is None or h in playing for h in HYPOTHESES])
     disagree = ev.shown & plays[None, :]
     disagree[np.arange(len(ids)), ev.choice] = False
-    mixed = disagree.any(axis=1)
+    mixed = disagree.any(axis=1).tolist()
+    unsure = (ev.confidence < cfg.route_confidence).tolist()
+    hidden_over = (ev.hidden > cfg.hidden_margin).tolist()
+    weak = (ev.weakest < cfg.claim_margin).tolist()
+    unexplained_l = unexplained.tolist()
+    first = info.route_starts.tolist()
     for k, rid in enumerate(ids):
         c = routes[rid]
-        unsure = ev.confidence[k] < cfg.route_confidence
-        if k in listed or unsure:
+        if k in listed or unsure[k]:
             check.add(rid)
         if k in settled:
             continue
-        printed = info.printed_colors[info.route_slices[rid].start]
+        printed = info.printed_colors[first[k]]
         look_alike = c is not None and c in like.get(printed, frozenset())
-        hidden = printed in playing and ev.hidden[k] > cfg.hidden_margin
+        hidden = printed in playing and hidden_over[k]
         if (
             mixed[k]
-            or (look_alike and ev.weakest[k] < cfg.claim_margin)
+            or (look_alike and weak[k])
             or (c is None and hidden and not profiled)
-            or (c is None and unexplained[k])
+            or (c is None and unexplained_l[k])
         ):
             check.add(rid)
     for a, b in info.lane_pairs:
@@ -322,9 +355,7 @@ def profile_fits(
 
 def _with_profile(
     ev: RouteEvidence,
-    scores: FloatArray,
-    info: SpaceLayoutInfo,
-    temperature: float,
+    lp: FloatArray,
     least: FloatArray,
     cfg: CheckConfig,
     listed: set[int],
@@ -334,22 +365,19 @@ def _with_profile(
     the likeliest colour where every space did (even the route's own printed colour): those go
     in ``settled`` (listed only when the colour among the plastics is unsure); routes in
     between go in ``listed``."""
-    lsm = log_softmax(scores)
-    lp = np.asarray(route_log_prob_matrix(lsm, info, temperature), dtype=np.float64)
     choice = ev.choice.copy()
     conf = ev.confidence.copy()
-    for k in range(len(choice)):
-        if least[k] < cfg.unchanged:
-            choice[k] = 0
-            conf[k] = 1.0
-            settled.add(k)
-        elif least[k] > cfg.changed:
-            colours = lp[k, 1:]
-            p = np.exp(colours - colours.max())
-            if choice[k] == 0:
-                choice[k] = 1 + int(np.argmax(colours))
-            conf[k] = float(p[choice[k] - 1] / p.sum())
-            settled.add(k)
-        else:
-            listed.add(k)
+    empty = least < cfg.unchanged
+    full = ~empty & (least > cfg.changed)
+    choice[empty] = 0
+    conf[empty] = 1.0
+    rows = np.flatnonzero(full)
+    if len(rows):
+        colours = lp[rows, 1:]
+        p = np.exp(colours - colours.max(axis=1, keepdims=True))
+        pick = np.where(choice[rows] == 0, 1 + np.argmax(colours, axis=1), choice[rows])
+        choice[rows] = pick
+        conf[rows] = p[np.arange(len(rows)), pick - 1] / p.sum(axis=1)
+    settled.update(np.flatnonzero(empty | full).tolist())
+    listed.update(np.flatnonzero(~(empty | full)).tolist())
     return replace(ev, choice=choice, confidence=conf)

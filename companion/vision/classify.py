@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.adapt import plastic_offsets, same_colour_terms
+from companion.vision.integral import rect_sums, window_corners, window_sums
 from companion.vision.tone import tone_table as tone_table  # (moved to tone.py; old path kept)
 from companion.vision.tone import white_balance_gains as white_balance_gains
 from companion.vision.types import PLAYER_COLORS
@@ -145,8 +146,9 @@ def fit_features(patches: U8Array) -> FloatArray:
         return int(min(m - 1, int(frac * (m - 1) + 0.5)))
 
     k20, k50, k90 = k(0.2), k(0.5), k(0.9)
-    part_l = np.partition(core[0], sorted({k20, k50, k90}), axis=1)
-    part_ab = np.partition(core[1:], k50, axis=2)[:, :, k50].astype(np.float64) - 128.0
+    codes = np.sort(core, axis=2, kind="stable")  # 8-bit codes: a radix sort, fast
+    part_l = codes[0]
+    part_ab = codes[1:, :, k50].astype(np.float64) - 128.0
     ab = core[1:].astype(np.float32) - np.float32(128.0)
     chroma = np.partition(np.sqrt(ab[0] * ab[0] + ab[1] * ab[1]), k50, axis=1)[:, k50]
     big_l = lab[..., 0].astype(np.int16)
@@ -171,15 +173,25 @@ def fit_features(patches: U8Array) -> FloatArray:
     )
 
 
+_FIT_PRINTED: dict[tuple[int, tuple[str, ...]], tuple[FitModel, FloatArray]] = {}
+
+
 def fit_distances(feats: FloatArray, printed_colors: list[str], model: FitModel) -> FloatArray:
     """Squared capped distance (n, 6) of every space to each hypothesis (locating)."""
-    n = feats.shape[0]
-    dist = np.empty((n, len(HYPOTHESES)))
-    printed_means = np.stack([model.printed[c] for c in printed_colors])
-    means = [printed_means] + [model.plastic[c][None, :] for c in PLAYER_COLORS]
-    for j, mu in enumerate(means):
-        z = (feats - mu) / model.scale
-        dist[:, j] = np.minimum(z * z, model.clip).sum(axis=1)
+    dist = np.empty((feats.shape[0], len(HYPOTHESES)))
+    key = (id(model), tuple(printed_colors))
+    kept = _FIT_PRINTED.get(key)
+    if kept is None or kept[0] is not model:  # the printed means, stacked once per model
+        table = {c: i for i, c in enumerate(model.printed)}
+        means = np.stack(list(model.printed.values()))
+        kept = (model, means[[table[c] for c in printed_colors]])
+        if len(_FIT_PRINTED) > 16:
+            _FIT_PRINTED.clear()
+        _FIT_PRINTED[key] = kept
+    z = np.empty_like(feats)
+    for j, mu in enumerate([kept[1]] + [model.plastic[c][None, :] for c in PLAYER_COLORS]):
+        np.divide(np.subtract(feats, mu, out=z), model.scale, out=z)
+        dist[:, j] = np.minimum(np.square(z, out=z), model.clip, out=z).sum(axis=1)
     return dist
 
 
@@ -258,27 +270,6 @@ def space_features(
     return space_features_lab8(lab8(patches), layout, windows, tunnel)
 
 
-def _window_sums(integral: npt.NDArray[Any], top: Any, windows: WindowSet) -> FloatArray:
-    """Sums (n, n_windows, ...) over every window of every patch from the integral image of
-    the patches stacked one above the other (patch i starts at row ``top[i]``): along first
-    (one difference per distinct column pair), then across (one per distinct row pair)."""
-    xs, ys = windows.xs, windows.ys
-    horiz = np.take(integral, xs + windows.wl, axis=1) - np.take(integral, xs, axis=1)
-    r0 = (top + ys[None, :]).ravel()  # (n * C,) first rows, patch by patch
-    both = np.take(horiz, r0 + windows.ww, axis=0) - np.take(horiz, r0, axis=0)
-    n = len(top)
-    both = both.reshape(n, len(ys), len(xs), *horiz.shape[2:])  # (n, C, A, ...)
-    both = np.swapaxes(both, 1, 2)  # (n, A, C, ...): window k = a * C + c
-    return np.asarray(both.reshape(n, len(xs) * len(ys), *both.shape[3:]), dtype=np.float64)
-
-
-def _rect_sums(integral: npt.NDArray[Any], top: Any, y0: int, y1: int, x0: int, x1: int) -> Any:
-    """Sums over the same rectangle [y0, y1) x [x0, x1) of every stacked patch."""
-    r0, r1 = top + y0, top + y1
-    out = integral[r1, x1] - integral[r0, x1] - integral[r1, x0] + integral[r0, x0]
-    return np.asarray(out, dtype=np.float64)
-
-
 def space_features_lab8(
     lab: U8Array, layout: PatchLayout, windows: WindowSet, tunnel: BoolArray
 ) -> SpaceFeatures:
@@ -295,34 +286,33 @@ def space_features_lab8(
     top = np.arange(n) * ny
     lo = layout
 
-    def to_float(mean8: FloatArray, sq: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Mean float Lab (..., 3) and L standard deviation from 8-bit sums / area."""
-        std = np.sqrt(np.maximum(sq - mean8[..., 0] ** 2, 0.0)) * LAB_L
-        mean8[..., 0] *= LAB_L
-        mean8[..., 1:] -= 128.0
-        return mean8, std
-
-    # Windows: train-sized rectangles slid along and across.
+    # Windows: train-sized rectangles slid along and across: mean float Lab and the L standard
+    # deviation from the 8-bit sums / area.
     area = float(windows.wl * windows.ww)
-    wmean, wstd = to_float(
-        _window_sums(s_int, top[:, None], windows) / area,
-        _window_sums(sq_int, top[:, None], windows) / area,
-    )
-    win = np.concatenate([wmean, wstd[..., None]], axis=-1)
+    corners = window_corners(n, ny, nx, windows)
+    mean8 = window_sums(s_int, corners, n)
+    mean8 /= area
+    sq = window_sums(sq_int, corners, n)
+    sq /= area
+    win = np.empty((*mean8.shape[:2], 4))
+    std = win[..., 3]
+    np.maximum(np.subtract(sq, np.square(mean8[..., 0], out=std), out=std), 0.0, out=std)
+    np.multiply(np.sqrt(std, out=std), LAB_L, out=std)
+    np.multiply(mean8[..., 0], LAB_L, out=win[..., 0])
+    np.subtract(mean8[..., 1:], 128.0, out=win[..., 1:3])
 
     # Printed core at the nominal place (narrower inside a tunnel's black border): medians of
     # L, a, b (monotone in the 8-bit codes) and the L standard deviation.
     def core_stats(ya: float, yb: float, xa: float, xb: float, sel: Any) -> FloatArray:
         r0, r1, c0, c1 = lo.y(ya), lo.y(yb), lo.x(xa), lo.x(xb)
         m = (r1 - r0) * (c1 - c0)
-        # Channel-major rows of the core's codes: the medians by partial sorting along rows.
+        # Channel-major rows of the core's codes: the medians by sorting along rows.
         core = np.ascontiguousarray(np.moveaxis(lab[sel, r0:r1, c0:c1].reshape(-1, m, 3), 2, 0))
         k95 = min(m - 1, int(0.95 * (m - 1) + 0.5))
-        kth = sorted({(m - 1) // 2, m // 2, k95})
-        part = np.partition(core, kth, axis=2)
+        part = np.sort(core, axis=2, kind="stable")  # 8-bit codes: a radix sort, fast
         med8 = (part[..., (m - 1) // 2].astype(np.float64) + part[..., m // 2]) / 2.0  # (3, k)
-        sq = _rect_sums(sq_int, top[sel], r0, r1, c0, c1) / m
-        mean_l = _rect_sums(s_int[..., 0], top[sel], r0, r1, c0, c1) / m
+        sq = rect_sums(sq_int, top[sel], r0, r1, c0, c1) / m
+        mean_l = rect_sums(s_int[..., 0], top[sel], r0, r1, c0, c1) / m
         std = np.sqrt(np.maximum(sq - mean_l**2, 0.0)) * LAB_L
         # Last column: how far the brightest few pixels stand above the median (a glossy
         # piece's specular highlight; matte print has none).
@@ -335,7 +325,7 @@ def space_features_lab8(
     printed = np.ascontiguousarray(core[:, :4])
     highlight = core[:, 4]
     # Colour-free cues (on float L).
-    big_l = big_l8.reshape(n, ny, nx).astype(np.float32) * np.float32(LAB_L)
+    big_l = np.multiply(big_l8.reshape(n, ny, nx), np.float32(LAB_L), dtype=np.float32)
     xa, xb = lo.x(-0.35), lo.x(0.35)
     rows = big_l[:, :, xa:xb].mean(axis=2, dtype=np.float64)  # across profile
     cols = big_l[:, lo.y(-0.2) : lo.y(0.2), :].mean(axis=1, dtype=np.float64)  # along profile
@@ -354,8 +344,9 @@ def space_features_lab8(
     lower = rows[:, c + half - 1 : c - 1 : -1] if c > 0 else rows[:, c + half - 1 :: -1]
     asymmetry = np.abs(upper - lower[:, : upper.shape[1]]).mean(axis=1)
     inner = big_l[:, lo.y(-0.4) - 1 : lo.y(0.4) + 1, xa:xb]
-    d2 = inner[:, :-2] + inner[:, 2:] - 2 * inner[:, 1:-1]
-    dark_lines = np.maximum(d2, 0).mean(axis=(1, 2), dtype=np.float64)
+    d2 = inner[:, :-2] + inner[:, 2:]
+    d2 -= 2 * inner[:, 1:-1]
+    dark_lines = np.maximum(d2, 0, out=d2).mean(axis=(1, 2), dtype=np.float64)
     cues = np.stack([end_outline, asymmetry, dark_lines, highlight], axis=1)
     return SpaceFeatures(windows=win, printed=printed, cues=cues)
 
@@ -513,8 +504,24 @@ class SpaceLayoutInfo:
         return names, np.array([pos[c] for c in self.printed_colors], dtype=np.int64)
 
 
+_PENALTY: dict[tuple[int, int, float, float], tuple[Any, Any, FloatArray]] = {}
+
+
 def window_penalty(model: SpaceModel, windows: WindowSet, lane_side: FloatArray) -> FloatArray:
-    """(n, n_windows) added distance of each window for each space (inf where not allowed)."""
+    """(n, n_windows) added distance of each window for each space (inf where not allowed);
+    kept for the last windows and lanes of each penalty (read-only)."""
+    key = (id(windows), id(lane_side), model.shift_penalty, model.toward_lane)
+    kept = _PENALTY.get(key)
+    if kept is None or kept[0] is not windows or kept[1] is not lane_side:
+        out = _window_penalty(model, windows, lane_side)
+        out.flags.writeable = False
+        if len(_PENALTY) > 16:
+            _PENALTY.clear()
+        kept = _PENALTY[key] = (windows, lane_side, out)
+    return kept[2]
+
+
+def _window_penalty(model: SpaceModel, windows: WindowSet, lane_side: FloatArray) -> FloatArray:
     amax = max(float(np.abs(windows.along).max()), 1e-6)
     cmax = max(float(np.abs(windows.across).max()), 1e-6)
     pen = model.shift_penalty * ((windows.along / amax) ** 2 + (windows.across / cmax) ** 2)
@@ -524,9 +531,14 @@ def window_penalty(model: SpaceModel, windows: WindowSet, lane_side: FloatArray)
 
 
 def distances(
-    feats: SpaceFeatures, info: SpaceLayoutInfo, model: SpaceModel, penalty: FloatArray
+    feats: SpaceFeatures,
+    info: SpaceLayoutInfo,
+    model: SpaceModel,
+    penalty: FloatArray,
+    scaled: dict[bytes, Any] | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.int64]]:
-    """Squared capped distances (n, 6) to each hypothesis and the best window per colour (n, 5)."""
+    """Squared capped distances (n, 6) to each hypothesis and the best window per colour (n, 5).
+    ``scaled``: the scaled windows kept by scale between calls on the same ``feats``."""
     n = feats.printed.shape[0]
     dist = np.empty((n, len(HYPOTHESES)))
     inv = 1.0 / model.scale
@@ -534,25 +546,23 @@ def distances(
     if model.plastic_offset is not None:
         plastic = plastic + model.plastic_offset
     mus = (plastic * inv).astype(np.float32)
-    # Feature-major float32 (4, n, w): one pass per feature and colour over (n, w).
-    wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
-    pen = penalty.astype(np.float32)
-    clip = np.float32(model.clip)
-    best = np.empty((n, len(PLAYER_COLORS)), dtype=np.int64)
-    z = np.empty_like(wz[0])
-    d = np.empty_like(wz[0])
-    rows = np.arange(n)
-    for c in range(len(PLAYER_COLORS)):
-        np.copyto(d, pen)
-        for k in range(wz.shape[0]):
-            np.subtract(wz[k], mus[c, k], out=z)
-            np.square(z, out=z)
-            np.minimum(z, clip, out=z)
-            d += z
-        b = np.argmin(d, axis=1)
-        best[:, c] = b
-        dist[:, c + 1] = d[rows, b]
-    mu = np.stack([model.printed[c] for c in info.printed_colors])
+    # Feature-major float32 (4, n, w); all colours at once (colour, n, w), feature by feature.
+    kept = {} if scaled is None else scaled
+    wz = kept.get(model.scale.tobytes())
+    if wz is None:
+        wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
+        kept[model.scale.tobytes()] = wz
+    d = np.empty((len(PLAYER_COLORS), *wz.shape[1:]), dtype=np.float32)
+    d[:] = penalty.astype(np.float32)
+    z = np.empty_like(d)
+    for k in range(wz.shape[0]):  # the penalty, then each feature in turn (as one by one)
+        np.subtract(wz[k][None], mus[:, k, None, None], out=z)
+        d += np.minimum(np.square(z, out=z), np.float32(model.clip), out=z)
+    b = np.argmin(d, axis=2)  # (colour, n)
+    dist[:, 1:] = np.take_along_axis(d, b[:, :, None], axis=2)[:, :, 0].T
+    best = np.ascontiguousarray(b.T, dtype=np.int64)
+    names, index = info.printed_index
+    mu = np.stack([model.printed[c] for c in names])[index]
     z64 = (feats.printed - mu) / model.scale
     dist[:, 0] = np.minimum(z64 * z64, model.clip).sum(axis=1)
     return dist, best
@@ -573,7 +583,9 @@ def hypothesis_scores(
     plastic weight, printed bias, one weight per cue). ``same`` (n, 5): where a player colour
     is the space's printed colour, ``same_coef`` (bias, one weight per cue) is added to that
     plastic hypothesis's score (``same_coef`` (5, 1 + cues): per player colour)."""
-    s = -0.5 * dist * np.r_[coef[0], np.full(len(PLAYER_COLORS), coef[1])]
+    weight = np.full(len(HYPOTHESES), coef[1])
+    weight[0] = coef[0]
+    s = -0.5 * dist * weight
     s[:, 0] += coef[2] + cues @ coef[3:]
     if same is not None and same_coef is not None and np.any(same_coef):
         s[:, 1:] += same * (same_coef[None, :, 0] + cues @ same_coef[:, 1:].T)
@@ -674,7 +686,8 @@ def _adapt(
     colour = j[idx] - 1
     n_col = len(PLAYER_COLORS)
     sums = np.zeros((n_col, rows.shape[1] if rows.ndim == 2 else 4))
-    np.add.at(sums, colour, rows)
+    for f in range(sums.shape[1]):  # as np.add.at, in the same order (faster on numpy < 1.25)
+        sums[:, f] = np.bincount(colour, weights=rows[:, f], minlength=n_col)
     counts = np.bincount(colour, minlength=n_col).astype(np.float64)
     plastic = {
         c: np.asarray((sums[i] + k * prior.plastic[c]) / (counts[i] + k), dtype=np.float64)
@@ -686,7 +699,8 @@ def _adapt(
     names, pidx = info.printed_index
     fr = np.flatnonzero(sure & (j == 0)) if n else np.zeros(0, dtype=np.int64)
     psums = np.zeros((len(names), feats.printed.shape[1]))
-    np.add.at(psums, pidx[fr], feats.printed[fr])
+    for f in range(psums.shape[1]):
+        psums[:, f] = np.bincount(pidx[fr], weights=feats.printed[fr, f], minlength=len(names))
     pcounts = np.bincount(pidx[fr], minlength=len(names)).astype(np.float64)
     pos = {c: i for i, c in enumerate(names)}
     printed: dict[str, FloatArray] = {}
@@ -744,8 +758,9 @@ def classify_spaces(
     cues = clip_cues(feats.cues, model)
     current = start if start is not None else model
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
+    scaled: dict[bytes, Any] = {}  # the windows scaled once for every round
     while True:
-        dist, best = distances(feats, info, current, penalty)
+        dist, best = distances(feats, info, current, penalty, scaled)
         scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, current.same_coef)
         lp = log_softmax(scores)
         choice, conf = decide_route_matrix(
@@ -755,13 +770,13 @@ def classify_spaces(
             break
         left -= 1
         current = _adapt(feats, info, model, current, choice, conf, best)
-    owners = [HYPOTHESES[int(c)] for c in choice]
+    owners = [HYPOTHESES[c] for c in choice.tolist()]
     owner = dict(zip(info.route_ids, owners, strict=True))
-    labels: list[str | None] = [owners[int(r)] for r in info.space_route]
+    labels: list[str | None] = [owners[r] for r in info.space_route.tolist()]
     return SpaceResult(
         scores=scores,
         route_owner=owner,
-        route_confidence={rid: float(c) for rid, c in zip(info.route_ids, conf, strict=True)},
+        route_confidence=dict(zip(info.route_ids, conf.tolist(), strict=True)),
         space_labels=labels,
         model=current,
         print_distance=np.asarray(dist[:, 0], dtype=np.float64),

@@ -65,6 +65,19 @@ def empty_look(feats: SpaceFeatures) -> FloatArray:
     return np.asarray(np.concatenate([feats.printed, feats.cues], axis=1), dtype=np.float64)
 
 
+def column_median(x: FloatArray) -> FloatArray:
+    """``np.median(x, axis=0)`` of a 2-D array by one sort (the same numbers; faster on the
+    small arrays read every frame). A column with NaN: numpy's own."""
+    m = x.shape[0]
+    s = np.sort(x, axis=0)
+    if m == 0 or np.isnan(s[-1]).any():
+        return np.asarray(np.median(x, axis=0), dtype=np.float64)
+    h = m // 2
+    if m % 2:
+        return np.asarray(s[h] + 0.0, dtype=np.float64)
+    return np.asarray((s[h - 1] + s[h]) / 2.0, dtype=np.float64)
+
+
 def stats_of(windows: FloatArray) -> FloatArray:
     """(9,) a lesson's sums: count, sum of L, a, b, L spread, and of their squares."""
     w = np.asarray(windows, dtype=np.float64).reshape(-1, 4)
@@ -235,7 +248,7 @@ class TableProfile:
         if self.empty_count < 2:
             return np.full(len(FEATURES), NOISE_FLOOR)
         var = np.maximum(self.empty_sq - self.empty**2, 0.0)
-        return np.asarray(np.maximum(np.sqrt(np.median(var, axis=0)), NOISE_FLOOR), np.float64)
+        return np.asarray(np.maximum(np.sqrt(column_median(var)), NOISE_FLOOR), np.float64)
 
     def changed(self, feats: SpaceFeatures, groups: Any = None) -> FloatArray:
         """(n_spaces,) squared scaled distance of every space from its empty look (capped).
@@ -250,16 +263,17 @@ class TableProfile:
             z = d / noise
             return np.asarray(np.minimum(z * z, CHANGE_CAP).sum(axis=1), dtype=np.float64)
 
-        calm = z2(diff - np.median(diff, axis=0)) < CALM
+        calm = z2(diff - column_median(diff)) < CALM
         if int(calm.sum()) < MIN_CALM:
             return z2(diff)
-        shift = np.broadcast_to(np.median(diff[calm], axis=0), diff.shape).copy()
+        calm_diff = diff[calm]
+        shift = np.broadcast_to(column_median(calm_diff), diff.shape).copy()
         if groups is not None:
             g = np.asarray(groups, dtype=np.int64)
-            for k in np.unique(g):
-                sel = calm & (g == k)
-                if int(sel.sum()) >= MIN_CALM:
-                    shift[g == k] = np.median(diff[sel], axis=0)
+            g_calm = g[calm]
+            ks, counts = np.unique(g_calm, return_counts=True)
+            for k in ks[counts >= MIN_CALM].tolist():  # the groups with enough calm spaces
+                shift[g == k] = column_median(calm_diff[g_calm == k])
         return z2(diff - shift)
 
     def model(self, base: SpaceModel) -> SpaceModel:

@@ -36,20 +36,20 @@ def tone_table(
     reference tone (the paper's white) and built outwards from it."""
     px = paper.reshape(-1, 3).astype(np.float64)
     q = np.percentile(px, percentiles, axis=0)  # (k, 3)
-    x = np.arange(256, dtype=np.float64)
-    lut = np.empty((1, 256, 3), dtype=np.uint8)
     lo, hi = slopes
-    for c in range(3):
-        xs = np.r_[0.0, q[:, c], 255.0]
-        ys = np.r_[0.0, reference[:, c], 255.0]
-        xs = np.maximum.accumulate(xs + 1e-3 * np.arange(len(xs)))  # strictly increasing
-        dx = np.diff(xs)
-        slope = np.clip(np.diff(ys) / dx, lo, hi)
-        top = len(xs) - 2  # the brightest reference tone: the anchor
-        knots = np.empty_like(ys)
-        knots[top] = ys[top]
-        knots[top + 1] = ys[top] + slope[top] * dx[top]
-        for k in range(top - 1, -1, -1):
-            knots[k] = knots[k + 1] - slope[k] * dx[k]
-        lut[0, :, c] = np.clip(np.interp(x, xs, knots) + 0.5, 0, 255).astype(np.uint8)
-    return lut
+    k = len(q)
+    # All three channels at once (rows: 0, the k tones, 255; one column per channel).
+    xs = np.concatenate([np.zeros((1, 3)), q, np.full((1, 3), 255.0)])
+    ys = np.concatenate([np.zeros((1, 3)), reference, np.full((1, 3), 255.0)])
+    xs = np.maximum.accumulate(xs + 1e-3 * np.arange(k + 2)[:, None], axis=0)  # increasing
+    dx = np.diff(xs, axis=0)
+    slope = np.clip(np.diff(ys, axis=0) / dx, lo, hi)
+    top = k  # the brightest reference tone: the anchor
+    knots = np.empty_like(ys)
+    knots[top] = ys[top]
+    knots[top + 1] = ys[top] + slope[top] * dx[top]
+    for j in range(top - 1, -1, -1):
+        knots[j] = knots[j + 1] - slope[j] * dx[j]
+    x = np.arange(256, dtype=np.float64)
+    curves = np.stack([np.interp(x, xs[:, c], knots[:, c]) for c in range(3)], axis=1)
+    return np.clip(curves + 0.5, 0, 255).astype(np.uint8).reshape(1, 256, 3)

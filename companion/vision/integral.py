@@ -1,0 +1,55 @@
+"""Exact sums over rectangles of many small patches stacked one above the other, from the
+integral image of the stack (``cv2.integral``): the reader's train windows and printed cores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IndexArray = npt.NDArray[np.intp]
+
+_CORNERS: dict[tuple[int, int, int], tuple[Any, IndexArray]] = {}
+
+
+def window_corners(n: int, ny: int, nx: int, windows: Any) -> IndexArray:
+    """(4, n * n_windows) flat positions, in the integral image of ``n`` stacked ny x nx
+    patches, of the corners of every window (a ``classify.WindowSet``: first rows ``y0``,
+    first columns ``x0``, ``ww`` rows by ``wl`` columns) of every patch: bottom right, top
+    right, bottom left, top left. Kept for the last windows of each patch shape."""
+    key = (n, ny, nx)
+    kept = _CORNERS.get(key)
+    if kept is None or kept[0] is not windows:
+        r0 = (np.arange(n) * ny)[:, None] + np.asarray(windows.y0)[None, :]  # (n, n_windows)
+        r1 = r0 + int(windows.ww)
+        c0 = np.asarray(windows.x0)[None, :]
+        c1 = c0 + int(windows.wl)
+        w = nx + 1
+        corners = np.stack([r1 * w + c1, r0 * w + c1, r1 * w + c0, r0 * w + c0])
+        kept = (windows, np.asarray(corners.reshape(4, -1), dtype=np.intp))
+        if len(_CORNERS) > 16:
+            _CORNERS.clear()
+        _CORNERS[key] = kept
+    return kept[1]
+
+
+def window_sums(integral: npt.NDArray[Any], corners: IndexArray, n: int) -> FloatArray:
+    """Sums (n, n_windows, ...) over every window of every patch, from the integral image of
+    the stacked patches and the windows' ``corners`` (``window_corners``). Exact: integer
+    sums, or integers held exactly in float64, so the order of the differences is free."""
+    flat = integral.reshape(-1, *integral.shape[2:])
+    t = np.take(flat, corners, axis=0)  # (4, n * n_windows, ...)
+    out = t[0] - t[1]
+    out -= t[2]
+    out += t[3]
+    return np.asarray(out.reshape(n, -1, *integral.shape[2:]), dtype=np.float64)
+
+
+def rect_sums(integral: npt.NDArray[Any], top: Any, y0: int, y1: int, x0: int, x1: int) -> Any:
+    """Sums over the same rectangle [y0, y1) x [x0, x1) of every stacked patch (patch i
+    starts at row ``top[i]``)."""
+    r0, r1 = top + y0, top + y1
+    out = integral[r1, x1] - integral[r0, x1] - integral[r1, x0] + integral[r0, x0]
+    return np.asarray(out, dtype=np.float64)
