@@ -19,6 +19,8 @@ PhotoReader = Callable[[bytes], dict[str, Any]]
 
 
 class Notify(Protocol):
+    """A notice to the screens (``Streams.notice``); ``audience="host"``: the host's only."""
+
     def __call__(
         self,
         text: str,
@@ -27,6 +29,7 @@ class Notify(Protocol):
         *,
         code: str = "message",
         params: Mapping[str, Any] | None = None,
+        audience: str | None = None,
     ) -> None: ...
 
 

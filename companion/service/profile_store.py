@@ -46,26 +46,14 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from companion.service.errors import Conflict, Unavailable
+from companion.service.photos import Notify
 
 log = logging.getLogger(__name__)
 
 COLOURS = ("blue", "red", "green", "yellow", "black")  # = companion.vision.types.PLAYER_COLORS
-
-
-class Notify(Protocol):
-    def __call__(
-        self,
-        text: str,
-        level: str = "info",
-        color: str | None = None,
-        *,
-        code: str = "message",
-        params: Mapping[str, Any] | None = None,
-        audience: str | None = None,
-    ) -> None: ...
 
 
 @cache
