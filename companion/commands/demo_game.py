@@ -249,7 +249,7 @@ class DeviceTable:
 
         from companion.commands.devices import camera_notice, camera_observation
         from companion.service import Actor
-        from companion.vision.live import LiveWatcher, VisionReader
+        from companion.vision.live import LiveWatcher, VisionReader, as_questions
 
         cam = self.camera
         corners = self._calibrate(np.asarray(cam.view.corners, np.float64))
@@ -269,7 +269,7 @@ class DeviceTable:
                 for frame in cam:
                     if self.stop.is_set():
                         return
-                    for event in watcher.process(frame):
+                    for event in as_questions(watcher, watcher.process(frame)):
                         what, data = camera_observation(event)
                         if what == "observe":
                             assert isinstance(data, dict)

@@ -93,6 +93,8 @@ def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
         obs: dict[str, Any] = {"kind": "claim_seen", "route": event.route, "color": event.color}
         if event.unsure:
             obs["unsure"] = True
+        if event.listed:
+            obs["listed"] = True
         return "observe", obs
     if isinstance(event, live.StationSeen):
         return "observe", {"kind": "station_seen", "city": event.city, "color": event.color}
@@ -158,7 +160,7 @@ def camera_id(spec: str) -> str:
 def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
     """Watch the camera in a thread; claims and stations seen become observations."""
     from companion.service import Actor
-    from companion.vision.live import FrameReader, LiveWatcher, VisionReader
+    from companion.vision.live import FrameReader, LiveWatcher, VisionReader, as_questions
     from companion.vision.sources import FrameSource, SourceError, open_source
 
     simulated = (spec or "auto").strip().partition(":")[0].lower() == "sim"
@@ -199,7 +201,7 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
                     if stop.is_set():
                         return
                     forget_refused(watcher, refused)
-                    for event in watcher.process(frame):
+                    for event in as_questions(watcher, watcher.process(frame)):
                         what, data = camera_observation(event)
                         if what == "observe":
                             assert isinstance(data, dict)

@@ -175,6 +175,15 @@ def reconcile(
         trial.apply(action_from_json(action))
     except IllegalActionError as exc:
         return rule_decision("veto" if exc.rule in VETO_RULES else "confirm", exc, action)
+    if obs.get("listed"):
+        route = action.get("route")
+        return Decision(
+            "confirm",
+            f"the camera is not sure of {route}: a person should check it",
+            action,
+            "camera.unsure_listed",
+            {"color": color, "route": route},
+        )
     if obs.get("unsure"):
         route = action.get("route")
         return Decision(

@@ -373,8 +373,9 @@ def check_observation(data: Any) -> dict[str, Any]:
     for key in ("color", "player"):
         if key in out and out[key] not in PLAYER_COLORS:
             raise BadRequest(f"unknown player colour {out[key]!r}.")
-    if kind == "claim_seen" and data.get("unsure") is not None:
-        if not isinstance(data.get("unsure"), bool):
-            raise BadRequest('"unsure" must be true or false.')
-        out["unsure"] = bool(data["unsure"])
+    for flag in ("unsure", "listed"):
+        if kind == "claim_seen" and data.get(flag) is not None:
+            if not isinstance(data.get(flag), bool):
+                raise BadRequest(f'"{flag}" must be true or false.')
+            out[flag] = bool(data[flag])
     return out

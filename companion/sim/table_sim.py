@@ -36,6 +36,7 @@ from companion.vision.live import (
     NeedsConfirmation,
     StationSeen,
     Vetoed,
+    as_questions,
 )
 from companion.vision.sources import Frame
 
@@ -206,7 +207,7 @@ class SimulatedTable:
         """One camera frame: the table's actions due by then, then the watcher's events."""
         self._advance(frame.timestamp)
         self.counts.frames += 1
-        events = self.watcher.process(frame)
+        events = as_questions(self.watcher, self.watcher.process(frame))
         for e in events:
             self._report(e, frame.timestamp)
         return events
@@ -230,6 +231,8 @@ class SimulatedTable:
             obs: dict[str, Any] = {"kind": "claim_seen", "route": e.route, "color": e.color}
             if e.unsure:
                 obs["unsure"] = True
+            if e.listed:
+                obs["listed"] = True
         elif isinstance(e, StationSeen):
             kind, key = "station", e.city
             obs = {"kind": "station_seen", "city": e.city, "color": e.color}

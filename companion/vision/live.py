@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -83,6 +83,7 @@ __all__ = [
     "Vetoed",
     "VisionReader",
     "WatchState",
+    "as_questions",
     "needs_confirmation",
     "veto",
 ]
@@ -533,3 +534,25 @@ class LiveWatcher:
         else:
             self.stats["stations"] += 1
             events.append(StationSeen(change.key, change.new, change.confidence, index, t))
+
+
+def as_questions(watcher: LiveWatcher, events: Iterable[Event]) -> list[Event]:
+    """The watcher's events as the service takes them: a claim of a free route that waits for
+    confirmation (the reading listed it, or read it unsure) is recorded by the watcher and
+    reported as an unsure ``ClaimSeen`` (``listed``), so the service asks the host a yes/no
+    question it can enter; a "no" comes back through ``LiveWatcher.forget``. Other waiting
+    changes (stations, a route changing owner) stay ``NeedsConfirmation`` notices."""
+    out: list[Event] = []
+    for e in events:
+        if not isinstance(e, NeedsConfirmation) or not _free_route_claim(e.change):
+            out.append(e)
+            continue
+        for done in watcher.confirm(e.change.kind, e.change.key, frame=e.frame, t=e.t):
+            if isinstance(done, ClaimSeen):
+                done = replace(done, unsure=True, listed=True)
+            out.append(done)
+    return out
+
+
+def _free_route_claim(ch: Change) -> bool:
+    return ch.kind == "route" and ch.old is None and ch.new in PLAYER_COLORS

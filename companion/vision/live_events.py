@@ -150,8 +150,9 @@ class WatchState:
 @dataclass(frozen=True)
 class ClaimSeen:
     """Trains seen on a route. ``unsure``: the reader could not see them (the route is printed
-    in their colour) but most of the route's pixels changed and stayed changed: a question
-    for a human rather than a claim to record."""
+    in their colour) but most of the route's pixels changed and stayed changed, or the reading
+    put the route on its check list (``listed``, see ``live.as_questions``): a question for a
+    human rather than a claim to record."""
 
     route: str
     color: str
@@ -159,6 +160,7 @@ class ClaimSeen:
     frame: int
     t: float
     unsure: bool = False
+    listed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -171,10 +173,14 @@ class ClaimSeen:
         }
         if self.unsure:
             out["unsure"] = True
+        if self.listed:
+            out["listed"] = True
         return out
 
     def text(self) -> str:
         mark = ", unsure: same colour as the print" if self.unsure else ""
+        if self.listed:
+            mark = ", unsure: on the reading's check list"
         return f"claim   {self.route} {self.color} ({self.confidence:.2f}{mark})"
 
 

@@ -75,6 +75,15 @@ def test_an_unsure_sighting_is_a_question() -> None:
     assert d.kind == "confirm" and d.code == "camera.unsure_same_colour"
 
 
+def test_a_listed_sighting_is_a_question_with_its_own_reason() -> None:
+    d = decide(europe(), seen("berlin-wien", "red", unsure=True, listed=True))
+    assert d.kind == "confirm" and d.code == "camera.unsure_listed"
+    assert d.params == {"color": "red", "route": "berlin-wien"}
+    # the rules still come first: a route owned by another colour is not asked about
+    fold = europe(claim("red", "berlin-wien"), end_turn("red"))
+    assert decide(fold, seen("berlin-wien", "blue", unsure=True, listed=True)).kind != "confirm"
+
+
 def test_a_rule_refusal_is_a_question_or_a_veto_by_its_rule() -> None:
     # red has acted: a second claim is refused by the rules; not a VETO_RULES rule: a question
     fold = europe(claim("red", "berlin-wien"))

@@ -185,3 +185,22 @@ def test_an_unsure_camera_claim_is_a_question(svc: tuple[Service, list[dict[str,
 
     with pytest.raises(BadRequest, match="unsure"):
         s.observe({"kind": "claim_seen", "route": "berlin-wien", "color": "blue", "unsure": "yes"})
+    with pytest.raises(BadRequest, match="listed"):
+        s.observe({"kind": "claim_seen", "route": "berlin-wien", "color": "blue", "listed": 1})
+
+
+def test_a_listed_camera_claim_is_a_question(svc: tuple[Service, list[dict[str, Any]]]) -> None:
+    """A claim the reading put on its check list: asked with its own reason, a yes records it."""
+    s, got = svc
+    game(s)
+    obs = {"kind": "claim_seen", "route": "paris-zurich", "color": "red", "unsure": True}
+    out = s.observe({**obs, "listed": True})
+    assert out["result"] == "pending"
+    assert "paris-zurich" not in s.fold.tracker.route_owner
+    confs = s.state()["pending"]["confirmations"]
+    assert [c["reason_code"] for c in confs] == ["camera.unsure_listed"]
+    ask = next(n for n in got if n["code"] == "camera.confirm_claim")
+    assert ask["params"]["reason"]["code"] == "camera.unsure_listed"
+    assert translated("camera.unsure_listed")
+    s.confirm(confs[0]["id"], True, HOST)
+    assert s.fold.tracker.route_owner.get("paris-zurich") == "red"

@@ -67,3 +67,26 @@ def test_the_demo_cameras_first_frame_is_located(seed: int) -> None:
     found = np.asarray(VisionReader().locate(cam.frame_at(0)), np.float64)
     known = np.asarray(cam.view.corners, np.float64)
     assert np.abs(found - known).max() < 0.01 * np.linalg.norm(known[1] - known[0])
+
+
+def test_a_listed_claim_reaches_the_service_as_a_question(renderer: BoardRenderer) -> None:
+    """as_questions: the watcher records the listed claim and reports it unsure and listed
+    (the service asks the host); a plain claim and a station's question pass unchanged."""
+    from companion.vision.live import Change, StationSeen, as_questions
+
+    events, watcher = _run(renderer, _Listed(renderer.geometry, flip=0.0))
+    out = as_questions(watcher, events)
+    claims = [e for e in out if isinstance(e, ClaimSeen)]
+    assert [(c.route, c.color, c.unsure, c.listed) for c in claims] == [
+        ("berlin-wien", "red", True, True)
+    ]
+    assert not any(isinstance(e, NeedsConfirmation) for e in out)
+    assert watcher.state.get("route", "berlin-wien") == "red"
+    assert claims[0].to_json()["listed"] is True
+    # a "no" from the host: the watcher forgets it
+    assert watcher.forget("route", "berlin-wien", "red")
+    assert watcher.state.get("route", "berlin-wien") is None
+    # a station's question stays a question (a notice)
+    ask = NeedsConfirmation(Change("station", "wien", None, "red", 0.5), "unsure", 3, 1.0)
+    seen = StationSeen("wien", "red", 0.9, 3, 1.0)
+    assert as_questions(watcher, [ask, seen]) == [ask, seen]
