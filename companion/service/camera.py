@@ -175,22 +175,15 @@ def reconcile(
         trial.apply(action_from_json(action))
     except IllegalActionError as exc:
         return rule_decision("veto" if exc.rule in VETO_RULES else "confirm", exc, action)
-    if obs.get("listed"):
+    if obs.get("unsure") or obs.get("listed"):
         route = action.get("route")
-        return Decision(
-            "confirm",
-            f"the camera is not sure of {route}: a person should check it",
-            action,
-            "camera.unsure_listed",
-            {"color": color, "route": route},
-        )
-    if obs.get("unsure"):
-        route = action.get("route")
-        return Decision(
-            "confirm",
-            f"the camera cannot tell {color} trains from {route}'s print, which is {color} too",
-            action,
-            "camera.unsure_same_colour",
-            {"color": color, "route": route},
-        )
+        if obs.get("listed"):  # on the reading's check list
+            code = "camera.unsure_listed"
+            reason = f"the camera is not sure of {route}: a person should check it"
+        else:
+            code = "camera.unsure_same_colour"
+            reason = (
+                f"the camera cannot tell {color} trains from {route}'s print, which is {color} too"
+            )
+        return Decision("confirm", reason, action, code, {"color": color, "route": route})
     return Decision("apply", "", action)
