@@ -30,7 +30,6 @@ import argparse
 import cProfile
 import hashlib
 import json
-import os
 import pstats
 import sys
 import time
@@ -44,6 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_vision_read import load, warp_onto  # noqa: E402
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
 from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
@@ -53,27 +53,6 @@ from companion.vision.read import ReadCache, read_board  # noqa: E402
 from companion.vision.types import BoardReading, NoBoardError  # noqa: E402
 
 PHOTOS = ROOT.parent / "shared" / "photos"
-
-
-def table(size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    """A plain table with a little grain (as bench_vision_read draws it)."""
-    w, h = size
-    base = np.zeros((h, w, 3), np.float32)
-    base[:] = rng.uniform(30, 160, 3)
-    grain = cv2.resize(rng.normal(0, 1, (h // 20, w // 2)).astype(np.float32), (w, h))
-    base += grain[..., None] * 25
-    return np.clip(base, 0, 255).astype(np.uint8)
-
-
-def warp_onto(
-    img: np.ndarray, corners: np.ndarray, size: tuple[int, int], rng: np.random.Generator
-) -> np.ndarray:
-    h, w = img.shape[:2]
-    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
-    out = table(size, rng)
-    cv2.warpPerspective(img, m, size, dst=out, borderMode=cv2.BORDER_TRANSPARENT)
-    return out
 
 
 def angled_frames(photos: list[np.ndarray], n: int, seed: int, spread: float) -> list[Any]:
@@ -173,14 +152,6 @@ ALL = [
     "first",
     "first+profile",
 ]
-
-
-def load() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "load unknown"
-    return f"load {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 def run_speed(
