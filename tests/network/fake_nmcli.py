@@ -1,0 +1,193 @@
+"""A stand-in for NetworkManager's ``nmcli``, run as an executable on PATH by the tests.
+
+It keeps a small world in the JSON file named by ``FAKE_NMCLI_WORLD`` (devices, connection
+profiles, which profile is up on which device, the networks in range, the radio) and appends
+each argv it was called with to ``FAKE_NMCLI_LOG`` (one JSON list a line). It answers the
+commands companion.network.nmcli sends in nmcli 1.42's terse formats (``-t``: ``:`` between
+fields, ``\\:`` and ``\\\\`` inside values of tabular output; ``-e no -m multiline``:
+``NAME:value`` lines) and exits with nmcli's statuses (4 activation failed, 8 NetworkManager not
+running, 10 no such connection). Anything it does not know is exit 2, as nmcli's "invalid input".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def esc(value: str) -> str:
+    return value.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def fail(status: int, text: str) -> None:
+    print(f"Error: {text}", file=sys.stderr)
+    sys.exit(status)
+
+
+def profile_of(world: dict[str, Any], name: str) -> dict[str, Any]:
+    prof = world["profiles"].get(name)
+    if prof is None:
+        fail(10, f"{name} - no such connection profile.")
+    return dict(prof)
+
+
+def addresses(world: dict[str, Any], device: str) -> list[str]:
+    name = world["active"].get(device)
+    if not name:
+        return []
+    prof = world["profiles"][name]
+    if prof.get("type") == "802-3-ethernet":
+        return list(prof.get("addresses", []))
+    if prof.get("mode") == "ap":
+        return [prof.get("ipv4.addresses", "10.42.0.1/24"), "fe80::1/64"]
+    near = next((a for a in world["around"] if a["ssid"] == prof["ssid"]), None)
+    return [near["address"], "fe80::2/64", "2001:db8::5/64"] if near else []
+
+
+def state_of(world: dict[str, Any], device: dict[str, Any]) -> str:
+    if device["type"] == "loopback":
+        return "connected (externally)"
+    if world["active"].get(device["name"]):
+        return "connected"
+    return "unavailable" if device["type"] == "ethernet" else "disconnected"
+
+
+def main(argv: list[str]) -> int:
+    world_path = Path(os.environ["FAKE_NMCLI_WORLD"])
+    with open(os.environ["FAKE_NMCLI_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps(argv) + "\n")
+    world: dict[str, Any] = json.loads(world_path.read_text(encoding="utf-8"))
+    if not world.get("running", True):
+        fail(8, "NetworkManager is not running.")
+    opts: dict[str, str] = {}
+    args = list(argv)
+    while args and args[0].startswith("-"):
+        flag = args.pop(0)
+        if flag in ("-t", "--terse"):
+            opts["terse"] = "yes"
+        elif flag in ("-f", "-e", "-m", "--wait", "-w"):
+            opts[flag] = args.pop(0)
+        else:
+            fail(2, f"Option '{flag}' is unknown.")
+    if opts.get("terse") != "yes" and args[:1] not in (["radio"], ["connection"], ["device"]):
+        fail(2, "expected terse output")
+    out = run(world, opts, args)
+    world_path.write_text(json.dumps(world), encoding="utf-8")
+    if out:
+        sys.stdout.write(out)
+    return 0
+
+
+def run(world: dict[str, Any], opts: dict[str, str], args: list[str]) -> str:
+    fields = opts.get("-f", "").split(",") if "-f" in opts else []
+    if args == ["device", "status"] and fields == ["DEVICE", "TYPE", "STATE", "CONNECTION"]:
+        return "".join(
+            f"{esc(d['name'])}:{d['type']}:{state_of(world, d)}:"
+            f"{esc(world['active'].get(d['name'], ''))}\n"
+            for d in world["devices"]
+        )
+    if args[:2] == ["device", "show"] and opts.get("-e") == "no":
+        device = args[2]
+        if not any(d["name"] == device for d in world["devices"]):
+            fail(10, f"Device '{device}' not found.")
+        lines = []
+        for addr in addresses(world, device):
+            key = "IP6.ADDRESS" if ":" in addr else "IP4.ADDRESS"
+            n = sum(1 for line in lines if line.startswith(key)) + 1
+            lines.append(f"{key}[{n}]:{addr}")
+        return "".join(line + "\n" for line in lines if line.split("[")[0] in fields)
+    if args == ["connection", "show"] and fields == ["NAME", "TYPE", "AUTOCONNECT"]:
+        return "".join(
+            f"{esc(name)}:{p['type']}:{p.get('autoconnect', 'yes')}\n"
+            for name, p in world["profiles"].items()
+        )
+    if args[:3] == ["connection", "show", "id"] and opts.get("-e") == "no":
+        prof = profile_of(world, args[3])
+        values = {
+            "802-11-wireless.ssid": prof.get("ssid", ""),
+            "802-11-wireless.mode": prof.get("mode", "infrastructure"),
+            "802-11-wireless-security.key-mgmt": prof.get("key-mgmt", ""),
+        }
+        return "".join(f"{f}:{values[f]}\n" for f in fields)
+    if args[:4] == ["device", "wifi", "list", "--rescan"] and args[5:6] == ["ifname"]:
+        device = args[6]
+        name = world["active"].get(device)
+        if name and world["profiles"][name].get("mode") == "ap":
+            return ""  # a radio serving its own network lists nothing
+        current = world["profiles"][name]["ssid"] if name else None
+        return "".join(
+            f"{'*' if a['ssid'] == current else ' '}:{esc(a['ssid'])}:{a['signal']}:"
+            f"{a['security']}\n"
+            for a in world["around"]
+        )
+    if args == ["radio", "wifi"]:
+        return world.get("radio", "enabled") + "\n"
+    if args == ["radio", "wifi", "on"]:
+        world["radio"] = "enabled"
+        return ""
+    if args[:3] == ["connection", "delete", "id"]:
+        profile_of(world, args[3])
+        del world["profiles"][args[3]]
+        for dev, name in list(world["active"].items()):
+            if name == args[3]:
+                del world["active"][dev]
+        return f"Connection '{args[3]}' successfully deleted.\n"
+    if args[:4] == ["connection", "add", "type", "wifi"]:
+        rest = args[4:]
+        pairs = dict(zip(rest[::2], rest[1::2], strict=True))
+        name = pairs.pop("con-name")
+        prof = {
+            "type": "802-11-wireless",
+            "ifname": pairs.pop("ifname"),
+            "autoconnect": pairs.pop("autoconnect"),
+            "ssid": pairs.pop("ssid"),
+            "mode": pairs.pop("802-11-wireless.mode", "infrastructure"),
+            "key-mgmt": pairs.pop("802-11-wireless-security.key-mgmt", ""),
+            "psk": pairs.pop("802-11-wireless-security.psk", None),
+        }
+        if prof["psk"] is not None and not 8 <= len(prof["psk"]) <= 63:
+            fail(2, "802-11-wireless-security.psk: property is invalid")
+        prof.update(pairs)
+        world["profiles"][name] = prof
+        return f"Connection '{name}' successfully added.\n"
+    if args[:3] == ["connection", "up", "id"]:
+        prof = profile_of(world, args[3])
+        if world.get("radio", "enabled") != "enabled":
+            fail(4, "Connection activation failed: No suitable device found.")
+        world["active"][prof["ifname"]] = args[3]
+        return "Connection successfully activated (D-Bus active path: /org/freedesktop/1)\n"
+    if args[:3] == ["device", "wifi", "connect"]:
+        ssid = args[3]
+        pairs = dict(zip(args[4::2], args[5::2], strict=True))
+        device = pairs["ifname"]
+        near = next((a for a in world["around"] if a["ssid"] == ssid), None)
+        if near is None:
+            fail(10, f"No network with SSID '{ssid}' found.")
+        world["active"].pop(device, None)  # the radio leaves what it served
+        if near.get("password") != pairs.get("password"):
+            fail(4, "Connection activation failed: Secrets were required, but not provided.")
+        world["profiles"][ssid] = {
+            "type": "802-11-wireless",
+            "ifname": device,
+            "autoconnect": "yes",
+            "ssid": ssid,
+            "mode": "infrastructure",
+            "key-mgmt": "wpa-psk" if near.get("password") else "",
+        }
+        world["active"][device] = ssid
+        return f"Device '{device}' successfully activated with 'uuid-{ssid}'.\n"
+    if args[:3] == ["connection", "modify", "id"]:
+        prof = world["profiles"].get(args[3])
+        if prof is None:
+            fail(10, f"unknown connection '{args[3]}'.")
+        prof.update(dict(zip(args[4::2], args[5::2], strict=True)))
+        return ""
+    fail(2, f"the fake does not know: {' '.join(args)}")
+    return ""
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

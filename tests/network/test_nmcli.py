@@ -1,0 +1,206 @@
+"""The NetworkManager backend against a fake nmcli on PATH: the exact commands it sends and how
+it reads nmcli's terse answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.network import NetworkError, NmcliNetwork, auto, join_or_fall_back
+from companion.network.nmcli import multiline_values, split_terse, wifi_security
+
+from .conftest import FakeNmcli
+
+SSID = "companion-AB12"
+HOTSPOT_ADD = [
+    "connection", "add", "type", "wifi", "ifname", "wlan0", "con-name", "companion-hotspot",
+    "autoconnect", "no", "ssid", SSID, "802-11-wireless.mode", "ap", "802-11-wireless.band", "bg",
+    "ipv4.method", "shared", "ipv4.addresses", "10.42.0.1/24", "ipv6.method", "ignore",
+]  # fmt: skip
+WPA2 = [
+    "802-11-wireless-security.key-mgmt", "wpa-psk", "802-11-wireless-security.proto", "rsn",
+    "802-11-wireless-security.pairwise", "ccmp", "802-11-wireless-security.group", "ccmp",
+]  # fmt: skip
+
+
+def test_terse_fields_and_escapes() -> None:
+    assert split_terse(r"*:Cafe\:2F\\east:71:WPA1 WPA2") == [
+        "*",
+        "Cafe:2F\\east",
+        "71",
+        "WPA1 WPA2",
+    ]
+    assert split_terse("wlan0:wifi:connected:") == ["wlan0", "wifi", "connected", ""]
+    values = multiline_values("IP4.ADDRESS[1]:10.42.0.1/24\nIP6.ADDRESS[1]:fe80::1/64\nnoise\n")
+    assert values == {"IP4.ADDRESS": ["10.42.0.1/24"], "IP6.ADDRESS": ["fe80::1/64"]}
+    assert [wifi_security(s) for s in ("", "--", "WPA2", "WPA1 WPA2", "WPA3", "WPA2 802.1X")] == [
+        "open", "open", "wpa2", "wpa2", "wpa3", "other",
+    ]  # fmt: skip
+
+
+def test_a_fresh_box_has_no_network(nmcli: FakeNmcli) -> None:
+    st = NmcliNetwork(SSID, mdns=lambda: None).status()
+    assert (st.mode, st.ssid, st.security, st.addresses, st.interface) == (
+        "none", None, None, (), None,
+    )  # fmt: skip
+    assert nmcli.calls() == [["-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device", "status"]]
+
+
+def test_open_hotspot_sends_an_explicit_open_access_point_profile(nmcli: FakeNmcli) -> None:
+    net = NmcliNetwork(SSID, mdns=lambda: "companion.local")
+    st = net.open_hotspot(None)
+    calls = nmcli.calls()
+    assert ["radio", "wifi"] in calls
+    assert ["connection", "delete", "id", "companion-hotspot"] in calls
+    assert HOTSPOT_ADD in calls  # no security at all
+    assert ["--wait", "30", "connection", "up", "id", "companion-hotspot"] in calls
+    up = ["--wait", "30", "connection", "up", "id", "companion-hotspot"]
+    delete = ["connection", "delete", "id", "companion-hotspot"]
+    order = [calls.index(c) for c in (delete, HOTSPOT_ADD, up)]
+    assert order == sorted(order)
+    assert st.to_json() == {
+        "mode": "hotspot",
+        "ssid": SSID,
+        "security": "open",
+        "addresses": ["10.42.0.1"],  # link-local IPv6 left out
+        "mdns": "companion.local",
+        "interface": "wlan0",
+    }
+    assert nmcli.world["profiles"]["companion-hotspot"]["autoconnect"] == "no"
+
+
+def test_open_hotspot_with_a_password_is_wpa2(nmcli: FakeNmcli) -> None:
+    net = NmcliNetwork(SSID, mdns=lambda: None)
+    net.open_hotspot(None)
+    nmcli.forget_calls()
+    st = net.open_hotspot("pass word;1")
+    add = [c for c in nmcli.calls() if c[:2] == ["connection", "add"]]
+    assert add == [HOTSPOT_ADD + WPA2 + ["802-11-wireless-security.psk", "pass word;1"]]
+    assert (st.mode, st.security) == ("hotspot", "wpa2")
+    assert nmcli.world["profiles"]["companion-hotspot"]["psk"] == "pass word;1"
+
+
+def test_a_blocked_radio_is_switched_on(nmcli: FakeNmcli) -> None:
+    nmcli.change(radio="disabled")
+    NmcliNetwork(SSID, mdns=lambda: None).open_hotspot(None)
+    assert ["radio", "wifi", "on"] in nmcli.calls()
+
+
+def test_scan_reads_escaped_names_and_security(nmcli: FakeNmcli) -> None:
+    w = nmcli.world
+    w["around"].append({"ssid": "", "signal": 90, "security": "WPA2", "address": "x"})  # hidden
+    w["around"].append({"ssid": "Library", "signal": 55, "security": "", "address": "x"})
+    nmcli.world = w
+    nets = NmcliNetwork(SSID).scan()
+    assert [(n.ssid, n.signal, n.security, n.in_use) for n in nets] == [
+        ("Cafe:2F\\east", 71, "wpa2", False),
+        ("Library", 55, "open", False),  # the stronger of its two access points
+    ]
+    assert nmcli.calls()[-1] == [
+        "-t", "-f", "IN-USE,SSID,SIGNAL,SECURITY", "device", "wifi", "list", "--rescan", "auto",
+        "ifname", "wlan0",
+    ]  # fmt: skip
+
+
+def test_join_connects_and_raises_the_profile_priority(nmcli: FakeNmcli) -> None:
+    net = NmcliNetwork(SSID, mdns=lambda: None)
+    net.open_hotspot(None)
+    nmcli.forget_calls()
+    st = net.join("Cafe:2F\\east", "espresso-42")
+    calls = nmcli.calls()
+    assert [
+        "--wait", "45", "device", "wifi", "connect", "Cafe:2F\\east", "password", "espresso-42",
+        "ifname", "wlan0",
+    ] in calls  # fmt: skip
+    assert calls[-4] == [
+        "connection", "modify", "id", "Cafe:2F\\east", "connection.autoconnect", "yes",
+        "connection.autoconnect-priority", "10",
+    ]  # fmt: skip
+    assert (st.mode, st.ssid, st.security, st.interface) == (
+        "wifi",
+        "Cafe:2F\\east",
+        "wpa2",
+        "wlan0",
+    )
+    assert st.addresses == ("192.168.7.31", "2001:db8::5")
+    assert net.known_networks() == ["Cafe:2F\\east"]  # the box's own profile is not "known"
+
+
+def test_a_failed_join_falls_back_to_the_box_network(nmcli: FakeNmcli) -> None:
+    net = NmcliNetwork(SSID, mdns=lambda: None)
+    net.open_hotspot("secret-pass")
+    nmcli.forget_calls()
+    with pytest.raises(NetworkError) as err:
+        join_or_fall_back(net, "Cafe:2F\\east", "wrong-password", "secret-pass")
+    assert err.value.code == "network.join_failed"
+    assert "Secrets were required" in err.value.message
+    assert err.value.params["status"] == 4
+    add = [c for c in nmcli.calls() if c[:2] == ["connection", "add"]]
+    assert add == [HOTSPOT_ADD + WPA2 + ["802-11-wireless-security.psk", "secret-pass"]]
+    st = net.status()
+    assert (st.mode, st.security) == ("hotspot", "wpa2")
+
+
+def test_wired_and_interface_choice(nmcli: FakeNmcli) -> None:
+    w = nmcli.world
+    w["profiles"]["Wired connection 1"] = {
+        "type": "802-3-ethernet", "autoconnect": "yes", "addresses": ["192.168.1.50/24"],
+    }  # fmt: skip
+    w["active"]["eth0"] = "Wired connection 1"
+    nmcli.world = w
+    st = NmcliNetwork(SSID, mdns=lambda: None).status()
+    assert (st.mode, st.ssid, st.security, st.addresses, st.interface) == (
+        "wired", None, None, ("192.168.1.50",), "eth0",
+    )  # fmt: skip
+    with pytest.raises(NetworkError) as err:
+        NmcliNetwork(SSID, "wlan9").open_hotspot(None)
+    assert (err.value.code, err.value.params) == ("network.no_wifi", {"interface": "wlan9"})
+
+
+def test_networkmanager_not_running_or_not_installed(
+    nmcli: FakeNmcli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    nmcli.change(running=False)
+    with pytest.raises(NetworkError) as err:
+        NmcliNetwork(SSID).status()
+    assert err.value.code == "network.unavailable"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    with pytest.raises(NetworkError) as err:
+        NmcliNetwork(SSID).scan()
+    assert err.value.code == "network.unavailable"
+    assert "nmcli" in err.value.message
+
+
+def test_auto_opens_at_once_when_no_wifi_is_known(nmcli: FakeNmcli, tmp_path: Path) -> None:
+    naps: list[float] = []
+    done, st = auto(NmcliNetwork(SSID), None, wait=45, state_dir=tmp_path, sleep=naps.append)
+    assert (done, st.mode, st.security, naps) == ("hotspot", "hotspot", "open", [])
+    # the scan it saw before opening is kept for the host's list (the radio cannot scan now)
+    assert (tmp_path / "network-scan.json").stat().st_mode & 0o777 == 0o600
+    assert "Library" in (tmp_path / "network-scan.json").read_text()
+
+
+def test_auto_keeps_a_known_wifi(nmcli: FakeNmcli) -> None:
+    net = NmcliNetwork(SSID)
+    net.join("Library", None)
+    nmcli.forget_calls()
+    done, st = auto(net, "secret-pass", wait=45, sleep=lambda s: None)
+    assert (done, st.mode, st.ssid) == ("wifi", "wifi", "Library")
+    assert not [c for c in nmcli.calls() if "add" in c]
+
+
+def test_auto_waits_for_a_known_wifi_then_opens_wpa2(nmcli: FakeNmcli) -> None:
+    w = nmcli.world
+    w["profiles"]["Home"] = {"type": "802-11-wireless", "autoconnect": "yes", "ssid": "Home"}
+    nmcli.world = w
+    now = [0.0]
+
+    def sleep(s: float) -> None:
+        now[0] += s
+
+    done, st = auto(NmcliNetwork(SSID), "secret-pass", wait=10, sleep=sleep, clock=lambda: now[0])
+    assert (done, st.security) == ("hotspot", "wpa2")
+    assert now[0] == pytest.approx(10.0)
