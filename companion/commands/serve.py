@@ -231,6 +231,8 @@ def serve(
             "ALLOWED_HOSTS": list(allowed_hosts or []),
             "PUBLIC_URL": base,
             "SSE_MAX": max(4, threads - 4),
+            "NETWORK": box_network(demo, state_dir),
+            "NETWORK_STATE_DIR": state_dir,
         },
     )
     server.application = app
@@ -318,6 +320,27 @@ def print_host_link(
     if show_qr:
         _print_qr(login)
     return 0
+
+
+def box_network(demo: bool, state_dir: Path) -> Any:
+    """The box's network for the host page: NetworkManager (where nmcli is installed), the
+    fake twin for a demo (its venue networks are made up), None elsewhere."""
+    import shutil
+
+    from companion.network import Around, FakeNetwork, NmcliNetwork, default_ssid
+    from companion.network.box import keep_scan
+
+    if demo:
+        fake = FakeNetwork(
+            default_ssid(),
+            [Around("Cafe Central", 72, "wpa2", "melange-1873"), Around("Library", 41, "open")],
+        )
+        keep_scan(fake, state_dir)  # as at boot: the scan, then the box's own network
+        fake.open_hotspot(None)
+        return fake
+    if shutil.which("nmcli") is None:
+        return None
+    return NmcliNetwork(default_ssid())
 
 
 def _placeholder_app(environ: Any, start_response: Any) -> list[bytes]:

@@ -64,7 +64,10 @@ class WifiNetwork:
 
 
 class Network(Protocol):
-    """The box's network: NetworkManager on the Pi, :class:`FakeNetwork` elsewhere."""
+    """The box's network: NetworkManager on the Pi, :class:`FakeNetwork` elsewhere. ``ssid``:
+    the name of the box's own network."""
+
+    ssid: str
 
     def status(self) -> NetworkStatus: ...
 

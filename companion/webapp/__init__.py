@@ -118,11 +118,13 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
 
     from .api import bp as api_bp
     from .camera_api import bp as camera_bp
+    from .network_api import register as register_network
     from .pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(camera_bp)
     app.register_blueprint(pages_bp)
+    register_network(app, cfg)  # the box's network (NETWORK, NETWORK_STATE_DIR, NETWORK_DELAY)
     app.before_request(check_host_and_origin)
     app.before_request(check_body)
 
