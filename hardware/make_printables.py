@@ -1,11 +1,15 @@
 """Printable aids as true-size SVG (print at 100 %, "actual size", no fit-to-page).
 
     .venv/bin/python hardware/make_printables.py [--out hardware] [--card 56x87] [--sticker 25]
+    .venv/bin/python hardware/make_printables.py --table-card [--ssid S] [--password P] [--url U]
 
 - sticker-guide.svg: an A4 sheet of card outlines with the NFC sticker's circle, to cut into a
   jig: lay the card in the window, stick the NTAG213 in the circle. The same spot on every card
   keeps the sticker over the reader's antenna and under the card's sleeve.
 - reader-target.svg: the card outline to glue on the reader's lid, centred on the RC522 antenna.
+- table-card-example.svg: the table card of an example box (``--table-card`` writes this box's):
+  the Wi-Fi QR code of the box's own network and the QR code of the page's address, so that
+  players join by scanning it. A6, cut along the marks.
 - corner-markers.svg: four ArUco markers (4x4_50, ids 0-3), optional. The vision code finds the
   board by its own outline and does not need them; they are here for tables where the board edge
   is hard to see (dark board on a dark table). Needs cv2.aruco (in opencv-python-headless >= 4.7).
@@ -182,6 +186,90 @@ def corner_markers(side: float = 30.0) -> str:
     return "\n".join(out) + "\n"
 
 
+TABLE_CARD = (148.0, 105.0)  # A6 landscape, mm
+QR_SIDE = 46.0  # each code with its quiet zone, mm
+EXAMPLE_SSID = "companion-AB12"
+DEFAULT_URL = "http://10.42.0.1:8080/"  # the box on its own network (NetworkManager's shared mode)
+CARD_FONT = "Noto Sans CJK JP, Hiragino Sans, DejaVu Sans, Arial, sans-serif"
+
+
+def qr_group(text: str, x: float, y: float, side: float, group_id: str) -> list[str]:
+    """A QR code (error correction M, never Micro QR, quiet zone of 4 modules) as SVG rectangles,
+    one per run of dark modules in a row, ``side`` mm wide with its quiet zone."""
+    import segno
+
+    rows = [list(r) for r in segno.make_qr(text, error="m").matrix]
+    n = len(rows)
+    cell = side / (n + 8)
+    out = [
+        f'<g id="{group_id}" shape-rendering="crispEdges">',
+        f'<rect x="{x:.3f}" y="{y:.3f}" width="{side:.3f}" height="{side:.3f}" fill="#ffffff"/>',
+    ]
+    for r, row in enumerate(rows):
+        c = 0
+        while c < n:
+            if not row[c]:
+                c += 1
+                continue
+            start = c
+            while c < n and row[c]:
+                c += 1
+            out.append(
+                f'<rect x="{x + (start + 4) * cell:.3f}" y="{y + (r + 4) * cell:.3f}" '
+                f'width="{(c - start) * cell + 0.01:.3f}" height="{cell + 0.01:.3f}" '
+                'fill="#000000"/>'
+            )
+    out.append("</g>")
+    return out
+
+
+def table_card(ssid: str, password: str | None, url: str) -> str:
+    """The table card: join the box's Wi-Fi (its QR code), then open the page (its QR code)."""
+    from companion.network import wifi_qr_payload
+
+    cw, ch = TABLE_CARD
+    x0, y0 = (A4[0] - cw) / 2, 30.0
+    out = _svg_open(A4, "Table card: join the Wi-Fi, open the page")
+    out.append(f'<g font-family="{CARD_FONT}">')
+    out.append(
+        f'<rect x="{x0}" y="{y0}" width="{cw}" height="{ch}" rx="4" fill="#ffffff" '
+        'stroke="#a0aec0" stroke-width="0.3"/>'
+    )
+    out.append(
+        f'<text x="{A4[0] / 2}" y="{y0 + 11}" font-size="6" font-weight="bold" '
+        'text-anchor="middle">スマホで読み取る · Scan with your phone</text>'
+    )
+    secret = f"パスワード · Password: {password}" if password else "パスワードなし · No password"
+    columns = [
+        (
+            x0 + 16,
+            "wifi-qr",
+            wifi_qr_payload(ssid, password),
+            ["1. Wi-Fi に接続", "Join the Wi-Fi"],
+            [f"Wi-Fi: {ssid}", secret],
+        ),
+        (x0 + cw - 16 - QR_SIDE, "page-qr", url, ["2. ページを開く", "Open the page"], [url]),
+    ]
+    for x, gid, text, titles, lines in columns:
+        mid = x + QR_SIDE / 2
+        for i, title in enumerate(titles):
+            out.append(
+                f'<text x="{mid:.3f}" y="{y0 + 21 + i * 5}" font-size="4.2" font-weight="bold" '
+                f'text-anchor="middle">{escape(title)}</text>'
+            )
+        out += qr_group(text, x, y0 + 29, QR_SIDE, gid)
+        for i, line in enumerate(lines):
+            out.append(
+                f'<text x="{mid:.3f}" y="{y0 + 29 + QR_SIDE + 6 + i * 5}" font-size="3.6" '
+                f'text-anchor="middle">{escape(line)}</text>'
+            )
+    out.append("</g>")
+    out += _crop_marks(x0, y0, cw, ch)
+    out += _check_bar(15, A4[1] - 18)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def parse_size(text: str) -> tuple[float, float]:
     parts = text.lower().split("x")
     if len(parts) != 2:
@@ -202,6 +290,7 @@ def write_all(
     sheets = {
         "sticker-guide.svg": sticker_guide(card, sticker),
         "reader-target.svg": reader_target(card),
+        "table-card-example.svg": table_card(EXAMPLE_SSID, None, DEFAULT_URL),
     }
     try:
         sheets["corner-markers.svg"] = corner_markers()
@@ -220,7 +309,27 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--card", type=parse_size, default=CARD, help="card size, e.g. 56x87")
     parser.add_argument("--sticker", type=float, default=STICKER, help="sticker diameter, mm")
+    parser.add_argument(
+        "--table-card", action="store_true", help="write only table-card.svg for this box"
+    )
+    parser.add_argument("--ssid", help="the box's network (default: this machine's companion-XXXX)")
+    parser.add_argument("--password", help="its WPA2 password (default: none, an open network)")
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"the page (default {DEFAULT_URL})")
     args = parser.parse_args()
+    if args.table_card:
+        from companion.network import default_ssid, password_problem, ssid_problem
+
+        ssid = args.ssid if args.ssid is not None else default_ssid()
+        problem = ssid_problem(ssid) or (args.password and password_problem(args.password))
+        if problem:
+            parser.error(problem)
+        if not args.url.startswith(("http://", "https://")):
+            parser.error("--url must begin with http:// or https://")
+        args.out.mkdir(parents=True, exist_ok=True)
+        path = args.out / "table-card.svg"
+        path.write_text(table_card(ssid, args.password, args.url), encoding="utf-8")
+        print(f"wrote {path}")
+        return 0
     if not 10 <= args.sticker <= min(args.card):
         parser.error(f"a {args.sticker:g} mm sticker does not fit a {args.card[0]:g} mm card")
     for path in write_all(args.out, args.card, args.sticker):

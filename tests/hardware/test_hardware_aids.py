@@ -46,6 +46,7 @@ def test_committed_svgs_are_what_the_scripts_write(
         "sticker-guide.svg",
         "reader-target.svg",
         "corner-markers.svg",
+        "table-card-example.svg",
     }
     for path in written:
         ET.fromstring(path.read_text(encoding="utf-8"))  # well-formed XML

@@ -1,0 +1,92 @@
+"""The table card's two QR codes decode (OpenCV's QR detector) to exactly the Wi-Fi payload of the
+box's network and the page's address. The card's SVG is drawn onto an image from its own
+rectangles (tests/browser/test_network_page.py also decodes a browser's rendering of it)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.network import wifi_qr_payload
+
+REPO = Path(__file__).resolve().parents[2]
+SVG = "{http://www.w3.org/2000/svg}"
+PX_PER_MM = 12
+
+
+def printables() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("hw_card", REPO / "hardware/make_printables.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def raster(svg: str, group_id: str) -> np.ndarray:
+    """The group's rectangles drawn black on white (its first rectangle: the white quiet zone)."""
+    root = ET.fromstring(svg)
+    group = next(g for g in root.iter(f"{SVG}g") if g.get("id") == group_id)
+    rects = [{k: float(r.get(k, 0)) for k in ("x", "y", "width", "height")} for r in group]
+    zone = rects[0]
+    size = round(zone["width"] * PX_PER_MM)
+    img = np.full((size, size), 255, np.uint8)
+    for r in rects[1:]:
+        x0 = round((r["x"] - zone["x"]) * PX_PER_MM)
+        y0 = round((r["y"] - zone["y"]) * PX_PER_MM)
+        x1 = round((r["x"] + r["width"] - zone["x"]) * PX_PER_MM)
+        y1 = round((r["y"] + r["height"] - zone["y"]) * PX_PER_MM)
+        img[y0:y1, x0:x1] = 0
+    return img
+
+
+def decode(img: np.ndarray) -> str:
+    text, points, _ = cv2.QRCodeDetector().detectAndDecode(img)
+    assert points is not None, "no QR code found"
+    return str(text)
+
+
+@pytest.mark.parametrize(
+    ("ssid", "password"),
+    [("companion-AB12", None), ("companion-8ED6", 'se;cr:et,"1\\x'), ("Café, 2F", "12345678")],
+)
+def test_the_card_decodes_to_the_network_and_the_page(ssid: str, password: str | None) -> None:
+    url = "http://10.42.0.1:8080/"
+    svg = printables().table_card(ssid, password, url)
+    assert decode(raster(svg, "wifi-qr")) == wifi_qr_payload(ssid, password)
+    assert decode(raster(svg, "page-qr")) == url
+    assert ssid in svg and (password is None or "Password" in svg)
+
+
+def test_the_committed_example_decodes() -> None:
+    svg = (REPO / "hardware/table-card-example.svg").read_text(encoding="utf-8")
+    assert decode(raster(svg, "wifi-qr")) == "WIFI:T:nopass;S:companion-AB12;;"
+    assert decode(raster(svg, "page-qr")) == "http://10.42.0.1:8080/"
+
+
+def test_the_command_writes_this_box_card(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "hardware/make_printables.py"), "--table-card", "--out",
+         str(tmp_path), "--ssid", "companion-0042", "--password", "pass:word;1",
+         "--url", "http://companion.local:8080/"],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    svg = (tmp_path / "table-card.svg").read_text(encoding="utf-8")
+    assert decode(raster(svg, "wifi-qr")) == "WIFI:T:WPA;S:companion-0042;P:pass\\:word\\;1;;"
+    assert decode(raster(svg, "page-qr")) == "http://companion.local:8080/"
+    bad = subprocess.run(
+        [sys.executable, str(REPO / "hardware/make_printables.py"), "--table-card", "--out",
+         str(tmp_path), "--ssid", "x", "--password", "short"],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert bad.returncode == 2 and "8 to 63 characters" in bad.stderr
