@@ -13,6 +13,10 @@
 #                  (e.g. a Debian laptop with a USB camera: the Pi-only packages are left out)
 #   --no-start     enable the service but do not (re)start it now
 #   --skip-pip     do not install Python packages into the venv (for staging checks)
+#   --keep-hostname  do not name the machine "companion" (phones then find it at HOSTNAME.local,
+#                  not companion.local)
+#   --no-network   leave the network alone: no NetworkManager/Avahi packages, no boot-time
+#                  companion-network.service, no polkit rule, no new host name
 #
 # Running it again updates the code and restarts the service; it never overwrites
 # /etc/companion/companion.toml or companion.env once they exist.
@@ -37,6 +41,13 @@ USER_NAME=companion
 GROUPS_WANTED=(video gpio dialout)
 APT_COMMON=(python3 python3-venv python3-pip python3-numpy)
 APT_PI=(python3-picamera2 python3-libcamera python3-lgpio)
+# the box's own network: NetworkManager (its shared mode needs dnsmasq-base, Wi-Fi wpasupplicant;
+# --no-install-recommends would leave both out) and Avahi, which answers for companion.local
+APT_NETWORK=(network-manager dnsmasq-base wpasupplicant avahi-daemon libnss-mdns)
+NETWORK_SERVICE=companion-network.service
+POLKIT_DIR=/etc/polkit-1/rules.d
+POLKIT_RULE=50-companion-network.rules
+HOST_NAME=companion
 SYSTEM_PYTHON=${COMPANION_SYSTEM_PYTHON:-/usr/bin/python3}
 OS_RELEASE=${COMPANION_OS_RELEASE:-/etc/os-release}
 MODEL_FILE=${COMPANION_MODEL_FILE:-/proc/device-tree/model}
@@ -50,6 +61,8 @@ DRY=0
 FORCE=0
 START=1
 SKIP_PIP=0
+NETWORK=1
+KEEP_HOSTNAME=0
 PREFIX=""
 ARGS="$*"
 
@@ -79,7 +92,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -94,6 +107,8 @@ while [ $# -gt 0 ]; do
         --force) FORCE=1 ;;
         --no-start) START=0 ;;
         --skip-pip) SKIP_PIP=1 ;;
+        --no-network) NETWORK=0 ;;
+        --keep-hostname) KEEP_HOSTNAME=1 ;;
         -h | --help)
             usage
             exit 0
@@ -224,6 +239,11 @@ if [ "$on_pi" = 1 ]; then
 else
     note "not a Raspberry Pi: leaving out ${APT_PI[*]} (the camera is then a USB one: [camera] backend = \"v4l2\")"
 fi
+if [ "$NETWORK" = 1 ]; then
+    packages+=("${APT_NETWORK[@]}")
+else
+    note "--no-network: leaving out ${APT_NETWORK[*]}"
+fi
 # sudo drops DEBIAN_FRONTEND from the caller's environment: set it on the commands themselves
 system env DEBIAN_FRONTEND=noninteractive apt-get update
 system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
@@ -349,10 +369,37 @@ if [ ${#modules[@]} -gt 0 ]; then
     } | write_file "$R$MODULES_DIR/companion.conf" 0644
     for m in "${modules[@]}"; do system modprobe "$m" || note "could not load $m now"; done
 fi
+
+if [ "$NETWORK" = 1 ]; then
+    say "the box's own network ($NETWORK_SERVICE) and the polkit rule for it"
+    # at boot: a known Wi-Fi within 45 s, else the box's own network (companion network auto)
+    run install -m 0644 "$SRC/systemd/$NETWORK_SERVICE" "$R$UNIT_DIR/$NETWORK_SERVICE"
+    # the service user may ask NetworkManager (over D-Bus) to scan, open the box's network and
+    # join a Wi-Fi, and nothing else
+    run install -d -m 0755 "$R$POLKIT_DIR"
+    run install -m 0644 "$SRC/systemd/companion-network.rules" "$R$POLKIT_DIR/$POLKIT_RULE"
+    if [ "$KEEP_HOSTNAME" = 1 ]; then
+        note "--keep-hostname: phones find the box at $(hostname).local"
+    elif [ "$(hostname)" = "$HOST_NAME" ]; then
+        note "the host name is already $HOST_NAME ($HOST_NAME.local)"
+    else
+        # Avahi answers for the host name: phones find the box at companion.local
+        system hostnamectl set-hostname "$HOST_NAME"
+        system sed -i -E "s/^127\.0\.1\.1([[:space:]].*)?\$/127.0.1.1\t$HOST_NAME/" /etc/hosts
+    fi
+    system systemctl enable NetworkManager.service avahi-daemon.service
+    system systemctl restart avahi-daemon.service
+fi
 system systemctl daemon-reload
 system udevadm control --reload-rules
 system udevadm trigger --subsystem-match=tty --action=add
 system systemctl enable "$SERVICE"
+if [ "$NETWORK" = 1 ]; then
+    # not started now (it may switch the Wi-Fi under this session): at the next boot
+    system systemctl enable "$NETWORK_SERVICE"
+    note "at each boot the box joins a known Wi-Fi, else opens its own (now: sudo $VENV/bin/companion network auto)"
+    note "the box's own network needs the Wi-Fi country set once (sudo raspi-config, Localisation Options)"
+fi
 if [ "$START" = 1 ]; then
     system systemctl restart "$SERVICE"
 else

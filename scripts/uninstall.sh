@@ -14,6 +14,8 @@ APP_DIR=/opt/companion
 ETC_DIR=/etc/companion
 STATE_DIR=/var/lib/companion
 UNIT=/etc/systemd/system/companion.service
+NETWORK_UNIT=/etc/systemd/system/companion-network.service
+POLKIT_RULE=/etc/polkit-1/rules.d/50-companion-network.rules
 RULE=/etc/udev/rules.d/99-ttr-reader.rules
 MODULES=/etc/modules-load.d/companion.conf
 SERVICE=companion.service
@@ -81,12 +83,17 @@ fi
 say "stopping the service"
 if [ -e "$R$UNIT" ] || [ "$DRY" = 1 ]; then
     system systemctl disable --now "$SERVICE"
+    if [ -e "$R$NETWORK_UNIT" ] || [ "$DRY" = 1 ]; then
+        system systemctl disable companion-network.service
+        # the box's own network profile (a venue Wi-Fi the host joined stays known)
+        system nmcli connection delete id companion-hotspot || note "no companion-hotspot profile"
+    fi
 else
     note "no $UNIT: nothing to stop"
 fi
 
 say "removing the unit, the udev rule, the module list and $APP_DIR"
-for path in "$R$UNIT" "$R$RULE" "$R$MODULES"; do
+for path in "$R$UNIT" "$R$NETWORK_UNIT" "$R$POLKIT_RULE" "$R$RULE" "$R$MODULES"; do
     if [ -e "$path" ] || [ "$DRY" = 1 ]; then run rm -f -- "$path"; fi
 done
 system systemctl daemon-reload

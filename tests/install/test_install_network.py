@@ -1,0 +1,131 @@
+"""The installer's network parts: NetworkManager and Avahi, the boot-time
+companion-network.service, the polkit rule that lets the companion user ask NetworkManager for
+the box's network, the host name companion (companion.local); --no-network and --keep-hostname.
+The polkit rule itself is run by node against a stand-in polkit."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_install_script import INSTALL, REPO, UNINSTALL, fake_pi, sh, staged_install
+
+NETWORK_PACKAGES = (
+    "network-manager",
+    "dnsmasq-base",
+    "wpasupplicant",
+    "avahi-daemon",
+    "libnss-mdns",
+)
+RULE = REPO / "systemd/companion-network.rules"
+
+
+def steps_of(out: str) -> list[str]:
+    return [line[2:] for line in out.splitlines() if line.startswith("+ ")]
+
+
+def test_dry_run_installs_the_network_parts(tmp_path: Path) -> None:
+    result = sh(INSTALL, "--dry-run", env=fake_pi(tmp_path))
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(result.stdout)
+    apt = next(s for s in steps if "apt-get install" in s).split()
+    assert all(p in apt for p in NETWORK_PACKAGES)
+    assert (
+        "install -m 0644 "
+        + str(REPO / "systemd/companion-network.service")
+        + (" /etc/systemd/system/companion-network.service")
+        in steps
+    )
+    assert f"install -m 0644 {RULE} /etc/polkit-1/rules.d/50-companion-network.rules" in steps
+    assert "systemctl enable companion-network.service" in steps
+    # never started by the installer: it may switch the Wi-Fi under the session that installs
+    assert not any(
+        "start companion-network" in s or "restart companion-network" in s for s in steps
+    )
+    assert "systemctl enable NetworkManager.service avahi-daemon.service" in steps
+    if socket.gethostname() != "companion":
+        assert "hostnamectl set-hostname companion" in steps
+        assert any(s.startswith("sed -i -E") and s.endswith(" /etc/hosts") for s in steps)
+    assert steps.index("systemctl daemon-reload") < steps.index(
+        "systemctl enable companion-network.service"
+    )
+
+
+def test_no_network_and_keep_hostname(tmp_path: Path) -> None:
+    result = sh(INSTALL, "--dry-run", "--no-network", env=fake_pi(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "companion-network" not in result.stdout and "polkit" not in result.stdout
+    apt = next(s for s in steps_of(result.stdout) if "apt-get install" in s).split()
+    assert not any(p in apt for p in NETWORK_PACKAGES)
+    assert "hostnamectl" not in result.stdout
+    kept = sh(INSTALL, "--dry-run", "--keep-hostname", env=fake_pi(tmp_path))
+    assert kept.returncode == 0 and "hostnamectl" not in kept.stdout
+    assert "systemctl enable companion-network.service" in steps_of(kept.stdout)
+
+
+def test_staged_files_and_uninstall(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    staged_install(root, tmp_path)
+    for staged, source in {
+        "etc/systemd/system/companion-network.service": "systemd/companion-network.service",
+        "etc/polkit-1/rules.d/50-companion-network.rules": "systemd/companion-network.rules",
+    }.items():
+        assert (root / staged).read_bytes() == (REPO / source).read_bytes(), staged
+        assert (root / staged).stat().st_mode & 0o777 == 0o644
+    result = sh(UNINSTALL, "--prefix", str(root))
+    assert result.returncode == 0, result.stderr
+    assert not (root / "etc/systemd/system/companion-network.service").exists()
+    assert not (root / "etc/polkit-1/rules.d/50-companion-network.rules").exists()
+    dry = sh(UNINSTALL, "--dry-run")
+    assert "nmcli connection delete id companion-hotspot" in steps_of(dry.stdout)
+
+
+NODE_HARNESS = """
+const fs = require("fs");
+const rules = [];
+const polkit = {
+  Result: { YES: "yes", NO: "no", NOT_HANDLED: null },
+  addRule: (f) => rules.push(f),
+};
+new Function("polkit", fs.readFileSync(process.argv[2], "utf8"))(polkit);
+const out = {};
+for (const [user, id] of JSON.parse(process.argv[3])) {
+  out[`${user} ${id}`] = rules.map((f) => f({ id }, { user })).find((r) => r !== null) ?? null;
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def test_the_polkit_rule_grants_the_companion_user_exactly_the_network_actions(
+    tmp_path: Path,
+) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    nm = "org.freedesktop.NetworkManager."
+    granted = [
+        "network-control",
+        "settings.modify.system",
+        "wifi.scan",
+        "wifi.share.open",
+        "wifi.share.protected",
+        "enable-disable-wifi",
+    ]
+    refused = ["settings.modify.hostname", "reload", "sleep-wake", "enable-disable-network"]
+    asks = [["companion", nm + a] for a in granted + refused]
+    asks += [["pi", nm + "network-control"], ["companion", "org.freedesktop.login1.reboot"]]
+    harness = tmp_path / "harness.js"
+    harness.write_text(NODE_HARNESS, encoding="utf-8")
+    done = subprocess.run(
+        [node, str(harness), str(RULE), json.dumps(asks)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    answers = json.loads(done.stdout)
+    wanted = {nm + a for a in granted}
+    assert answers == {
+        f"{u} {a}": "yes" if u == "companion" and a in wanted else None for u, a in asks
+    }
