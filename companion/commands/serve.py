@@ -323,24 +323,11 @@ def print_host_link(
 
 
 def box_network(demo: bool, state_dir: Path) -> Any:
-    """The box's network for the host page: NetworkManager (where nmcli is installed), the
-    fake twin for a demo (its venue networks are made up), None elsewhere."""
-    import shutil
+    """The box's network for the host page: the fake twin for a demo, NetworkManager where nmcli
+    is installed, None elsewhere."""
+    from companion.network import demo_network, system_network
 
-    from companion.network import Around, FakeNetwork, NmcliNetwork, default_ssid
-    from companion.network.box import keep_scan
-
-    if demo:
-        fake = FakeNetwork(
-            default_ssid(),
-            [Around("Cafe Central", 72, "wpa2", "melange-1873"), Around("Library", 41, "open")],
-        )
-        keep_scan(fake, state_dir)  # as at boot: the scan, then the box's own network
-        fake.open_hotspot(None)
-        return fake
-    if shutil.which("nmcli") is None:
-        return None
-    return NmcliNetwork(default_ssid())
+    return demo_network(state_dir) if demo else system_network()
 
 
 def _placeholder_app(environ: Any, start_response: Any) -> list[bytes]:

@@ -7,7 +7,14 @@ the tests. Nothing happens at import time.
 
 from __future__ import annotations
 
-from .box import auto, default_ssid, join_or_fall_back, machine_id
+from .box import (
+    auto,
+    default_ssid,
+    demo_network,
+    join_or_fall_back,
+    machine_id,
+    system_network,
+)
 from .fake import Around, FakeNetwork
 from .model import (
     HOTSPOT_ADDRESS,
@@ -40,11 +47,13 @@ __all__ = [
     "auto",
     "box_ssid",
     "default_ssid",
+    "demo_network",
     "escape_wifi",
     "join_or_fall_back",
     "machine_id",
     "page_url",
     "password_problem",
     "ssid_problem",
+    "system_network",
     "wifi_qr_payload",
 ]

@@ -5,12 +5,15 @@ the fallback."""
 from __future__ import annotations
 
 import logging
+import shutil
 import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .fake import Around, FakeNetwork
 from .model import Network, NetworkError, NetworkStatus, box_ssid
+from .nmcli import NmcliNetwork
 from .saved import save_scan
 
 log = logging.getLogger(__name__)
@@ -35,6 +38,25 @@ def machine_id(files: tuple[Path, ...] = MACHINE_ID_FILES) -> str:
 def default_ssid() -> str:
     """The name of this box's own network: ``companion-XXXX``."""
     return box_ssid(machine_id())
+
+
+def system_network(interface: str | None = None) -> NmcliNetwork | None:
+    """This machine's network through NetworkManager, or None where nmcli is not installed."""
+    if shutil.which("nmcli") is None:
+        return None
+    return NmcliNetwork(default_ssid(), interface)
+
+
+def demo_network(state_dir: Path | None = None) -> FakeNetwork:
+    """The demo's network: the fake twin with two made-up venue networks in range, its own
+    network open (the scan seen before it opened kept in ``state_dir``, as at boot)."""
+    fake = FakeNetwork(
+        default_ssid(),
+        [Around("Cafe Central", 72, "wpa2", "melange-1873"), Around("Library", 41, "open")],
+    )
+    keep_scan(fake, state_dir)
+    fake.open_hotspot(None)
+    return fake
 
 
 def keep_scan(network: Network, state_dir: Path | None) -> None:
@@ -100,4 +122,13 @@ def join_or_fall_back(
         raise
 
 
-__all__ = ["AUTO_WAIT", "auto", "default_ssid", "join_or_fall_back", "keep_scan", "machine_id"]
+__all__ = [
+    "AUTO_WAIT",
+    "auto",
+    "default_ssid",
+    "demo_network",
+    "join_or_fall_back",
+    "keep_scan",
+    "machine_id",
+    "system_network",
+]

@@ -204,3 +204,21 @@ def test_auto_waits_for_a_known_wifi_then_opens_wpa2(nmcli: FakeNmcli) -> None:
     done, st = auto(NmcliNetwork(SSID), "secret-pass", wait=10, sleep=sleep, clock=lambda: now[0])
     assert (done, st.security) == ("hotspot", "wpa2")
     assert now[0] == pytest.approx(10.0)
+
+
+def test_which_network_serve_wires(
+    nmcli: FakeNmcli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from companion.commands.serve import box_network
+    from companion.network import FakeNetwork, default_ssid
+    from companion.network.saved import read_scan
+
+    net = box_network(False, tmp_path)
+    assert isinstance(net, NmcliNetwork) and net.ssid == default_ssid()
+    demo = box_network(True, tmp_path)
+    assert isinstance(demo, FakeNetwork) and demo.status().mode == "hotspot"
+    assert [n.ssid for n in read_scan(tmp_path)[0]] == ["Cafe Central", "Library"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    assert box_network(False, tmp_path) is None
