@@ -261,9 +261,12 @@ class NmcliNetwork:
                 )
         return NetworkStatus(mode="none", mdns=mdns)
 
-    def scan(self) -> list[WifiNetwork]:
-        device = self.wifi_device()
-        out = self.nmcli(
+    def serving(self, device: str, rows: list[tuple[str, str, str, str]]) -> bool:
+        """Whether the device serves the box's own network (then it cannot scan)."""
+        return any(d == device and c == HOTSPOT_PROFILE for d, _, _, c in rows)
+
+    def wifi_list(self, device: str, rescan: str) -> str:
+        return self.nmcli(
             "-t",
             "-f",
             "IN-USE,SSID,SIGNAL,SECURITY",
@@ -271,11 +274,18 @@ class NmcliNetwork:
             "wifi",
             "list",
             "--rescan",
-            "auto",
+            rescan,
             "ifname",
             device,
             timeout=30.0,
         )
+
+    def scan(self) -> list[WifiNetwork]:
+        rows = self.devices()
+        device = self.wifi_device(rows)
+        if self.serving(device, rows):
+            return []  # an access point does not scan: the caller keeps an older list
+        out = self.wifi_list(device, "auto")
         best: dict[str, WifiNetwork] = {}
         for line in out.splitlines():
             fields = split_terse(line)
@@ -343,7 +353,13 @@ class NmcliNetwork:
         return self.status()
 
     def join(self, ssid: str, password: str | None) -> NetworkStatus:
-        device = self.wifi_device()
+        rows = self.devices()
+        device = self.wifi_device(rows)
+        if self.serving(device, rows):
+            # the radio leaves the box's network and looks around first: serving, it has not
+            # scanned, and nmcli connects only to a network it has seen
+            self.nmcli("connection", "down", "id", HOTSPOT_PROFILE, ok=(0, NOT_FOUND))
+            self.wifi_list(device, "yes")
         args = ["--wait", str(JOIN_WAIT), "device", "wifi", "connect", ssid]
         if password:
             args += ["password", password]

@@ -159,13 +159,20 @@ def run(world: dict[str, Any], opts: dict[str, str], args: list[str]) -> str:
             fail(4, "Connection activation failed: No suitable device found.")
         world["active"][prof["ifname"]] = args[3]
         return "Connection successfully activated (D-Bus active path: /org/freedesktop/1)\n"
+    if args[:3] == ["connection", "down", "id"]:
+        profile_of(world, args[3])
+        if args[3] not in world["active"].values():
+            fail(10, f"'{args[3]}' is not an active connection.")
+        world["active"] = {d: n for d, n in world["active"].items() if n != args[3]}
+        return f"Connection '{args[3]}' successfully deactivated.\n"
     if args[:3] == ["device", "wifi", "connect"]:
         ssid = args[3]
         pairs = dict(zip(args[4::2], args[5::2], strict=True))
         device = pairs["ifname"]
         near = next((a for a in world["around"] if a["ssid"] == ssid), None)
-        if near is None:
-            fail(10, f"No network with SSID '{ssid}' found.")
+        serving = world["active"].get(device)
+        if near is None or (serving and world["profiles"][serving].get("mode") == "ap"):
+            fail(10, f"No network with SSID '{ssid}' found.")  # an access point has not scanned
         world["active"].pop(device, None)  # the radio leaves what it served
         if near.get("password") != pairs.get("password"):
             fail(4, "Connection activation failed: Secrets were required, but not provided.")
