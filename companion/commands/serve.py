@@ -229,7 +229,9 @@ def serve(
         {
             "HOST_TOKEN": token,
             "ALLOWED_HOSTS": list(allowed_hosts or []),
-            "PUBLIC_URL": base,
+            # pairing links: --public-url, else the address each request came to (the box's
+            # own network, a venue's Wi-Fi, companion.local: it may change while serving)
+            "PUBLIC_URL": base if public_url else "",
             "SSE_MAX": max(4, threads - 4),
             "NETWORK": box_network(demo, state_dir),
             "NETWORK_STATE_DIR": state_dir,
