@@ -27,6 +27,7 @@ from companion.network import (
     auto,
     default_ssid,
     join_or_fall_back,
+    join_password_problem,
     password_problem,
     ssid_problem,
 )
@@ -168,8 +169,9 @@ def run_join(args: argparse.Namespace) -> int:
     problem = ssid_problem(args.ssid)
     if problem is not None:
         raise CommandError(problem.rstrip("."))
-    if args.password is not None and not 1 <= len(args.password) <= 64:
-        raise CommandError("a Wi-Fi password has 8 to 63 characters (or 64 hex digits)")
+    problem = None if args.password is None else join_password_problem(args.password)
+    if problem is not None:
+        raise CommandError(problem.rstrip("."))
     net = network(args)
     own = read_password(state_dir(args))
     try:

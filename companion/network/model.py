@@ -98,6 +98,16 @@ def password_problem(password: object) -> str | None:
     return None
 
 
+def join_password_problem(password: object) -> str | None:
+    """Why this cannot be the password of a network to join (None: it can): a WPA passphrase,
+    or the 64 hex digits of a raw key."""
+    if isinstance(password, str) and len(password) == 64:
+        if all(c in "0123456789abcdefABCDEF" for c in password):
+            return None
+        return "A 64-character Wi-Fi key must be hex digits."
+    return password_problem(password)
+
+
 def ssid_problem(ssid: object) -> str | None:
     """Why this cannot be a network name (None: it can)."""
     if not isinstance(ssid, str) or not ssid:
@@ -139,6 +149,7 @@ __all__ = [
     "WifiNetwork",
     "box_ssid",
     "escape_wifi",
+    "join_password_problem",
     "page_url",
     "password_problem",
     "ssid_problem",

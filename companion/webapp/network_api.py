@@ -11,6 +11,7 @@ Its outcome is the ``change`` of the next ``GET /api/network``.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +21,10 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from companion.network import (
     HOTSPOT_ADDRESS,
-    MDNS_NAME,
     Network,
     NetworkError,
     NetworkStatus,
+    join_password_problem,
     page_url,
     password_problem,
     ssid_problem,
@@ -267,19 +268,22 @@ def join() -> tuple[Response, int]:
     if problem is not None or not isinstance(ssid, str):
         raise BadRequest(problem or "No network name.", code="network.ssid_invalid")
     password = data.get("password") or None
-    if password is not None and (not isinstance(password, str) or not 8 <= len(password) <= 64):
-        raise BadRequest(
-            "A Wi-Fi password has 8 to 63 characters.",
-            code="network.password_invalid",
-            params={"min": 8, "max": 63},
-        )
+    problem = None if password is None else join_password_problem(password)
+    if problem is not None:
+        raise BadRequest(problem, code="network.password_invalid", params={"min": 8, "max": 63})
     own = d.password()
+    try:  # where the phones find the box on the venue's Wi-Fi: its mDNS name
+        name = net.status().mdns
+    except NetworkError as exc:
+        raise refused(exc) from None
+    name = name or socket.gethostname().split(".")[0].lower() + ".local"
     change = d.start(
         {"kind": "join", "ssid": ssid},
         lambda: join_or_fall_back(net, ssid, password, own),
     )
-    mdns = page_url(MDNS_NAME, port())
-    return jsonify({"change": change, "next": {"ssid": ssid, "page_urls": [mdns]}}), 202
+    return jsonify(
+        {"change": change, "next": {"ssid": ssid, "page_urls": [page_url(name, port())]}}
+    ), 202
 
 
 __all__ = ["NetworkDesk", "bp", "register"]

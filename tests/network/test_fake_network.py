@@ -13,6 +13,7 @@ from companion.network import (
     box_ssid,
     escape_wifi,
     join_or_fall_back,
+    join_password_problem,
     password_problem,
     wifi_qr_payload,
 )
@@ -43,6 +44,8 @@ def test_password_rules() -> None:
     assert password_problem("12345678") is None and password_problem("x" * 63) is None
     assert password_problem("1234567") and password_problem("x" * 64)
     assert password_problem("tab\there!") and password_problem(None)
+    assert join_password_problem("ab" * 32) is None and join_password_problem("xy" * 32)
+    assert join_password_problem("short") and join_password_problem("12345678") is None
 
 
 def test_hotspot_join_and_fallback() -> None:

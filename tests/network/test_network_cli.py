@@ -60,6 +60,8 @@ def test_hotspot_open_then_wpa2_keeps_the_password_private(
         (["network", "hotspot", "--password", "x" * 64], "8 to 63 characters"),
         (["network", "hotspot", "--password", "pässword-1"], "printable ASCII"),
         (["network", "join", ""], "must not be empty"),
+        (["network", "join", "Cafe", "--password", "g" * 64], "must be hex digits"),
+        (["network", "join", "Cafe", "--password", "short"], "8 to 63 characters"),
         (["network", "join", "n" * 33], "longer than 32 bytes"),
         (["network", "status", "--interface", "../etc"], "not a network interface"),
         (["network", "auto", "--wait", "-1"], "--wait must be"),

@@ -118,6 +118,8 @@ def test_bad_password_is_400_and_changes_nothing(
         ({"ssid": 7}, "network.ssid_invalid"),
         ({"ssid": "x" * 40}, "network.ssid_invalid"),
         ({"ssid": "Cafe", "password": "short"}, "network.password_invalid"),
+        ({"ssid": "Cafe", "password": "z" * 64}, "network.password_invalid"),
+        ({"ssid": "Cafe", "password": 12345678}, "network.password_invalid"),
         ([1, 2], "request.invalid"),
     ],
 )
