@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 AUTO_WAIT = 45.0  # seconds a known Wi-Fi has to connect at boot
 POLL = 2.0
+OPEN_TRIES = 3  # attempts to open the box's own network at boot
+OPEN_RETRY = 5.0  # seconds between them
 
 
 def machine_id(files: tuple[Path, ...] = MACHINE_ID_FILES) -> str:
@@ -103,7 +105,17 @@ def auto(
         sleep(min(poll, left))
     if st.mode != "hotspot":
         keep_scan(network, state_dir)
-    return "hotspot", network.open_hotspot(password)
+    # right after NetworkManager starts the radio may not be ready yet: try again a few times
+    attempt = 1
+    while True:
+        try:
+            return "hotspot", network.open_hotspot(password)
+        except NetworkError as exc:
+            if attempt >= OPEN_TRIES or exc.code in ("network.no_wifi", "network.unavailable"):
+                raise
+            log.warning("the box's network did not open (%s); trying again", exc.message)
+        attempt += 1
+        sleep(OPEN_RETRY)
 
 
 def join_or_fall_back(

@@ -9,6 +9,7 @@ from companion.network import (
     Around,
     FakeNetwork,
     NetworkError,
+    NetworkStatus,
     auto,
     box_ssid,
     escape_wifi,
@@ -97,3 +98,23 @@ def test_broken_and_no_wifi() -> None:
     with pytest.raises(NetworkError) as err:
         net.status()
     assert err.value.code == "network.unavailable"
+
+
+def test_auto_tries_again_when_the_radio_is_not_ready() -> None:
+    class Slow(FakeNetwork):
+        fails = 2
+
+        def open_hotspot(self, password: str | None) -> NetworkStatus:
+            if self.fails:
+                self.fails -= 1
+                raise NetworkError("No suitable device found.", "network.hotspot_failed")
+            return super().open_hotspot(password)
+
+    naps: list[float] = []
+    done, st = auto(Slow(), None, wait=0, sleep=naps.append)
+    assert (done, st.mode, naps) == ("hotspot", "hotspot", [5.0, 5.0])
+    never = Slow()
+    never.fails = 5
+    with pytest.raises(NetworkError):
+        auto(never, None, wait=0, sleep=naps.append)
+    assert never.fails == 2  # three tries, then the error
