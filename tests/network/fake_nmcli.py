@@ -11,6 +11,7 @@ running, 10 no such connection). Anything it does not know is exit 2, as nmcli's
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -59,6 +60,10 @@ def main(argv: list[str]) -> int:
     world_path = Path(os.environ["FAKE_NMCLI_WORLD"])
     with open(os.environ["FAKE_NMCLI_LOG"], "a", encoding="utf-8") as log:
         log.write(json.dumps(argv) + "\n")
+    # one nmcli at a time, like NetworkManager answering one call after another (the service
+    # asks for the status while a change runs)
+    lock = open(str(world_path) + ".lock", "w")  # noqa: SIM115 (held until the process ends)
+    fcntl.flock(lock, fcntl.LOCK_EX)
     world: dict[str, Any] = json.loads(world_path.read_text(encoding="utf-8"))
     if not world.get("running", True):
         fail(8, "NetworkManager is not running.")
@@ -75,7 +80,9 @@ def main(argv: list[str]) -> int:
     if opts.get("terse") != "yes" and args[:1] not in (["radio"], ["connection"], ["device"]):
         fail(2, "expected terse output")
     out = run(world, opts, args)
-    world_path.write_text(json.dumps(world), encoding="utf-8")
+    tmp = world_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(world), encoding="utf-8")
+    os.replace(tmp, world_path)
     if out:
         sys.stdout.write(out)
     return 0
