@@ -359,7 +359,12 @@ class NmcliNetwork:
             # the radio leaves the box's network and looks around first: serving, it has not
             # scanned, and nmcli connects only to a network it has seen
             self.nmcli("connection", "down", "id", HOTSPOT_PROFILE, ok=(0, NOT_FOUND))
-            self.wifi_list(device, "yes")
+            try:
+                self.wifi_list(device, "yes")
+            except NetworkError as exc:  # (a scan already running, say): connect tries anyway
+                if exc.code == "network.unavailable":
+                    raise
+                log.info("no fresh scan before joining: %s", exc.message)
         args = ["--wait", str(JOIN_WAIT), "device", "wifi", "connect", ssid]
         if password:
             args += ["password", password]

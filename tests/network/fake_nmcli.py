@@ -121,6 +121,8 @@ def run(world: dict[str, Any], opts: dict[str, str], args: list[str]) -> str:
         return "".join(f"{f}:{values[f]}\n" for f in fields)
     if args[:4] == ["device", "wifi", "list", "--rescan"] and args[5:6] == ["ifname"]:
         device = args[6]
+        if args[4] == "yes" and world.get("scan_busy"):
+            fail(1, "Scanning not allowed while already scanning.")
         name = world["active"].get(device)
         if name and world["profiles"][name].get("mode") == "ap":
             return ""  # a radio serving its own network lists nothing

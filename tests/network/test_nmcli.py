@@ -132,6 +132,13 @@ def test_join_connects_and_raises_the_profile_priority(nmcli: FakeNmcli) -> None
     assert net.known_networks() == ["Cafe:2F\\east"]  # the box's own profile is not "known"
 
 
+def test_join_goes_on_when_the_fresh_scan_is_refused(nmcli: FakeNmcli) -> None:
+    net = NmcliNetwork(SSID, mdns=lambda: None)
+    net.open_hotspot(None)
+    nmcli.change(scan_busy=True)
+    assert net.join("Library", None).ssid == "Library"
+
+
 def test_a_failed_join_falls_back_to_the_box_network(nmcli: FakeNmcli) -> None:
     net = NmcliNetwork(SSID, mdns=lambda: None)
     net.open_hotspot("secret-pass")
