@@ -4,8 +4,8 @@ output, ``LC_ALL=C``).
 * The box's own network is one connection profile, ``companion-hotspot``: Wi-Fi in access-point
   mode, ``ipv4.method shared`` at the fixed address 10.42.0.1/24 (NetworkManager runs the DHCP
   server), 2.4 GHz, never started by NetworkManager itself (``autoconnect no``: ``companion network
-  auto`` decides at boot). Open without a password; WPA2 (RSN, CCMP) with one. It is made anew
-  (delete, add, up) each time it opens, so that its settings are exactly these.
+  auto`` decides at boot). Open without a password; WPA2 (RSN, CCMP, no PMF) with one. It is made
+  anew (delete, add, up) each time it opens, so that its settings are exactly these.
 * Joining a venue's Wi-Fi is ``nmcli device wifi connect``; the profile it makes starts by itself
   from then on (``autoconnect yes``, ``autoconnect-priority 10``).
 
@@ -337,6 +337,9 @@ class NmcliNetwork:
                 "802-11-wireless-security.proto", "rsn",
                 "802-11-wireless-security.pairwise", "ccmp",
                 "802-11-wireless-security.group", "ccmp",
+                # no protected management frames: some phones (iPads) and Wi-Fi drivers fail
+                # to join an access point that offers them (WPA-PSK-SHA256)
+                "802-11-wireless-security.pmf", "disable",
                 "802-11-wireless-security.psk", password,
             ]  # fmt: skip
         self.nmcli(*args, code="network.hotspot_failed")

@@ -21,6 +21,7 @@ HOTSPOT_ADD = [
 WPA2 = [
     "802-11-wireless-security.key-mgmt", "wpa-psk", "802-11-wireless-security.proto", "rsn",
     "802-11-wireless-security.pairwise", "ccmp", "802-11-wireless-security.group", "ccmp",
+    "802-11-wireless-security.pmf", "disable",
 ]  # fmt: skip
 
 
