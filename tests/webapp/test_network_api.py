@@ -159,7 +159,7 @@ def test_join_from_the_scan_list_and_fall_back(client: FlaskClient) -> None:
 def test_a_change_waits_and_one_at_a_time(
     service: Service, net: FakeNetwork, tmp_path: Path
 ) -> None:
-    c = client_for(service, net, tmp_path, delay=0.3)
+    c = client_for(service, net, tmp_path, delay=1.5)
     resp = post(c, "/api/network/hotspot", {})
     assert resp.status_code == 202 and resp.get_json()["change"]["state"] == "pending"
     assert net.calls == []  # the answer goes out before the network changes
