@@ -36,7 +36,7 @@ def with_network(server: Server, state: Path) -> FakeNetwork:
     )
     keep_scan(net, state)  # as at boot: what the radio saw, then the box's own network
     net.open_hotspot(None)
-    server.app.extensions[KEY] = NetworkDesk(net, state, 0.5)  # a change waits half a second
+    server.app.extensions[KEY] = NetworkDesk(net, state, 2.0)  # a change waits two seconds
     return net
 
 
