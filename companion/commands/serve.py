@@ -223,6 +223,7 @@ def serve(
         lock.release()
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     real_port = int(server.effective_port)
+    doctor = _doctor_devices(state_dir, camera, reader, controls)
     base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{real_port}"
     app = create_app(
         service,
@@ -231,6 +232,7 @@ def serve(
             "ALLOWED_HOSTS": list(allowed_hosts or []),
             "PUBLIC_URL": base,
             "SSE_MAX": max(4, threads - 4),
+            "DOCTOR": doctor,
         },
     )
     server.application = app
@@ -244,12 +246,13 @@ def serve(
     watchdog_stop = threading.Event()
     _start_watchdog(service, watchdog_stop)
     if reader:
-        start_reader(service, reader, watchdog_stop)
+        start_reader(service, reader, watchdog_stop, watch=doctor.reader)
         print(f"companion: card reader on {reader}", flush=True)
     if camera:
-        start_camera(service, camera, watchdog_stop)
+        start_camera(service, camera, watchdog_stop, tap=doctor.frames)
         print(f"companion: camera {camera}", flush=True)
     table = start_controls(service, controls) if controls is not None else None
+    doctor.controls.attach(table)
     demo_run = None
     if demo:
         from companion.commands.demo_game import Demo
@@ -300,6 +303,19 @@ def serve(
         store.close()
         lock.release()
     return 0
+
+
+def _doctor_devices(state_dir: Path, camera: str | None, reader: str | None, controls: Any) -> Any:
+    """What the host page's set-up check looks at: this server's own devices."""
+    from companion.doctor.live import ControlsWatch, Devices, FrameTap, ReaderWatch
+
+    return Devices(
+        state_dir,
+        camera=camera or None,
+        frames=FrameTap() if camera else None,
+        reader=ReaderWatch(reader) if reader else None,
+        controls=ControlsWatch(enabled=controls is not None),
+    )
 
 
 def print_host_link(

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from companion.vision.sources import Frame, FrameSource
+from companion.vision.sources import Frame
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,12 @@ class Seekable(Protocol):
     fps: float
 
     def frame_at(self, index: int) -> Frame: ...
+
+
+class Readable(Protocol):
+    """What :func:`capture` reads: a ``FrameSource``'s ``read`` (None at the end)."""
+
+    def read(self) -> Frame | None: ...
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,7 @@ class CameraFacts:
 
 
 def capture(
-    source: FrameSource,
+    source: Readable,
     seconds: float,
     keep: int,
     *,

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.doctor import Check, settings
-from companion.doctor.camera import CameraFacts
+
+if TYPE_CHECKING:  # the camera's measures need numpy and OpenCV; the checks do not
+    from companion.doctor.camera import CameraFacts
 
 # Every code, by check id (the catalogues have words for each: tests/doctor/test_words.py).
 CODES: dict[str, tuple[str, ...]] = {

@@ -12,10 +12,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.doctor import Check, settings
-from companion.doctor.camera import Capture, capture, measure
 from companion.doctor.checks import (
     ReaderFacts,
     camera_checks,
@@ -36,11 +35,16 @@ from companion.doctor.probes import (
     versions,
 )
 
+if TYPE_CHECKING:
+    from companion.doctor.camera import Capture
+
 log = logging.getLogger(__name__)
 
 
 def camera_from_capture(name: str, cap: Capture) -> list[Check]:
     """The camera's lines from frames already read."""
+    from companion.doctor.camera import measure
+
     cfg = settings()["camera"]
     facts = measure(
         cap,
@@ -54,6 +58,7 @@ def camera_from_capture(name: str, cap: Capture) -> list[Check]:
 def camera_lines(name: str | None, open_source: Callable[[], Any] | None) -> list[Check]:
     """Open the camera (``open_source()`` gives an unopened FrameSource), read its frames for
     the configured span, close it and judge what it saw. ``name`` None: no camera."""
+    from companion.doctor.camera import capture
     from companion.vision.sources import SourceError
 
     if name is None or open_source is None:
