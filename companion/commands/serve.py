@@ -265,6 +265,10 @@ def serve(
             delay=demo_delay,
             fast=demo_delay == 0,
         ).start()
+        from companion.doctor.live import FrameTap
+
+        doctor.camera = "sim"  # the set-up check sees the simulated camera's frames
+        doctor.frames = demo_run.table.frame_tap = FrameTap()
         print(
             f"companion: demo game at a simulated table (camera and card reader), "
             f"watch it on {base}/",
