@@ -79,6 +79,18 @@ def test_text_output_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert lines[0].startswith("WARN  camera.found")
     assert "No camera was checked" in lines[0]
     assert not any("doctor." in line for line in lines)  # words, not codes
+    assert "host page" not in out  # the hint is for a device that cannot be opened
+    code, out, _ = run(
+        capsys,
+        "doctor",
+        "--camera",
+        "none",
+        "--reader",
+        str(tmp_path / "r"),
+        "--state-dir",
+        str(tmp_path),
+    )
+    assert code == 1 and "FAIL  reader.found" in out and "host page" in out
 
 
 def test_a_failing_check_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
