@@ -175,9 +175,10 @@ def print_text(checks: list[Any]) -> None:
         if detail:
             line += f" ({detail})"
         print(line)
-    if any(c.status == "fail" and c.id in ("camera.found", "reader.found") for c in checks):
+    held = ("camera.found", "reader.found", "controls.found")
+    if any(c.status == "fail" and c.id in held for c in checks):
         print(
-            "While `companion serve` runs, it holds the camera and the card reader: check "
-            "them on the host page (点検) instead."
+            "While `companion serve` runs, it holds the camera, the card reader and the "
+            "buttons: check them on the host page (点検) instead."
         )
     sys.stdout.flush()

@@ -268,13 +268,12 @@ class Devices:
             return reader_checks(ReaderFacts(None))
         return reader_checks(self.reader.facts())
 
-    def busy(self) -> bool:
-        return self._lock.locked()
-
-    def checks(self) -> list[Check]:
-        """Every line, as ``companion doctor`` gives them (one check at a time: the camera's
-        frames are read for seconds)."""
-        with self._lock:
+    def checks(self) -> list[Check] | None:
+        """Every line, as ``companion doctor`` gives them; None while another check runs (one
+        at a time: the camera's frames are read for seconds)."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
             setup = Setup(
                 state_dir=self.state_dir or Path("."),
                 controls=self.controls.state_of,
@@ -284,6 +283,8 @@ class Devices:
                 reader_checks=self.reader_lines(),
             )
             lines = run(setup)
+        finally:
+            self._lock.release()
         if self.state_dir is None:  # no state directory (a test's in-memory log)
             lines = [c for c in lines if not c.id.startswith("storage.")]
         return lines

@@ -46,12 +46,16 @@ def camera_from_capture(name: str, cap: Capture) -> list[Check]:
     from companion.doctor.camera import measure
 
     cfg = settings()["camera"]
-    facts = measure(
-        cap,
-        space_px=float(cfg["sharp_space_px"]),
-        high=int(cfg["high"]),
-        low=int(cfg["low"]),
-    )
+    try:
+        facts = measure(
+            cap,
+            space_px=float(cfg["sharp_space_px"]),
+            high=int(cfg["high"]),
+            low=int(cfg["low"]),
+        )
+    except Exception as exc:  # a picture the vision code cannot take: said, not raised
+        log.exception("the camera's pictures could not be measured")
+        return camera_checks(name, None, f"the pictures could not be measured: {exc}")
     return camera_checks(name, facts)
 
 

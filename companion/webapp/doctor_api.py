@@ -37,10 +37,10 @@ def devices() -> Any:
 def checks() -> Response:
     from companion.doctor import report
 
-    dev = devices()
-    if dev.busy():
+    lines = devices().checks()
+    if lines is None:
         raise Conflict("A check is already running; wait until it ends.", code="doctor.busy")
-    return jsonify(report(dev.checks()))
+    return jsonify(report(lines))
 
 
 @bp.post("/reader-test")

@@ -122,3 +122,18 @@ def test_space_length_and_corner_shift_from_geometry() -> None:
     a = np.zeros((4, 2))
     assert corner_shift([a, a + np.array([3.0, 4.0]), a]) == pytest.approx(5.0)
     assert corner_shift([a]) == 0.0
+
+
+def test_a_picture_that_cannot_be_measured_fails_the_camera(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import companion.doctor.camera as camera
+    from companion.doctor.runner import camera_from_capture
+
+    def broken(*args: object, **kw: object) -> None:
+        raise ValueError("a frame of the wrong kind")
+
+    monkeypatch.setattr(camera, "measure", broken)
+    lines = camera_from_capture("v4l2:/dev/video0", Capture((), 0, 0.0))
+    assert [(c.id, c.status) for c in lines] == [("camera.found", "fail")]
+    assert "wrong kind" in lines[0].params["detail"]
