@@ -214,6 +214,11 @@ def test_the_buttons_led_and_buzzer(
         first = panel.shown.index(shown[0])  # after the LED's own status at the start
         assert panel.shown[first : first + len(shown)] == shown
         assert panel.sounds.count("accepted") >= 4 and "attention" in panel.sounds
+        for _ in range(200):  # then back to the game's own status
+            if panel.shown[-1] == "ready" and len(panel.shown) > first + len(shown):
+                break
+            threading.Event().wait(0.01)
+        assert panel.shown[first + len(shown) :] == ["ready"]
         assert heard == []  # the test's presses were not played
         table.on_button(ButtonPressed("confirm", 0.0))  # after the test: the game's again
         assert table.drain()
