@@ -33,6 +33,7 @@ CODES: dict[str, tuple[str, ...]] = {
     "storage.free": ("free_ok", "free_warn", "free_fail"),
     "storage.log": ("log_ok", "log_warn", "log_fail"),
     "storage.backup": ("backup_ok", "backup_old", "backup_none", "backup_broken"),
+    "storage.access": ("access_none",),
     "network.addresses": ("addresses_ok", "addresses_fail"),
     "network.mode": (
         "mode_hotspot",
@@ -223,6 +224,7 @@ class StorageFacts:
     log_bytes: int
     backup: Mapping[str, Any] | None
     now: float
+    readable: bool = True  # False: this user cannot look into the state directory
 
 
 MB = 1024 * 1024
@@ -232,10 +234,11 @@ def storage_checks(facts: StorageFacts, limits: Mapping[str, Any] | None = None)
     lim = limits if limits is not None else settings()["storage"]
     free = facts.free_bytes / MB
     size = facts.log_bytes / MB
-    out = [
-        graded("storage.free", free, lim["free_mb"], mb=round(free), path=facts.path),
-        graded("storage.log", size, lim["log_mb"], mb=round(size, 1)),
-    ]
+    out = [graded("storage.free", free, lim["free_mb"], mb=round(free), path=facts.path)]
+    if not facts.readable:  # its log and backup record cannot be judged from here
+        out.append(make("storage.access", "access_none", "warn", path=facts.path))
+        return out
+    out.append(graded("storage.log", size, lim["log_mb"], mb=round(size, 1)))
     backup = facts.backup
     if backup is None:
         out.append(make("storage.backup", "backup_none", "warn"))

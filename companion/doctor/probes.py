@@ -59,10 +59,16 @@ def read_backup(state_dir: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else {}
 
 
-def storage_facts(state_dir: Path, now: float | None = None) -> StorageFacts:
+def storage_facts(
+    state_dir: Path,
+    now: float | None = None,
+    *,
+    access: Callable[[Path, int], bool] = os.access,
+) -> StorageFacts:
     """The free space of the state directory's file system, the event log's size and the last
-    backup's record."""
+    backup's record (``access``: may this user look into the directory?)."""
     usage = shutil.disk_usage(_existing(state_dir))
+    readable = not state_dir.is_dir() or access(state_dir, os.R_OK | os.X_OK)
     size = 0
     for name in LOG_FILES:
         try:
@@ -73,8 +79,9 @@ def storage_facts(state_dir: Path, now: float | None = None) -> StorageFacts:
         path=str(state_dir),
         free_bytes=int(usage.free),
         log_bytes=size,
-        backup=read_backup(state_dir),
+        backup=read_backup(state_dir) if readable else None,
         now=time.time() if now is None else now,
+        readable=readable,
     )
 
 

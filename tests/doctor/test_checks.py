@@ -234,3 +234,13 @@ def test_thresholds_come_from_the_data_file() -> None:
     lim = dict(cam)
     lim["sharpness"] = {"warn_below": 800.0, "fail_below": 40.0}
     assert by_id(camera_checks("p", GOOD, limits=lim))["camera.sharpness"].status == "warn"
+
+
+def test_a_state_directory_this_user_cannot_read() -> None:
+    facts = StorageFacts("/var/lib/companion", 10**10, 0, None, NOW, readable=False)
+    checks = storage_checks(facts)
+    assert [(c.id, c.status) for c in checks] == [
+        ("storage.free", "ok"),
+        ("storage.access", "warn"),
+    ]
+    assert checks[1].code == "doctor.storage.access_none"

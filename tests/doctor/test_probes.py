@@ -59,6 +59,21 @@ def test_storage_facts(tmp_path: Path) -> None:
     assert read_backup(tmp_path) == {}
     # a state directory not made yet: its parent's file system
     assert storage_facts(tmp_path / "new" / "dir").free_bytes > 0
+    assert storage_facts(tmp_path / "new" / "dir").readable
+
+
+def test_a_state_directory_closed_to_this_user(tmp_path: Path) -> None:
+    (tmp_path / "last-backup.json").write_text('{"time": 1}')
+    (tmp_path / "companion.sqlite3").write_bytes(b"x" * 10)
+    asked: list[int] = []
+
+    def closed(path: Path, mode: int) -> bool:
+        asked.append(mode)
+        return False
+
+    facts = storage_facts(tmp_path, access=closed)
+    assert asked and not facts.readable and facts.backup is None
+    assert storage_facts(tmp_path, access=lambda p, m: True).backup == {"time": 1}
 
 
 FIB = """Main:
