@@ -65,9 +65,11 @@ def test_the_host_checks_the_box_in_japanese(server: Server, phone: Any) -> None
 
         # the test card
         host.click("#doctor-reader-test")
-        expect(host.locator("#doctor-reader-state")).to_contain_text("かざして")
+        waiting = JA["doctor.reader_waiting"].split("（")[0]
+        expect(host.locator("#doctor-reader-state")).to_contain_text(waiting)
         assert devices.reader.tapped("04A224B2C15E80")
-        expect(host.locator("#doctor-reader-state")).to_contain_text("読み取りました")
+        done = JA["doctor.reader.tap_ok"].split("}")[-1]  # the words after the seconds
+        expect(host.locator("#doctor-reader-state")).to_contain_text(done)
 
         # the buttons, LED and buzzer
         host.click("#doctor-controls-test")
