@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.transeuropa",
     "companion.commands.trambahn",
     "companion.commands.network",
+    "companion.commands.doctor",
 )
 
 

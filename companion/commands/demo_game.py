@@ -224,6 +224,7 @@ class DeviceTable:
         self.rng = random.Random(seed)
         self.stats: Counter[str] = Counter()
         self.asked: list[str] = []  # the camera's questions the host answered yes
+        self.frame_tap: Any = None  # called with every camera frame (the set-up check's)
         # the reader: a pty the real transport opens, like /dev/ttr-reader
         self.reader = SimulatedReader(state_dir / "demo-reader")
         self.reader.start()
@@ -269,6 +270,8 @@ class DeviceTable:
                 for frame in cam:
                     if self.stop.is_set():
                         return
+                    if self.frame_tap is not None:
+                        self.frame_tap(frame)
                     for event in as_questions(watcher, watcher.process(frame)):
                         what, data = camera_observation(event)
                         if what == "observe":

@@ -32,10 +32,17 @@ def card_observation(event: Any) -> dict[str, Any] | None:
 
 
 def start_reader(
-    service: Any, port: str, stop: threading.Event, *, registry_path: Path | None = None
+    service: Any,
+    port: str,
+    stop: threading.Event,
+    *,
+    registry_path: Path | None = None,
+    watch: Any = None,
 ) -> threading.Thread:
     """Listen to the card reader in a thread; taps become observations. ``registry_path``: the
-    UID registry to use (default: the enrolment registry of ``companion reader enroll``)."""
+    UID registry to use (default: the enrolment registry of ``companion reader enroll``).
+    ``watch``: the set-up check's ``doctor.live.ReaderWatch`` (it sees the transport, and takes
+    the card of its test tap)."""
     from companion.reader.cards import CardCatalog
     from companion.reader.listener import CardListener
     from companion.reader.registry import Registry, RegistryError, default_path
@@ -55,6 +62,8 @@ def start_reader(
     except ReaderOpenError as exc:
         log.warning("the card reader is not there yet (%s); waiting for it", exc)
     transport.start()
+    if watch is not None:
+        watch.transport = transport
     listener = CardListener(transport, catalog, registry)
     link = ReaderLink(service, transport)  # taps while it is away: tap again (notice, LED)
 
@@ -65,6 +74,8 @@ def start_reader(
                 link.check()
                 if event is None:
                     continue
+                if watch is not None and watch.tapped(event.uid):
+                    continue  # the set-up check's test card, not a move
                 obs = card_observation(event)
                 if obs is None:
                     service.notice(
@@ -157,8 +168,11 @@ def camera_id(spec: str) -> str:
     return (spec or "auto").strip() or "auto"
 
 
-def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Thread:
-    """Watch the camera in a thread; claims and stations seen become observations."""
+def start_camera(
+    service: Any, spec: str, stop: threading.Event, *, tap: Any = None
+) -> threading.Thread:
+    """Watch the camera in a thread; claims and stations seen become observations. ``tap``:
+    called with every frame (the set-up check's ``doctor.live.FrameTap``)."""
     from companion.service import Actor
     from companion.vision.live import FrameReader, LiveWatcher, VisionReader, as_questions
     from companion.vision.sources import FrameSource, SourceError, open_source
@@ -200,6 +214,8 @@ def start_camera(service: Any, spec: str, stop: threading.Event) -> threading.Th
                 for frame in source:
                     if stop.is_set():
                         return
+                    if tap is not None:
+                        tap(frame)
                     forget_refused(watcher, refused)
                     for event in as_questions(watcher, watcher.process(frame)):
                         what, data = camera_observation(event)

@@ -223,6 +223,8 @@ def serve(
         lock.release()
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     real_port = int(server.effective_port)
+    network = box_network(demo, state_dir)
+    doctor = _doctor_devices(state_dir, camera, reader, controls, network)
     base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{real_port}"
     app = create_app(
         service,
@@ -233,8 +235,9 @@ def serve(
             # own network, a venue's Wi-Fi, companion.local: it may change while serving)
             "PUBLIC_URL": base if public_url else "",
             "SSE_MAX": max(4, threads - 4),
-            "NETWORK": box_network(demo, state_dir),
+            "NETWORK": network,
             "NETWORK_STATE_DIR": state_dir,
+            "DOCTOR": doctor,
         },
     )
     server.application = app
@@ -248,12 +251,13 @@ def serve(
     watchdog_stop = threading.Event()
     _start_watchdog(service, watchdog_stop)
     if reader:
-        start_reader(service, reader, watchdog_stop)
+        start_reader(service, reader, watchdog_stop, watch=doctor.reader)
         print(f"companion: card reader on {reader}", flush=True)
     if camera:
-        start_camera(service, camera, watchdog_stop)
+        start_camera(service, camera, watchdog_stop, tap=doctor.frames)
         print(f"companion: camera {camera}", flush=True)
     table = start_controls(service, controls) if controls is not None else None
+    doctor.controls.attach(table)
     demo_run = None
     if demo:
         from companion.commands.demo_game import Demo
@@ -266,6 +270,10 @@ def serve(
             delay=demo_delay,
             fast=demo_delay == 0,
         ).start()
+        from companion.doctor.live import FrameTap
+
+        doctor.camera = "sim"  # the set-up check sees the simulated camera's frames
+        doctor.frames = demo_run.table.frame_tap = FrameTap()
         print(
             f"companion: demo game at a simulated table (camera and card reader), "
             f"watch it on {base}/",
@@ -304,6 +312,22 @@ def serve(
         store.close()
         lock.release()
     return 0
+
+
+def _doctor_devices(
+    state_dir: Path, camera: str | None, reader: str | None, controls: Any, network: Any
+) -> Any:
+    """What the host page's set-up check looks at: this server's own devices."""
+    from companion.doctor.live import ControlsWatch, Devices, FrameTap, ReaderWatch
+
+    return Devices(
+        state_dir,
+        camera=camera or None,
+        frames=FrameTap() if camera else None,
+        reader=ReaderWatch(reader) if reader else None,
+        controls=ControlsWatch(enabled=controls is not None),
+        network=network,
+    )
 
 
 def print_host_link(

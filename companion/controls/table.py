@@ -24,7 +24,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion.controls.controls import ButtonPressed, StatusPanel
@@ -94,11 +94,26 @@ class TableControls:
         self._questions = 0
         self._illegal_until = 0.0
         self._menu_until: float | None = None
+        # the set-up check (companion.doctor.live): presses it takes (True) are not played;
+        # the colours it shows, each with its sound, one a second
+        self.divert: Callable[[str], bool] | None = None
+        self._shows: list[tuple[str, str | None]] = []
+        self._show_until = 0.0
+        self.show_seconds = 1.0
 
     # --- the two doors in: gpiozero's thread and the service's listeners --------------------
     def on_button(self, event: ButtonPressed) -> None:
-        """The panel's callback (gpiozero's thread): only queues."""
+        """The panel's callback (gpiozero's thread): only queues (a press the set-up check
+        takes goes no further)."""
+        divert = self.divert
+        if divert is not None and divert(event.button):
+            return
         self._queue.put(("button", event))
+
+    def demonstrate(self, shows: Sequence[tuple[str, str | None]]) -> None:
+        """Show each (LED status, sound) for ``show_seconds`` in turn (the set-up check:
+        the host sees each colour and hears each beep)."""
+        self._queue.put(("show", list(shows)))
 
     def _on_service(self, kind: str, data: dict[str, Any]) -> None:
         """The service's listener (its loop thread): only queues."""
@@ -164,7 +179,9 @@ class TableControls:
     def _wait(self) -> float | None:
         """Seconds until the next timed change of the LED (None: nothing timed)."""
         now = self._clock()
-        deadlines = [t for t in (self._illegal_until, self._menu_until) if t and t > now]
+        deadlines = [
+            t for t in (self._illegal_until, self._menu_until, self._show_until) if t and t > now
+        ]
         if not deadlines:
             return None
         return max(0.01, min(deadlines) - now)
@@ -172,6 +189,9 @@ class TableControls:
     def _handle(self, kind: str, data: Any) -> None:
         if kind == "drain":
             data.set()
+        elif kind == "show":
+            self._shows = list(data)
+            self._show_until = 0.0
         elif kind == "button":
             self._button(data.button)
         elif kind in ("state", "pending"):
@@ -203,6 +223,16 @@ class TableControls:
         now = self._clock()
         if self._menu_until is not None and now >= self._menu_until:
             self._menu_until = None
+        if self._shows and now >= self._show_until:  # the set-up check's next colour
+            status, sound = self._shows.pop(0)
+            self._show_until = now + self.show_seconds
+            if self.panel is not None:
+                self.panel.show(status)
+            if sound:
+                self._sound(sound)
+            return
+        if now < self._show_until:
+            return
         if now < self._illegal_until:
             status = "illegal"
         elif self._menu_until is not None:

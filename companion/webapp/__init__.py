@@ -89,7 +89,8 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     config keys: ``HOST_TOKEN`` (required), ``ALLOWED_HOSTS`` (extra Host names),
     ``PUBLIC_URL`` (base of pairing links, e.g. ``http://192.168.1.20:8080``),
     ``SSE_KEEPALIVE`` (seconds, 15), ``SSE_LIFETIME`` (seconds a stream stays open, 600),
-    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``.
+    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``, ``DOCTOR`` (the set-up check's
+    ``companion.doctor.live.Devices``: the running devices; default: none of them).
     """
     cfg = dict(config or {})
     token = cfg.get("HOST_TOKEN")
@@ -115,14 +116,18 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion.service"] = service
+    if cfg.get("DOCTOR") is not None:
+        app.extensions["companion.doctor"] = cfg["DOCTOR"]
 
     from .api import bp as api_bp
     from .camera_api import bp as camera_bp
+    from .doctor_api import bp as doctor_bp
     from .network_api import register as register_network
     from .pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(camera_bp)
+    app.register_blueprint(doctor_bp)
     app.register_blueprint(pages_bp)
     register_network(app, cfg)  # the box's network (NETWORK, NETWORK_STATE_DIR, NETWORK_DELAY)
     app.before_request(check_host_and_origin)

@@ -1,0 +1,91 @@
+"""The set-up check on the host's page (see API.md, "Set-up check (host)"): the same lines as
+``companion doctor``, from the running service's own devices (``companion.doctor.live``), and
+the two steps a person does: a test card on the reader, and each button pressed while the LED
+shows its colours and the buzzer beeps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify
+
+from companion.service import Service
+from companion.service.errors import Conflict
+
+from .security import require
+
+bp = Blueprint("doctor", __name__, url_prefix="/api/doctor")
+
+KEY = "companion.doctor"
+
+
+def devices() -> Any:
+    """The app's ``doctor.live.Devices`` (given as the ``DOCTOR`` config, else one with no
+    camera, reader or controls, over the service's state directory)."""
+    found = current_app.extensions.get(KEY)
+    if found is None:
+        from companion.doctor.live import Devices
+
+        svc: Service = current_app.extensions["companion.service"]
+        found = Devices(getattr(svc.store, "dir", None))
+        current_app.extensions[KEY] = found
+    return found
+
+
+@bp.get("")
+@require("host")
+def checks() -> Response:
+    from companion.doctor import report
+
+    lines = devices().checks()
+    if lines is None:
+        raise Conflict("A check is already running; wait until it ends.", code="doctor.busy")
+    return jsonify(report(lines))
+
+
+@bp.post("/reader-test")
+@require("host")
+def reader_test() -> Response:
+    from companion.doctor import settings
+
+    watch = devices().reader
+    if watch is None:
+        raise Conflict("No card reader is connected to this box.", code="doctor.no_reader")
+    seconds = float(settings()["reader"]["tap_seconds"])
+    watch.arm(seconds)
+    return jsonify({**watch.state(), "seconds": seconds})
+
+
+@bp.get("/reader-test")
+@require("host")
+def reader_test_state() -> Response:
+    watch = devices().reader
+    if watch is None:
+        raise Conflict("No card reader is connected to this box.", code="doctor.no_reader")
+    return jsonify(watch.state())
+
+
+@bp.post("/controls-test")
+@require("host")
+def controls_test() -> Response:
+    from companion.doctor import settings
+
+    watch = devices().controls
+    if watch.table is None:
+        raise Conflict(
+            "This box does not use buttons, an LED or a buzzer.", code="doctor.no_controls"
+        )
+    seconds = float(settings()["controls"]["test_seconds"])
+    watch.arm(seconds)
+    return jsonify({**watch.state(), "seconds": seconds})
+
+
+@bp.get("/controls-test")
+@require("host")
+def controls_test_state() -> Response:
+    watch = devices().controls
+    if watch.table is None:
+        raise Conflict(
+            "This box does not use buttons, an LED or a buzzer.", code="doctor.no_controls"
+        )
+    return jsonify(watch.state())
