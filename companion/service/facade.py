@@ -27,7 +27,7 @@ from companion.service.photos import PhotoJob, PhotoReader, Photos, read_photo_b
 from companion.service.profile_store import TableProfiles
 from companion.service.shapes import check_action_shape, check_observation, request_options
 from companion.service.streams import Streams, Subscription
-from companion.service.views import ticket_progress
+from companion.service.views import open_clashes, ticket_progress
 from companion.store import Event, EventStore
 
 T = TypeVar("T")
@@ -202,6 +202,10 @@ class Service:
             return ticket_progress(fold, color, pend)
 
         return self.call(run)
+
+    def clashes(self) -> list[dict[str, Any]]:
+        """The open ticket clashes (the host's only): ticket and holders."""
+        return self.call(lambda: open_clashes(self.fold))
 
     # --- pairing ----------------------------------------------------------------------
     def pair(self, color: str, rotate: bool = False) -> str:
