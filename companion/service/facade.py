@@ -237,6 +237,7 @@ class Service:
         def run() -> None:
             if token in self.ledger.seen or token not in self.paired.values():
                 return
+            self.store.mark_seen(token)  # durable first: a restart shows the same state
             self.ledger.seen.add(token)
             self.ledger.refresh()
 

@@ -75,6 +75,7 @@ class Ledger:
             self.events = self.store.events(game_id)
             self.fold = fold_game(self.events, self.map)
             self.paired = self.store.tokens_of(game_id)
+            self.seen = self.store.seen_tokens()  # phone_seen, as before the restart
         self.refresh(publish=False)
 
     @property
