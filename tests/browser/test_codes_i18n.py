@@ -36,14 +36,14 @@ NAMESPACES = (
     "pairing",
     "lifecycle",
     "setup",
+    "tickets",
+    "health",
     "turn",
     "action",
     "store",
     "http",
     "service",
     "limit",
-    "tickets",
-    "health",
 )
 CODE = re.compile(r"^(" + "|".join(NAMESPACES) + r")\.[a-z][a-z0-9_-]*[a-z0-9]$")
 FILES = re.compile(r"\.(json|html|py|js|css|svg|png|jpg|txt|csv|md|db|sqlite|toml|yaml)$")
