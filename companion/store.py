@@ -7,6 +7,8 @@ Tables:
 * ``events`` — ``seq`` (global, increasing), ``game_id``, ``ts``, ``actor`` (``host``, a player
   colour, ``camera``, ``reader``, ``button``), ``action`` (the action's JSON).
 * ``tokens`` — pairing tokens of the players' phones (game, colour).
+* ``phones_seen`` — the pairing tokens a phone has opened (the state's ``phone_seen``), kept so
+  that a restart shows the same state.
 
 The database runs in WAL mode with ``synchronous=FULL``: :meth:`EventStore.append` returns only
 after the event is committed and synced, so an acknowledged action survives ``kill -9`` and power
@@ -57,6 +59,10 @@ CREATE TABLE IF NOT EXISTS tokens (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id, color);
+CREATE TABLE IF NOT EXISTS phones_seen (
+    token TEXT PRIMARY KEY,
+    seen REAL NOT NULL
+);
 """
 
 
@@ -290,6 +296,14 @@ class EventStore:
         with self._tx() as db:
             db.execute("DELETE FROM tokens WHERE game_id=? AND color=?", (game_id, color))
 
+    def mark_seen(self, token: str) -> None:
+        """A phone opened its pairing link or page (committed before the state says so)."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO phones_seen(token, seen) VALUES (?,?)",
+                (token, float(self._clock())),
+            )
+
     # --- reading ------------------------------------------------------------------------
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
@@ -352,6 +366,10 @@ class EventStore:
         """(game id, colour) of a pairing token, or None."""
         rows = self._rows("SELECT game_id, color FROM tokens WHERE token=?", (token,))
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def seen_tokens(self) -> set[str]:
+        """The pairing tokens a phone has opened (see :meth:`mark_seen`)."""
+        return {str(r[0]) for r in self._rows("SELECT token FROM phones_seen")}
 
     def tokens_of(self, game_id: str) -> dict[str, str]:
         """colour -> its newest token, for one game."""

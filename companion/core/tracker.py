@@ -21,7 +21,6 @@ from .actions import (
     Action,
     BuildStation,
     ClaimRoute,
-    KeepTickets,
     PayTunnel,
     RevealTunnel,
     WithdrawTunnel,
@@ -252,11 +251,30 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 params={"ticket": ticket},
             )
 
-    def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(p, action.tickets)
+    def _setup_dealt(self) -> int:
         s = self.variant.setup
-        check_first_keep(self.map, self.variant, action.tickets, s.long_dealt + s.regular_dealt)
-        longs = [t for t in action.tickets if self.map.tickets[t].long]
+        return s.long_dealt + s.regular_dealt
+
+    def _setup_count(self, tickets: Sequence[str]) -> None:
+        dealt = self._setup_dealt()
+        need = min(self.variant.setup.keep_min, dealt)
+        if len(tickets) < need:
+            raise IllegalActionError(
+                f"keep at least {need} of the first tickets, not {len(tickets)}",
+                rule="keep-minimum",
+                params={"need": need},
+            )
+        if len(tickets) > dealt:
+            raise IllegalActionError(
+                f"only {dealt} tickets are dealt at the start",
+                rule="keep-maximum",
+                params={"most": dealt},
+            )
+
+    def _setup_tickets(self, tickets: Sequence[str]) -> None:
+        s = self.variant.setup
+        check_first_keep(self.map, self.variant, tickets, self._setup_dealt())
+        longs = [t for t in tickets if self.map.tickets[t].long]
         if len(longs) > max(s.long_dealt, 0):
             raise IllegalActionError(
                 f"only {s.long_dealt} long ticket{'s are' if s.long_dealt != 1 else ' is'} dealt "
@@ -264,30 +282,17 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 rule="keep-long-maximum",
                 params={"most": max(s.long_dealt, 0)},
             )
-        if len(action.tickets) > s.long_dealt + s.regular_dealt:
-            raise IllegalActionError(
-                f"only {s.long_dealt + s.regular_dealt} tickets are dealt at the start",
-                rule="keep-maximum",
-                params={"most": s.long_dealt + s.regular_dealt},
-            )
-        self._kept_first(p, action.tickets)
 
-    def _keep_tickets(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(p, action.tickets)
-        if not 1 <= len(action.tickets) <= self.variant.draw:
-            raise IllegalActionError(
-                f"keep 1 to {self.variant.draw} of the tickets drawn, not {len(action.tickets)}",
-                rule="keep-minimum" if not action.tickets else "keep-maximum",
-                params={"need": 1} if not action.tickets else {"most": self.variant.draw},
-            )
-        if any(self.map.tickets[t].long for t in action.tickets) and "big_cities" not in (
+    def _draw_count(self) -> int:
+        return self.variant.draw
+
+    def _drawn_tickets(self, tickets: Sequence[str]) -> None:
+        if any(self.map.tickets[t].long for t in tickets) and "big_cities" not in (
             self.variant.decks
         ):
             raise IllegalActionError(
                 "long tickets are dealt only at the start, never drawn later", rule="long-ticket"
             )
-        p.tickets.extend(action.tickets)
-        self.acted = True
 
     def _end_turn(self) -> None:
         if self.tunnel is not None:

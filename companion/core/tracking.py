@@ -20,8 +20,17 @@ Setup and turns, as a real table plays them:
   (``turn-needs-action``), so a second tap on "end turn" does not end the next player's turn.
   Off (the default for the trackers a service builds today: its late camera claims go into a
   turn ended early), such a turn ends as before.
-- A refusal never tells what another player holds: keeping a ticket someone holds is refused as
-  "that ticket is not available" (code ``rule.ticket-unavailable``), naming nobody.
+- Keeps answer a deal, and nothing a player is told depends on what another player holds.
+  A keep is taken only as the answer to a deal: the first tickets (the setup rule), tickets
+  drawn as a turn's action (``draw_tickets``; the keep may come later, out of turn) or tickets
+  to enter again after the host settled a clash. A keep with no deal open (``no-ticket-deal``)
+  or of the wrong number of tickets is refused before any ticket it names is looked at; the
+  other refusals look only at the map and the player's own tickets. A keep naming a ticket
+  another player holds is kept like any other: the ticket then has two holders, a *clash*
+  (:meth:`Tracker.clashes`) that only the host is told of and that stays until the host
+  settles it (:meth:`Tracker.settle_clash`: whose keep stands; the others enter another
+  ticket) or a correction takes one of the keeps away. A game with a clash open cannot be
+  scored.
 
 A lenient table accepts a wrong tapped payment and records it as a :class:`PaymentProblem` on
 the claim (``problems``, in the JSON form; ``last_problems``: those of the latest ``apply``), so
@@ -36,12 +45,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from .actions import Action, DrewCards, EndTurn, KeepTickets
+from .actions import Action, DrawTickets, DrewCards, EndTurn, KeepTickets
 from .board import MapLookups
 from .cards import TrainCard
 from .errors import IllegalActionError, InvalidStateError
 from .networks import Link
-from .rules import FinalRound, TurnRules, lookup_route
+from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
 from .seats import Seat, TurnOrder
 
 PAYMENT_MODES = ("strict", "lenient", "off")
@@ -81,6 +90,24 @@ class Tracked(Seat):
 
 
 T = TypeVar("T", bound=Tracked)
+
+
+def ticket_clashes(players: Sequence[Seat]) -> dict[str, list[str]]:
+    """Tickets held by two or more players -> their holders (seat order), in the order of the
+    first holders' tickets."""
+    seen: dict[str, list[str]] = {}
+    for p in players:
+        for t in p.tickets:
+            seen.setdefault(t, []).append(p.color)
+    return {t: holders for t, holders in seen.items() if len(holders) > 1}
+
+
+def check_no_clash(players: Sequence[Seat]) -> None:
+    """Refuse scoring while two players hold the same ticket (the host settles it first)."""
+    if ticket_clashes(players):
+        raise IllegalActionError(
+            "two players hold the same ticket: settle it first", rule="ticket-clash-open"
+        )
 
 
 @dataclass
@@ -139,7 +166,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
 
     # action type -> the name of the method that handles it (actor, action)
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
-        KeepTickets: "_keep_tickets",
+        DrawTickets: "_draw_tickets",
         DrewCards: "_drew",
     }
     TICKET_ID: ClassVar[str] = "ticket id"  # "unknown <TICKET_ID> 'x'"
@@ -169,6 +196,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.last_problems: list[PaymentProblem] = []
         self.tickets_tracked = tickets_tracked
         self.turn_needs_action = turn_needs_action
+        self.dealt: dict[str, int] = {}  # colour -> tickets drawn in a turn, not kept yet
+        self.reenter: dict[str, int] = {}  # colour -> tickets to enter again (a clash settled)
 
     def _shared(self) -> tuple[object, ...]:
         """Immutable objects a copy shares (the map; Europe's variant too)."""
@@ -179,10 +208,23 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     def over(self) -> bool:
         return self.phase == "over"
 
-    def ticket_holder(self, ticket: str) -> str | None:
-        for p in self.players:
-            if ticket in p.tickets:
-                return p.color
+    def ticket_holders(self, ticket: str) -> list[str]:
+        """Who holds ``ticket`` (more than one: a clash), in seat order."""
+        return [p.color for p in self.players if ticket in p.tickets]
+
+    def clashes(self) -> dict[str, list[str]]:
+        """The open clashes: ticket -> its holders (two or more)."""
+        return ticket_clashes(self.players)
+
+    def deal_of(self, color: str) -> tuple[str, int] | None:
+        """The deal a keep answers now: ("setup" | "draw" | "reenter", tickets), or None."""
+        p = self.player(color)
+        if not p.ready and self._first_keep_now():
+            return ("setup", self._setup_dealt())
+        if color in self.dealt:
+            return ("draw", self.dealt[color])
+        if color in self.reenter:
+            return ("reenter", self.reenter[color])
         return None
 
     # --- applying ---------------------------------------------------------------------
@@ -213,12 +255,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         return problem
 
     def _apply(self, action: Action) -> None:
+        actor = self.player(action.player)
+        if isinstance(action, KeepTickets):
+            self._keep(actor, action)  # the answer to a deal, not a turn's action
+            return
         if self.over:
             raise IllegalActionError("the game is over", rule="game-over")
-        actor = self.player(action.player)
-        if isinstance(action, KeepTickets) and not actor.ready and self._first_keep_now():
-            self._keep_initial(actor, action)
-            return
         if self.tickets_tracked and not actor.ready:
             raise IllegalActionError(
                 f"{actor.color} first keeps the tickets dealt at the start",
@@ -338,7 +380,57 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     def _drew(self, p: T, action: DrewCards) -> None:
         self.acted = True
 
+    # --- tickets: deals and keeps ----------------------------------------------------------
+    def _draw_tickets(self, p: T, action: DrawTickets) -> None:
+        """The turn's action: ``p`` takes tickets from the deck; a keep answers it."""
+        if p.color in self.dealt:
+            raise IllegalActionError(
+                f"{p.color} first keeps the tickets drawn before",
+                rule="tickets-drawn",
+                params={"color": p.color},
+            )
+        drawn = self._draw_count()
+        if drawn < 1:
+            raise IllegalActionError("no tickets are left to draw", rule="no-tickets-left")
+        self.dealt[p.color] = drawn
+        self.acted = True
+
+    def _keep(self, p: T, action: KeepTickets) -> None:
+        """A keep: the deal first, then its count, then the tickets named (the map and the
+        player's own tickets only: a ticket another player holds is kept, a clash)."""
+        deal = self.deal_of(p.color)
+        if deal is None:
+            raise IllegalActionError(
+                f"{p.color} has no tickets to keep: draw tickets first",
+                rule="no-ticket-deal",
+                params={"color": p.color},
+            )
+        kind, n = deal
+        tickets = action.tickets
+        if kind == "setup":
+            self._setup_count(tickets)
+        elif kind == "draw":
+            self._draw_keep_count(tickets, n)
+        elif len(tickets) != n:
+            raise IllegalActionError(
+                f"enter {n} ticket{'s' if n != 1 else ''} again, not {len(tickets)}",
+                rule="keep-reenter",
+                params={"n": n},
+            )
+        self._check_tickets(p, tickets)
+        if kind == "setup":
+            self._setup_tickets(tickets)
+            self._kept_first(p, tickets)
+            return
+        if kind == "draw":
+            self._drawn_tickets(tickets)
+            del self.dealt[p.color]
+        else:
+            del self.reenter[p.color]
+        p.tickets.extend(tickets)
+
     def _check_tickets(self, p: T, tickets: Sequence[str]) -> None:
+        """Each ticket named once, known, of this game, not already the player's own."""
         if len(set(tickets)) != len(tickets):
             raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
         for t in tickets:
@@ -347,36 +439,67 @@ class Tracker(TurnOrder[T], Generic[T, R]):
                     f"unknown {self.TICKET_ID} {t!r}", rule="unknown-ticket", params={"ticket": t}
                 )
             self._check_ticket(t)
-            holder = self.ticket_holder(t)
-            if holder == p.color:
+            if t in p.tickets:
                 raise IllegalActionError(
                     f"{p.color} already holds {t}",
                     rule="ticket-held",
                     code="rule.ticket-own",
                     params={"color": p.color, "ticket": t},
                 )
-            if holder is not None:  # never say who holds it
-                raise IllegalActionError(
-                    "that ticket is not available",
-                    rule="ticket-held",
-                    code="rule.ticket-unavailable",
-                    params={"ticket": t},
-                )
+
+    def settle_clash(self, ticket: str, keeps: str | None) -> list[str]:
+        """The host settles a clash: ``keeps`` (one of its holders) keeps the ticket, or None:
+        nobody does. Every other holder gives it up and enters one ticket again (a keep of
+        exactly that many). Returns those players' colours."""
+        holders = self.clashes().get(ticket)
+        if holders is None:
+            raise IllegalActionError(
+                f"no two players hold {ticket}",
+                rule="no-ticket-clash",
+                params={"ticket": ticket},
+            )
+        if keeps is not None and keeps not in holders:
+            raise IllegalActionError(
+                f"{keeps} does not hold {ticket}",
+                rule="clash-player",
+                params={"ticket": ticket, "color": keeps},
+            )
+        losers = [c for c in holders if c != keeps]
+        for color in losers:
+            self.player(color).tickets.remove(ticket)
+            self.reenter[color] = self.reenter.get(color, 0) + 1
+        return losers
 
     def _check_ticket(self, ticket: str) -> None:
         """The board's own check of a known ticket (Europe: of the variant played)."""
 
-    def _keep_initial(self, p: T, action: KeepTickets) -> None:
+    def _setup_dealt(self) -> int:
+        """How many first tickets are dealt."""
         raise NotImplementedError
+
+    def _setup_count(self, tickets: Sequence[str]) -> None:
+        """The setup rule's numbers, from the count alone."""
+        raise NotImplementedError
+
+    def _setup_tickets(self, tickets: Sequence[str]) -> None:
+        """The setup rule on the tickets themselves (known ids; e.g. long ones capped)."""
+
+    def _draw_count(self) -> int:
+        """How many tickets a draw takes."""
+        raise NotImplementedError
+
+    def _draw_keep_count(self, tickets: Sequence[str], drawn: int) -> None:
+        """Keep at least the rule's minimum of the ``drawn`` tickets, at most all of them."""
+        check_draw_keep(tickets, drawn, self.rules.tickets_draw_keep_min)
+
+    def _drawn_tickets(self, tickets: Sequence[str]) -> None:
+        """A board's rule on the drawn tickets themselves (Europe: long ones)."""
 
     def _kept_first(self, p: T, tickets: Sequence[str]) -> None:
         p.tickets.extend(tickets)
         p.ready = True
         if all(q.ready for q in self.players):
             self.phase = "playing"
-
-    def _keep_tickets(self, p: T, action: KeepTickets) -> None:
-        raise NotImplementedError
 
     def _end_turn(self) -> None:
         """The current player ends the turn: refused if nothing was done in it."""
@@ -410,6 +533,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             "players": [p.to_json() for p in self.players],
             "route_owner": dict(self.route_owner),
             "problems": [p.to_json() for p in self.problems],
+            "dealt": dict(self.dealt),
+            "reenter": dict(self.reenter),
         }
 
     def _load_turn(self, data: Mapping[str, Any], players: list[T]) -> None:
@@ -424,6 +549,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.final = FinalRound(data["final_trigger"], data["turns_left"])
         self.route_owner = dict(data["route_owner"])
         self.problems = [PaymentProblem.from_json(p) for p in data.get("problems", [])]
+        self.dealt = {str(k): int(v) for k, v in data.get("dealt", {}).items()}
+        self.reenter = {str(k): int(v) for k, v in data.get("reenter", {}).items()}
 
     def copy(self) -> Self:
         return copy.deepcopy(self, {id(x): x for x in (self.rules, *self._shared())})

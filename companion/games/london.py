@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from companion.core.errors import IllegalActionError, NotationError, RulesError
+from companion.core.tracking import check_no_clash
 from companion.london import FinalScore, LondonMap, TableTracker, london_map, score_final
 from companion.london.actions import action_from_json
 from companion.london.tracker import PAYMENT_MODES
 
 from .base import Announcement, GameKind, GameTable, Seat, base_player
 
-ACTIONS = ("claim", "keep_tickets", "drew_cards", "end_turn")
+ACTIONS = ("claim", "draw_tickets", "keep_tickets", "drew_cards", "end_turn", "settle_clash")
 
 
 class LondonTable(GameTable):
@@ -37,12 +39,19 @@ class LondonTable(GameTable):
         if action["type"] == "finish":
             if self.final is not None:
                 raise IllegalActionError("the game is already finished", rule="finished")
+            check_no_clash(self.tracker.players)
             self.final = self.tracker.final_score()
             return []
         if self.final is not None:
             raise IllegalActionError(
                 "the game is finished; undo the finish to change it", rule="finished"
             )
+        if action["type"] == "settle_clash":  # the host's (checked live by the service)
+            ticket, keeps = str(action["ticket"]), action.get("keeps")
+            holders = self.tracker.clashes().get(ticket)
+            if holders is not None and (keeps is None or keeps in holders):
+                self.tracker.settle_clash(ticket, keeps)
+            return []
         self.check_player(action.get("player"))
         try:
             act = action_from_json(action)
@@ -121,7 +130,9 @@ class LondonTable(GameTable):
     def private(self, color: str) -> dict[str, Any]:
         self.check_player(color)
         t = self.tracker
-        score = self.final or score_final(self.map, t.end_positions())
+        # only this player's tickets: the answer never depends on what another player holds
+        ends = [e if e.color == color else replace(e, tickets=()) for e in t.end_positions()]
+        score = self.final or score_final(self.map, ends)
         mine = score.by_color(color)
         tickets = []
         for r in mine.tickets:
@@ -136,8 +147,10 @@ class LondonTable(GameTable):
                     "path": list(r.path),
                 }
             )
+        deal = t.deal_of(color)
         return {
             "color": color,
+            "deal": None if deal is None else {"kind": deal[0], "n": deal[1]},
             "tickets": tickets,
             "points_if_ended_now": mine.ticket_points,
             "districts": [d.to_json() for d in mine.districts],

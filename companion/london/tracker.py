@@ -21,7 +21,7 @@ from companion.core.errors import NotationError
 from companion.core.seats import PiecesAlias
 from companion.core.tracking import PAYMENT_MODES, Tracked, Tracker
 
-from .actions import Action, ClaimRoute, KeepTickets
+from .actions import Action, ClaimRoute
 from .board import LondonMap, Route
 from .payment import check_route_payment
 from .rules import (
@@ -85,17 +85,19 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         )
         self._place_route(p, route.id, route.length, self.map.points_for(route))
 
-    def _keep_initial(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(p, action.tickets)
-        check_first_keep(self.map, action.tickets, self.map.tickets_dealt)
-        self._kept_first(p, action.tickets)
+    def _setup_dealt(self) -> int:
+        return self.map.tickets_dealt
 
-    def _keep_tickets(self, p: TrackedPlayer, action: KeepTickets) -> None:
-        self._check_tickets(p, action.tickets)
+    def _setup_count(self, tickets: Sequence[str]) -> None:
+        check_first_keep(self.map, tickets, self.map.tickets_dealt)
+
+    def _draw_count(self) -> int:
+        # the tickets not yet kept by anyone (the counts are public)
         left = len(self.map.tickets) - sum(len(q.tickets) for q in self.players)
-        check_draw_keep(self.map, action.tickets, min(self.map.tickets_draw, left))
-        p.tickets.extend(action.tickets)
-        self.acted = True
+        return min(self.map.tickets_draw, left)
+
+    def _draw_keep_count(self, tickets: Sequence[str], drawn: int) -> None:
+        check_draw_keep(self.map, tickets, drawn)
 
     # --- results and forms ------------------------------------------------------------
     def end_positions(self) -> list[PlayerEnd]:

@@ -22,6 +22,11 @@ def describe(a: Mapping[str, Any], *, secret: bool = True) -> str:
             return action_from_json(a).to_text()
         except NotationError:
             return str(kind)
+    if kind == "settle_clash":  # which ticket, and whose, is the host's business
+        if secret:
+            return "tickets settled by the host"
+        keeps = a.get("keeps")
+        return f"{a.get('ticket')}: {f'{keeps} keeps it' if keeps else 'nobody keeps it'}"
     if kind == "set_payment_mode":
         return f"payments checked: {a.get('payment_mode')}"
     if kind == "set_board":
@@ -40,7 +45,7 @@ def describe(a: Mapping[str, Any], *, secret: bool = True) -> str:
 
 def describe_in(kind: GameKind | None, a: Mapping[str, Any], *, secret: bool = True) -> str:
     """:func:`describe` for Europe (``kind`` None) or the game's own line."""
-    if kind is None or a.get("type") in ("new_game", "finish"):
+    if kind is None or a.get("type") in ("new_game", "finish", "settle_clash"):
         return describe(a, secret=secret)
     if a.get("type") in CORRECTIONS:
         if a.get("type") == "replace":
@@ -55,6 +60,8 @@ def public_action(a: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(a)
     if out.get("type") == "keep_tickets":
         out["tickets"] = len(out.get("tickets") or [])
+    if out.get("type") == "settle_clash":
+        out = {"type": "settle_clash"}
     if out.get("type") == "set_board" and isinstance(out.get("tickets"), Mapping):
         out["tickets"] = {c: len(v) for c, v in out["tickets"].items()}
     if out.get("type") == "replace" and isinstance(out.get("action"), Mapping):

@@ -27,7 +27,7 @@ from companion.service.photos import PhotoJob, PhotoReader, Photos, read_photo_b
 from companion.service.profile_store import TableProfiles
 from companion.service.shapes import check_action_shape, check_observation, request_options
 from companion.service.streams import Streams, Subscription
-from companion.service.views import ticket_progress
+from companion.service.views import open_clashes, ticket_progress
 from companion.store import Event, EventStore
 
 T = TypeVar("T")
@@ -203,6 +203,10 @@ class Service:
 
         return self.call(run)
 
+    def clashes(self) -> list[dict[str, Any]]:
+        """The open ticket clashes (the host's only): ticket and holders."""
+        return self.call(lambda: open_clashes(self.fold))
+
     # --- pairing ----------------------------------------------------------------------
     def pair(self, color: str, rotate: bool = False) -> str:
         """The pairing token of a colour in the current game (created on first use)."""
@@ -233,6 +237,7 @@ class Service:
         def run() -> None:
             if token in self.ledger.seen or token not in self.paired.values():
                 return
+            self.store.mark_seen(token)  # durable first: a restart shows the same state
             self.ledger.seen.add(token)
             self.ledger.refresh()
 

@@ -18,7 +18,7 @@ from companion.core.board import GameMap
 from companion.core.errors import IllegalActionError, RulesError
 from companion.core.scoring import FinalScore, PlayerEnd, validate_end_state
 from companion.core.tracker import TableTracker
-from companion.core.tracking import Tracker
+from companion.core.tracking import Tracker, check_no_clash
 from companion.games import EUROPE, GameKind, GameTable, Seat, game_kind
 from companion.service.describe import describe_in, public_action
 from companion.service.shapes import CORRECTIONS
@@ -108,6 +108,30 @@ def fold_colors(fold: AnyFold) -> list[str]:
     if isinstance(fold, OtherFold):
         return fold.table.colors
     return [p.color for p in fold.tracker.players]
+
+
+def tracker_of(fold: AnyFold | None) -> Tracker[Any, Any] | None:
+    """The table tracker of a game that tracks tickets (Europe, London), else None."""
+    if isinstance(fold, GameFold):
+        return fold.tracker
+    tracker = getattr(fold.table, "tracker", None) if fold is not None else None
+    return tracker if isinstance(tracker, Tracker) else None
+
+
+def fold_clashes(fold: AnyFold | None) -> dict[str, list[str]]:
+    """The open ticket clashes (ticket -> its holders' colours): the host's business only."""
+    tracker = tracker_of(fold)
+    return tracker.clashes() if tracker is not None else {}
+
+
+def fold_holders(fold: AnyFold | None) -> dict[str, list[str]]:
+    """Every ticket kept -> its holders' colours (seat order)."""
+    tracker = tracker_of(fold)
+    out: dict[str, list[str]] = {}
+    for p in tracker.players if tracker is not None else ():
+        for t in p.tickets:
+            out.setdefault(t, []).append(p.color)
+    return out
 
 
 def fold_winners(fold: AnyFold) -> list[str]:
@@ -224,30 +248,39 @@ def _apply_set_board(tracker: TableTracker, a: Mapping[str, Any]) -> None:
 
 
 def _photo_keep(tracker: TableTracker, action: KeepTickets) -> None:
-    """Photo mode: tickets are entered after the game, in any order."""
+    """Photo mode: tickets are entered after the game, in any order. As at a live table, a
+    ticket another player holds is kept (a clash for the host), never refused."""
     p = tracker.player(action.player)
     if len(set(action.tickets)) != len(action.tickets):
         raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
     for t in action.tickets:
         if t not in tracker.map.tickets:
             raise IllegalActionError(f"unknown ticket id {t!r}", rule="unknown-ticket")
-        holder = tracker.ticket_holder(t)
-        if holder is not None:
-            if holder == p.color:
-                raise IllegalActionError(
-                    f"{p.color} already holds {t}",
-                    rule="ticket-held",
-                    code="rule.ticket-own",
-                    params={"color": p.color, "ticket": t},
-                )
-            raise IllegalActionError(  # never say who holds it (a phone could ask for each)
-                "that ticket is not available",
+        if t in p.tickets:
+            raise IllegalActionError(
+                f"{p.color} already holds {t}",
                 rule="ticket-held",
-                code="rule.ticket-unavailable",
-                params={"ticket": t},
+                code="rule.ticket-own",
+                params={"color": p.color, "ticket": t},
             )
     p.tickets.extend(action.tickets)
     p.ready = True
+
+
+def settle_named(tracker: Tracker[Any, Any], a: Mapping[str, Any]) -> None:
+    """Replay a ``settle_clash``: nothing when a correction took the clash away (live, the
+    ledger refuses one that is not open)."""
+    ticket = str(a["ticket"])
+    keeps = a.get("keeps")
+    holders = tracker.clashes().get(ticket)
+    if holders is not None and (keeps is None or keeps in holders):
+        tracker.settle_clash(ticket, keeps)
+
+
+def check_clash(tracker: Tracker[Any, Any], a: Mapping[str, Any]) -> None:
+    """Refuse settling a clash that is not open, or for a player who does not hold it."""
+    trial = tracker.copy()
+    trial.settle_clash(str(a["ticket"]), a.get("keeps"))
 
 
 def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
@@ -262,6 +295,7 @@ def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
                 f"first settle the tunnel {t.tunnel.route}: reveal the cards, pay or withdraw",
                 rule="tunnel-pending",
             )
+        check_no_clash(t.players)
         try:
             fold.final = t.final_score()
         except RulesError as exc:
@@ -278,6 +312,9 @@ def apply_step(fold: GameFold, a: Mapping[str, Any]) -> list[str]:
         # checked when asked (see check_problem); in a replay where a correction took the
         # claim away, accepting its problem is nothing
         accept_named(fold.tracker, a)
+        return []
+    if kind == "settle_clash":
+        settle_named(fold.tracker, a)
         return []
     if kind == "set_board":
         trial = fold.tracker.copy()

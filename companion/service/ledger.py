@@ -27,23 +27,31 @@ from companion.service.fold import (
     Step,
     apply_other,
     apply_step,
+    check_clash,
     check_problem,
     fold_colors,
     fold_game,
     fold_game_name,
+    fold_holders,
     fold_names,
     fold_winners,
     last_of,
     problem_key,
     start_any_fold,
     strict_fold,
+    tracker_of,
     turn_key,
 )
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
 from companion.service.shapes import CORRECTIONS, SERVICE_STEPS
 from companion.service.streams import Streams
-from companion.service.views import announcement_of, public_state
+from companion.service.views import announcement_of, clash_notices, public_state
 from companion.store import Event, EventStore
+
+
+def new_game_id() -> str:
+    """A new game's id (random; a test may fix it, to compare two runs byte for byte)."""
+    return "g" + secrets.token_hex(5)
 
 
 class Ledger:
@@ -58,7 +66,6 @@ class Ledger:
         self.pending = Pending()
         self.paired: dict[str, str] = {}
         self.marks: dict[int, tuple[Any, ...]] = {}  # log position -> whose turn (turn_key)
-        self.probes: dict[str, int] = {}  # colour -> "not available" answers to its phone
         self.seen: set[str] = set()  # pairing tokens a phone has opened (not just made)
 
     def load(self) -> None:
@@ -68,6 +75,7 @@ class Ledger:
             self.events = self.store.events(game_id)
             self.fold = fold_game(self.events, self.map)
             self.paired = self.store.tokens_of(game_id)
+            self.seen = self.store.seen_tokens()  # phone_seen, as before the restart
         self.refresh(publish=False)
 
     @property
@@ -120,12 +128,7 @@ class Ledger:
     ) -> dict[str, Any]:
         """Try, log and keep one action. ``after``: the log position the phone last saw (a
         stale view is refused); ``replace``: a new game may replace an unfinished one."""
-        try:
-            self._act(action, actor, game, after, replace)
-        except Conflict as exc:
-            if exc.code == "rule.ticket-unavailable":
-                self.probed(actor)
-            raise
+        self._act(action, actor, game, after, replace)
         return self.streams.snapshot
 
     def _act(
@@ -209,21 +212,11 @@ class Ledger:
         if self.fold is not None:
             self.marks[self.fold.seq] = turn_key(self.fold)
 
-    def probed(self, actor: Actor) -> None:
-        """A phone asked to keep a ticket someone holds (answered "not available", naming
-        nobody); from the second time on, the host is told."""
-        if actor.role != "player" or actor.color is None:
-            return
-        n = self.probes.get(actor.color, 0) + 1
-        self.probes[actor.color] = n
-        if n >= 2:
+    def tell_clashes(self, before: Mapping[str, Sequence[str]]) -> None:
+        """A step or a correction opened a clash: the host hears of it (see views)."""
+        for text, params in clash_notices(self.fold, before):  # to the host only
             self.streams.notice(
-                f"{actor.color}'s phone asked {n} times to keep tickets that are not available",
-                "warning",
-                None,
-                code="setup.ticket_unavailable_repeated",
-                params={"player": actor.color, "n": n},
-                audience="host",
+                text, "warning", code="tickets.clash", params=params, audience="host"
             )
 
     def new_game(self, action: dict[str, Any], actor: Actor, *, replace: bool = False) -> None:
@@ -243,7 +236,7 @@ class Ledger:
                 },
             )
         kept = dict(self.paired) if old is not None else {}
-        game_id = "g" + secrets.token_hex(5)
+        game_id = new_game_id()
         event = self.store.new_game(
             game_id,
             variant=action["variant"],
@@ -256,7 +249,6 @@ class Ledger:
         self.fold = start_any_fold(event, self.map)
         self.pending = Pending()
         self.paired = {}
-        self.probes = {}
         self.marks = {}
         if old is not None:
             # pairings survive where the colours stay: the same phone plays the same colour
@@ -286,6 +278,9 @@ class Ledger:
     def step_other(self, fold: OtherFold, action: dict[str, Any], actor: Actor) -> None:
         trial = fold.table.copy()
         try:
+            tracker = tracker_of(fold)
+            if action["type"] == "settle_clash" and tracker is not None:
+                check_clash(tracker, action)
             warnings = apply_other(trial, action)
         except RulesError as exc:
             raise conflict(exc) from None
@@ -318,6 +313,11 @@ class Ledger:
         self.announce(fold)
 
     def step(self, action: dict[str, Any], actor: Actor) -> None:
+        before = fold_holders(self.fold)
+        self._step(action, actor)
+        self.tell_clashes(before)
+
+    def _step(self, action: dict[str, Any], actor: Actor) -> None:
         fold0 = self.require_game()
         if isinstance(fold0, OtherFold):
             self.step_other(fold0, action, actor)
@@ -333,6 +333,11 @@ class Ledger:
             named = fold.tracker.problems[int(action["problem"])].to_json()
             keys = ("player", "turn", "kind", "place")
             action["what"] = dict(zip(keys, problem_key(named), strict=True))
+        if action["type"] == "settle_clash":
+            try:
+                check_clash(fold.tracker, action)
+            except RulesError as exc:
+                raise conflict(exc) from None
         used_cards, used_tickets = fill_from_pending(self.pending, action)
         if action["type"] == "keep_tickets" and not action.get("tickets"):
             raise BadRequest(
@@ -396,6 +401,11 @@ class Ledger:
         self.announce(fold)
 
     def correct(self, action: dict[str, Any], actor: Actor) -> None:
+        before = fold_holders(self.fold)
+        self._correct(action, actor)
+        self.tell_clashes(before)
+
+    def _correct(self, action: dict[str, Any], actor: Actor) -> None:
         fold = self.require_game()
         kind = action["type"]
         seq = action.get("seq")

@@ -220,16 +220,8 @@ class Observations:
             return "That ticket was already tapped."
         if len(self.pending.tickets) >= max_tickets(t.map):
             return "As many tickets are tapped as a player can be dealt."
-        holder = t.ticket_holder(ticket)
-        if holder is not None:
-            self.streams.notice(
-                "that ticket is already held by another player",
-                "warning",
-                who,
-                code="reader.ticket_held",
-                params={"player": who},
-            )
-            return "That ticket is already held."
+        # a ticket another player holds is taken like any other (its keep is a clash the host
+        # hears of): nothing here tells what anyone else holds
         self.pending.tickets.append(ticket)
         self.ledger.refresh(pending_only=True)
         return f"Ticket added for {who} ({len(self.pending.tickets)} tapped)."
@@ -309,6 +301,9 @@ class Observations:
             return {"result": "applied", "text": f"{color} paid the tunnel.", "seq": self.seq}
         if p.tickets_player is not None and p.tickets:
             color = p.tickets_player
+            if t.deal_of(color) is None:
+                # tickets tapped with no deal open: the player drew them (the turn's action)
+                self.ledger.step({"type": "draw_tickets", "player": color}, button)
             self.ledger.step({"type": "keep_tickets", "player": color}, button)
             text = f"{color} kept the tapped tickets."
             return {"result": "applied", "text": text, "seq": self.seq}

@@ -27,6 +27,7 @@ HOST_ONLY = frozenset(
         "set_payment_mode",
         "set_board",
         "accept_problem",
+        "settle_clash",
     }
 )
 CORRECTIONS = frozenset({"undo", "redo", "replace"})
@@ -35,6 +36,7 @@ TABLE_TYPES = frozenset(
         "claim",
         "build_station",
         "keep_tickets",
+        "draw_tickets",
         "tunnel_reveal",
         "tunnel_pay",
         "tunnel_withdraw",
@@ -42,7 +44,9 @@ TABLE_TYPES = frozenset(
         "end_turn",
     }
 )
-SERVICE_STEPS = frozenset({"finish", "set_payment_mode", "set_board", "accept_problem"})
+SERVICE_STEPS = frozenset(
+    {"finish", "set_payment_mode", "set_board", "accept_problem", "settle_clash"}
+)
 # A game the service starts plays by the table's setup rules: turns wait for each player's first
 # keep (unless started with "tickets_tracked": false) and a turn needs an action before it ends.
 SETUP_FLAGS = ("tickets_tracked", "turn_needs_action")
@@ -215,6 +219,8 @@ def check_action_shape(
         return {"type": "finish"}
     if kind == "accept_problem":
         return check_accept_problem(data)
+    if kind == "settle_clash":
+        return check_settle_clash(data)
     if kind == "set_payment_mode":
         mode = data.get("payment_mode")
         if mode not in PAYMENT_MODES:
@@ -248,12 +254,25 @@ def check_accept_problem(data: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "accept_problem", "problem": problem}
 
 
+def check_settle_clash(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"type": "settle_clash", "ticket": id, "keeps": colour | null}`` (the host's)."""
+    ticket = data.get("ticket")
+    keeps = data.get("keeps")
+    if not isinstance(ticket, str) or not ticket:
+        raise BadRequest('a settle_clash action needs "ticket": the ticket two players hold.')
+    if keeps is not None and keeps not in PLAYER_COLORS:
+        raise BadRequest('"keeps" must be the colour of the player who keeps it, or null.')
+    return {"type": "settle_clash", "ticket": ticket, "keeps": keeps}
+
+
 def _check_other_shape(
     data: Mapping[str, Any], game_map: GameMap, game: GameKind
 ) -> dict[str, Any]:
     kind = data.get("type")
     if kind == "finish":
         return {"type": "finish"}
+    if kind == "settle_clash" and kind in game.action_types:
+        return check_settle_clash(data)
     if kind in CORRECTIONS:
         seq = data.get("seq")
         if kind != "undo" and seq is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from companion.core.board import Route
@@ -20,12 +21,55 @@ from companion.service.fold import (
     OtherFold,
     Step,
     effective_steps,
+    fold_clashes,
+    fold_colors,
+    fold_names,
     problem_key,
 )
 from companion.service.pending import Pending
 
 if TYPE_CHECKING:
     from companion.store import Event
+
+
+def clash_notices(
+    fold: AnyFold | None, before: Mapping[str, Sequence[str]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The host's notices (sentence, params) of the clashes opened since ``before`` (every
+    ticket -> its holders then): a keep named a ticket another player holds. The keeper's own
+    answer was that of any other keep; only the host hears of it, naming both players."""
+    if fold is None:
+        return []
+    names = dict(zip(fold_colors(fold), fold_names(fold), strict=True))
+    out = []
+    for ticket, holders in fold_clashes(fold).items():
+        new = [c for c in holders if c not in before.get(ticket, ())]
+        if not new:
+            continue
+        keeper = new[-1]
+        params: dict[str, Any] = {
+            "ticket": ticket,
+            "keeper": names.get(keeper, keeper),
+            "holders": ", ".join(names.get(c, c) for c in holders if c != keeper),
+            "colors": list(holders),
+        }
+        text = (
+            f"{params['keeper']} kept {ticket}, which {params['holders']} also holds: "
+            "settle it on the host page"
+        )
+        out.append((text, params))
+    return out
+
+
+def open_clashes(fold: AnyFold | None) -> list[dict[str, Any]]:
+    """The host's view of the open clashes: each ticket with its holders (colour and name)."""
+    if fold is None:
+        return []
+    names = dict(zip(fold_colors(fold), fold_names(fold), strict=True))
+    return [
+        {"ticket": t, "holders": [{"color": c, "name": names.get(c, c)} for c in holders]}
+        for t, holders in fold_clashes(fold).items()
+    ]
 
 
 def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
@@ -267,7 +311,10 @@ def ticket_progress(
     if fold.final is not None:
         results = {r.id: r for r in fold.final.by_color(color).tickets}
     else:
-        score = score_final(m, t.end_positions())
+        # scored with only this player's tickets: the answer never depends on what another
+        # player holds (nor fails while two players hold the same ticket, a clash)
+        ends = [e if e.color == color else replace(e, tickets=()) for e in t.end_positions()]
+        score = score_final(m, ends)
         results = {r.id: r for r in score.by_color(color).tickets}
     tickets = []
     points = 0
@@ -295,9 +342,16 @@ def ticket_progress(
         "color": color,
         "game_id": fold.game_id,
         "pending": list(pending_tickets),
+        "deal": deal_json(t.deal_of(color)),
         "tickets": tickets,
         "points_if_ended_now": points,
     }
+
+
+def deal_json(deal: tuple[str, int] | None) -> dict[str, Any] | None:
+    """The deal a keep of this player answers now (their own business): ``{"kind": "setup" |
+    "draw" | "reenter", "n": tickets dealt, drawn or to enter again}``, or None."""
+    return None if deal is None else {"kind": deal[0], "n": deal[1]}
 
 
 def event_list(events: Sequence[Event], *, hide: bool) -> list[dict[str, Any]]:
@@ -355,6 +409,8 @@ def log_entry(
         if inner.get("type") == "keep_tickets":
             inner["tickets"] = len(inner.get("tickets", []))
         action["action"] = inner
+    if hide and action.get("type") == "settle_clash":
+        action = {"type": "settle_clash"}
     if hide and action.get("type") == "set_board" and "tickets" in action:
         action["tickets"] = {c: len(v) for c, v in action["tickets"].items()}
     out: dict[str, Any] = {"seq": e.seq}

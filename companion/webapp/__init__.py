@@ -132,6 +132,9 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     register_network(app, cfg)  # the box's network (NETWORK, NETWORK_STATE_DIR, NETWORK_DELAY)
     app.before_request(check_host_and_origin)
     app.before_request(check_body)
+    from .clash_api import bp as clash_bp  # the host's ticket clashes (API.md)
+
+    app.register_blueprint(clash_bp)
 
     @app.after_request
     def headers(resp: Response) -> Response:

@@ -130,9 +130,21 @@ def state() -> Response:
 
 
 @bp.get("/health")
-def health() -> Response:
-    st = service().state()
-    return jsonify({"ok": True, "seq": st["seq"], "game_id": st["game_id"]})
+def health() -> Response | tuple[Response, int]:
+    svc = service()
+    st = svc.state()
+    pulse = svc.loop.health()  # the game loop's last turn-around; stuck: 503 (API.md)
+    loop = {"waiting": pulse["waiting"], "last_turnaround": pulse["last_turnaround"]}
+    body = {"ok": not pulse["stuck"], "seq": st["seq"], "game_id": st["game_id"], "loop": loop}
+    if not pulse["stuck"]:
+        return jsonify(body)
+    seconds = int(pulse["waiting"])
+    error = {
+        "error": f"The game loop has not turned around for {seconds} s.",
+        "code": "health.loop_stuck",
+        "params": {"seconds": seconds},
+    }
+    return jsonify({**error, **body}), 503
 
 
 @bp.get("/session")

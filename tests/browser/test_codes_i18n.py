@@ -38,6 +38,8 @@ NAMESPACES = (
     "pairing",
     "lifecycle",
     "setup",
+    "tickets",
+    "health",
     "turn",
     "action",
     "store",

@@ -113,20 +113,26 @@ def test_a_host_notice_shows_on_the_host_page_only(server: Server, phone: Any) -
     pages = {"host": host, "table (host's browser)": table_here, "blue": blue, "table": table}
     for page in pages.values():
         page.wait_for_selector("#conn:not(.off)")
-    # blue's phone asks twice for red's tickets: the host is told (a notice for the host)
-    probe = {"type": "keep_tickets", "player": "blue", "tickets": ["kyiv-sochi", "essen-kyiv"]}
-    for _ in range(2):
-        assert refused(server, probe, token)["code"] == "rule.ticket-unavailable"
-    told = EN["notice.setup.ticket_unavailable_repeated"].format(player="blue", n=2)
+    # blue's phone draws tickets and keeps one of red's: kept as any keep; the host alone is
+    # told (a notice for the host) and the host's page shows the clash to settle
+    act(server, {"type": "draw_tickets", "player": "blue"}, token)
+    act(server, {"type": "keep_tickets", "player": "blue", "tickets": ["kyiv-sochi"]}, token)
+    told = EN["notice.tickets.clash"].format(keeper="A", ticket="Kyïv – Sochi", holders="B")
     # then a notice for everyone: a page that shows it has had the host's notice before it
     server.service.notice("A notice for every screen.")
     for page in pages.values():
         expect(page.locator("#toasts .toast", has_text="A notice for every screen.")).to_have_count(
             1
         )
-    expect(host.locator("#toasts .toast", has_text="asked for tickets")).to_have_count(1)
+    expect(host.locator("#toasts .toast", has_text="also holds")).to_have_count(1)
     assert told in toasts(host)
     for who, page in pages.items():
         if who != "host":
-            assert not [t for t in toasts(page) if "asked for tickets" in t], who
+            assert not [t for t in toasts(page) if "also holds" in t], who
+            assert page.locator("#clash-panel:not([hidden])").count() == 0, who
+    panel = host.locator("#clash-panel")
+    expect(panel).to_be_visible()
+    expect(panel).to_contain_text("Kyïv – Sochi")
+    panel.locator("button", has_text="B keeps it").click()  # red's keep stands
+    expect(panel).to_be_hidden()
     assert host.js_errors == [] and blue.js_errors == [] and table.js_errors == []

@@ -96,7 +96,9 @@ class TableMirror:
                 t.apply(RevealTunnel(action.player, g.last_revealed))
         elif isinstance(action, PayTunnel | WithdrawTunnel | BuildStation):
             t.apply(action)
-        elif isinstance(action, DrawTickets | Pass):
+        elif isinstance(action, DrawTickets):
+            t.apply(action)  # the deal the next keep answers
+        elif isinstance(action, Pass):
             pass
         if g.turn != turn_before and g.phase is not Phase.SETUP:
             player = action.player

@@ -94,6 +94,7 @@ def simulate(seed: int, n: int, variant: str) -> tuple[Game, dict[str, KeepTicke
             steps.append(Step(DrewCards(who, 0)))  # nothing could be taken: "drew 0"
         else:
             assert isinstance(action, DrawTickets)
+            steps.append(Step(action))  # the deal the next keep answers
         if g.turn != turn_before:
             if drawn:
                 steps.append(Step(DrewCards(who, drawn)))

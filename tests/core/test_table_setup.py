@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from companion.core.actions import Action, ClaimRoute, DrewCards, EndTurn, KeepTickets
+from companion.core.actions import (
+    Action,
+    ClaimRoute,
+    DrawTickets,
+    DrewCards,
+    EndTurn,
+    KeepTickets,
+)
 from companion.core.board import GameMap
 from companion.core.errors import IllegalActionError
 from companion.core.tracker import TableTracker
+from companion.core.tracking import check_no_clash
 
 LONG = ("brest-petrograd", "danzig-lisboa", "moskva-palermo")
 REG = ("angora-athina", "budapest-sofia", "erzurum-rostov", "frankfurt-kobenhavn", "smyrna-sofia")
@@ -68,13 +76,37 @@ def test_first_tickets_are_kept_out_of_turn_and_after_others_have_played(
     assert t.players[1].tickets == [REG[4], LONG[1]]
 
 
-def test_a_later_keep_is_a_ticket_draw_again(emap: GameMap) -> None:
+def test_a_later_keep_answers_a_draw_of_tickets(emap: GameMap) -> None:
     t = table(emap, 2)
     t.apply(KeepTickets("red", REG[:2]))
     t.apply(KeepTickets("blue", REG[2:4]))
+    refused(t, KeepTickets("red", (REG[4],)), "no-ticket-deal")  # nothing drawn
+    t.apply(DrawTickets("red"))  # the turn's action
+    assert t.acted and t.dealt == {"red": 3}
+    refused(t, DrawTickets("red"), "one-action-per-turn")
+    refused(t, KeepTickets("red", ()), "keep-minimum")
+    refused(t, KeepTickets("red", (*REG[4:], *LONG)), "keep-maximum")
     refused(t, KeepTickets("red", (LONG[0],)), "long-ticket")  # long ones only at the start
-    t.apply(KeepTickets("red", (REG[4],)))  # a turn's draw: 1 to 3 kept
-    assert t.acted
+    t.apply(EndTurn("red"))
+    t.apply(KeepTickets("red", (REG[4],)))  # the answer may come late, out of turn
+    assert t.dealt == {} and REG[4] in t.players[0].tickets
+    refused(t, KeepTickets("red", ("paris-wien",)), "no-ticket-deal")  # answered once
+
+
+def test_a_keep_is_refused_by_its_deal_and_count_before_any_ticket_it_names(
+    emap: GameMap,
+) -> None:
+    t = table(emap, 2)
+    t.apply(KeepTickets("blue", REG[:2]))
+    # the same refusal whether a ticket named is blue's, free, unknown or named twice
+    for named in (REG[:1], REG[2:3], ("nowhere-else",), ()):
+        assert refused(t, KeepTickets("red", named), "keep-minimum").params == {"need": 2}
+    for named in (REG[:5], (*REG[2:5], "nowhere-else", LONG[0]), (REG[2],) * 5):
+        assert refused(t, KeepTickets("red", named), "keep-maximum").params == {"most": 4}
+    t.apply(KeepTickets("red", REG[2:4]))
+    for named in (REG[:1], REG[4:5], ("nowhere-else",)):
+        err = refused(t, KeepTickets("red", named), "no-ticket-deal")
+        assert err.params == {"color": "red"}
 
 
 @pytest.mark.parametrize(
@@ -136,13 +168,40 @@ def test_the_next_player_does_not_end_the_turn_of_a_player_without_first_tickets
     assert t.current_player.color == "blue" and t.turn == 1
 
 
-def test_a_ticket_someone_holds_is_not_available_and_nobody_is_named(emap: GameMap) -> None:
-    t = table(emap, 2)
+def test_a_ticket_someone_holds_is_kept_as_a_clash_the_host_settles(emap: GameMap) -> None:
+    t = table(emap, 3)
     t.apply(KeepTickets("red", REG[:2]))
-    err = refused(t, KeepTickets("blue", (REG[0], REG[2])), "ticket-held")
-    assert str(err) == "that ticket is not available"
-    assert err.code == "rule.ticket-unavailable" and err.params == {"ticket": REG[0]}
-    assert "red" not in str(err) and "red" not in err.params.values()
+    t.apply(KeepTickets("blue", (REG[0], REG[2])))  # kept like any other keep
+    assert t.clashes() == {REG[0]: ["red", "blue"]}
+    assert TableTracker.from_json(t.to_json(), emap).clashes() == t.clashes()
+    refused(t, KeepTickets("blue", (REG[3],)), "no-ticket-deal")
+    assert refused(t, KeepTickets("green", (REG[1],)), "keep-minimum")  # the count first
+    refused_settle = t.copy()
+    with pytest.raises(IllegalActionError) as err:
+        refused_settle.settle_clash(REG[1], "red")
+    assert err.value.rule == "no-ticket-clash"
+    with pytest.raises(IllegalActionError) as err:
+        refused_settle.settle_clash(REG[0], "green")
+    assert err.value.rule == "clash-player"
+    with pytest.raises(IllegalActionError) as err:
+        check_no_clash(t.players)
+    assert err.value.rule == "ticket-clash-open"
+    assert t.settle_clash(REG[0], "red") == ["blue"]  # red's keep stands
+    assert t.clashes() == {} and t.players[1].tickets == [REG[2]]
+    assert t.deal_of("blue") == ("reenter", 1)  # blue enters the ticket really held
+    refused(t, KeepTickets("blue", REG[3:5]), "keep-reenter")
+    t.apply(KeepTickets("blue", (REG[3],)))
+    assert t.players[1].tickets == [REG[2], REG[3]] and t.deal_of("blue") is None
+    check_no_clash(t.players)
+
+
+def test_a_clash_nobody_keeps_sends_every_holder_to_enter_a_ticket_again(emap: GameMap) -> None:
+    t = table(emap, 3)
+    for color in ("red", "blue", "green"):
+        t.apply(KeepTickets(color, (REG[0], REG[1 + "rbg".index(color[0])])))
+    assert t.clashes() == {REG[0]: ["red", "blue", "green"]}
+    assert t.settle_clash(REG[0], None) == ["red", "blue", "green"]
+    assert all(t.deal_of(c) == ("reenter", 1) for c in ("red", "blue", "green"))
 
 
 def test_the_flags_survive_the_json_form(emap: GameMap) -> None:

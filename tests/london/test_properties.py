@@ -18,6 +18,7 @@ from companion.london.actions import (
     ClaimRoute,
     DrawDeck,
     DrawFaceUp,
+    DrawTickets,
     DrewCards,
     EndTurn,
     KeepTickets,
@@ -73,7 +74,7 @@ class TableMirror:
 
     def feed(self, g: Game, action: Action, turn_before: int) -> None:
         t = self.t
-        if isinstance(action, KeepTickets | ClaimRoute):
+        if isinstance(action, KeepTickets | ClaimRoute | DrawTickets):
             t.apply(action)
         elif isinstance(action, DrawDeck | DrawFaceUp):
             self.drawn += 1

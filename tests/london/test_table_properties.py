@@ -67,6 +67,7 @@ def simulate(seed: int, n: int) -> tuple[Game, dict[str, KeepTickets], list[Step
             steps.append((DrewCards(who, 0), None, None))
         else:
             assert isinstance(action, DrawTickets)
+            steps.append((action, None, None))  # the deal the next keep answers
         if g.turn != turn_before:
             if drawn:
                 steps.append((DrewCards(who, drawn), None, None))

@@ -66,10 +66,12 @@ def test_a_turn_needs_an_action_so_a_double_end_turn_ends_one_turn(lmap: LondonM
     assert t.current_player.color == "blue"
 
 
-def test_a_ticket_someone_holds_is_not_available_and_nobody_is_named(lmap: LondonMap) -> None:
+def test_a_ticket_someone_holds_is_kept_as_a_clash_for_the_host(lmap: LondonMap) -> None:
     t = table(lmap, 2)
     t.apply(KeepTickets("red", (T[0],)))
-    err = refused(t, KeepTickets("blue", (T[0],)), "ticket-held")
-    assert str(err) == "that ticket is not available" and "red" not in err.params.values()
+    refused(t, KeepTickets("blue", T[:3]), "keep-maximum")  # the count first
+    t.apply(KeepTickets("blue", (T[0],)))  # kept like any other keep
+    assert t.clashes() == {T[0]: ["red", "blue"]}
+    assert t.settle_clash(T[0], "blue") == ["red"] and t.deal_of("red") == ("reenter", 1)
     back = TableTracker.from_json(t.to_json(), lmap)
     assert (back.tickets_tracked, back.turn_needs_action) == (True, True)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
-from companion.london.actions import ClaimRoute, DrawDeck, DrewCards, EndTurn, KeepTickets
+from companion.london.actions import (
+    ClaimRoute,
+    DrawDeck,
+    DrawTickets,
+    DrewCards,
+    EndTurn,
+    KeepTickets,
+)
 from companion.london.board import LondonMap
 from companion.london.cards import BUS, Card
 from companion.london.tracker import TableTracker
@@ -100,22 +107,19 @@ def test_buses_and_the_final_round(lmap: LondonMap) -> None:
 def test_first_tickets(lmap: LondonMap) -> None:
     t = tracker(lmap, 2)
     refused(t, KeepTickets("red", ()), "keep-minimum")
+    # the count first, whatever the tickets named
     refused(
         t,
         KeepTickets(
             "red", ("covent-garden--hyde-park", "hyde-park--st-pauls", "big-ben--waterloo")
         ),
-        "unknown-ticket",
-    )
-    refused(
-        t,
-        KeepTickets(
-            "red", ("covent-garden--hyde-park", "hyde-park--st-pauls", "brick-lane--globe-theatre")
-        ),
         "keep-maximum",
     )
+    refused(
+        t, KeepTickets("red", ("covent-garden--hyde-park", "big-ben--waterloo")), "unknown-ticket"
+    )
     t.apply(KeepTickets("red", ("covent-garden--hyde-park",)))
-    refused(t, KeepTickets("blue", ("covent-garden--hyde-park",)), "ticket-held")
+    refused(t, KeepTickets("red", ("hyde-park--st-pauls",)), "no-ticket-deal")  # kept already
     assert t.phase == "setup"
     t.apply(KeepTickets("blue", ("hyde-park--st-pauls", "brick-lane--globe-theatre")))
     assert t.phase == "playing" and t.current_player.color == "red"
@@ -126,13 +130,16 @@ def test_tickets_drawn_in_play(lmap: LondonMap) -> None:
     ids = list(lmap.tickets)
     t.apply(KeepTickets("red", (ids[0],)))
     t.apply(KeepTickets("blue", (ids[1],)))
+    refused(t, KeepTickets("red", tuple(ids[2:4])), "no-ticket-deal")  # nothing drawn yet
+    t.apply(DrawTickets("red"))
     refused(t, KeepTickets("red", tuple(ids[2:5])), "keep-maximum")
     t.apply(KeepTickets("red", tuple(ids[2:4])))
     t.apply(EndTurn("red"))
     # with one ticket left in the deck only it can be drawn, and it must be kept
     t.players[1].tickets.extend(ids[4:19])
+    t.apply(DrawTickets("blue"))
     refused(t, KeepTickets("blue", ()), "keep-minimum")
-    refused(t, KeepTickets("blue", (ids[19], ids[2])), "ticket-held")
+    refused(t, KeepTickets("blue", (ids[19], ids[2])), "keep-maximum")  # the count, first
     t.apply(KeepTickets("blue", (ids[19],)))
     assert len(t.players[0].tickets) + len(t.players[1].tickets) == 20
 
@@ -143,6 +150,7 @@ def test_last_ticket_rule_counts_the_deck(lmap: LondonMap) -> None:
     t.apply(KeepTickets("red", tuple(ids[0:2])))
     t.apply(KeepTickets("blue", tuple(ids[2:4])))
     t.players[1].tickets.extend(ids[4:18])  # 18 held: two left in the deck
+    t.apply(DrawTickets("red"))
     t.apply(KeepTickets("red", (ids[18], ids[19])))
     assert len(t.players[0].tickets) == 4
 

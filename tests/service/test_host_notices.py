@@ -30,18 +30,18 @@ def test_a_host_notice_goes_to_host_subscriptions_only() -> None:
     phone = streams.subscribe()
     table = streams.subscribe(None)
     streams.notice(
-        "blue's phone asked 2 times to keep tickets that are not available",
+        "Ben kept paris-wien, which Aki also holds: settle it on the host page",
         "warning",
-        code="setup.ticket_unavailable_repeated",
-        params={"player": "blue", "n": 2},
+        code="tickets.clash",
+        params={"ticket": "paris-wien", "keeper": "Ben", "holders": "Aki"},
         audience="host",
     )
     streams.notice("Everyone's notice.", code="message")
     host_got = queued_notices(host)
-    assert [n["code"] for n in host_got] == ["setup.ticket_unavailable_repeated", "message"]
-    assert host_got[0]["audience"] == "host" and host_got[0]["params"] == {"player": "blue", "n": 2}
+    assert [n["code"] for n in host_got] == ["tickets.clash", "message"]
+    assert host_got[0]["audience"] == "host" and host_got[0]["params"]["keeper"] == "Ben"
     for sub in (phone, table):
         got = queued_notices(sub)
         assert [n["code"] for n in got] == ["message"]
         assert "audience" not in got[0]
-    assert [n["code"] for n in heard] == ["setup.ticket_unavailable_repeated", "message"]
+    assert [n["code"] for n in heard] == ["tickets.clash", "message"]

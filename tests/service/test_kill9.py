@@ -124,11 +124,41 @@ def play_some(server: Server) -> None:
         assert code == 200, body
 
 
+def pair(server: Server, color: str) -> str:
+    """The host makes a pairing link for ``color``: its token."""
+    req = urllib.request.Request(
+        f"{server.base}/api/players/{color}/pair",
+        data=b"{}",
+        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return str(json.loads(r.read())["url"]).rsplit("/", 1)[1]
+
+
+def pair_and_open(server: Server, color: str) -> None:
+    """A pairing link that a phone opens: the state's ``phone_seen``."""
+    token = pair(server, color)
+    with urllib.request.urlopen(f"{server.base}/pair/{token}", timeout=5) as r:
+        assert r.status == 200  # redirected to the phone's page
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        players = json.loads(server.state_bytes())["players"]
+        if next(p for p in players if p["color"] == color)["phone_seen"]:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"{color}'s phone was never seen")
+
+
 def test_kill9_and_restart_give_the_same_state(tmp_path: Path) -> None:
     server = Server(tmp_path)
     try:
         play_some(server)
+        pair_and_open(server, "red")
+        pair(server, "blue")  # paired, but its phone has not opened the link
         before = server.state_bytes()
+        seen = {p["color"]: p["phone_seen"] for p in json.loads(before)["players"]}
+        assert seen == {"red": True, "blue": False, "green": False}
         server.kill9()
         server = Server(tmp_path)
         after = server.state_bytes()

@@ -1,6 +1,6 @@
 """Notices meant for the host (``"audience": "host"``) go to the host's event streams only:
-a player's phone and the table view never receive them (a privacy matter: they say which phone
-asked about tickets it does not hold)."""
+a player's phone and the table view never receive them (a privacy matter: a ticket clash names
+the two players who kept the same ticket)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .live import LiveServer
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 RED_TICKETS = ["paris-wien", "brest-marseille"]
-HOST_CODE = b"setup.ticket_unavailable_repeated"
+HOST_CODE = b"tickets.clash"
 MARK = "Everyone sees this notice."
 
 
@@ -74,11 +74,14 @@ def test_a_host_notice_reaches_the_host_streams_and_no_phone_or_table(live: Live
     phone, ph = open_stream(live, {"Cookie": f"{PLAYER_COOKIE}={blue_token}"})
     table, tb = open_stream(live, {})
     try:
-        # blue's phone asks twice for red's tickets: refused, naming nobody; the host is told
-        probe = {"type": "keep_tickets", "player": "blue", "tickets": RED_TICKETS}
-        for _ in range(2):
-            status, body = live.request("POST", "/api/actions", probe, blue)
-            assert status == 409 and body["code"] == "rule.ticket-unavailable"
+        # blue's phone keeps one of red's tickets: kept as any keep; the host is told
+        probe = {
+            "type": "keep_tickets",
+            "player": "blue",
+            "tickets": [RED_TICKETS[0], "kyiv-sochi"],
+        }
+        status, body = live.request("POST", "/api/actions", probe, blue)
+        assert status == 200 and body["players"][1]["tickets_held"] == 2
         # then a notice for everyone: a stream that has it has had every notice before it
         live.service.notice(MARK)
         seen = {
@@ -94,7 +97,8 @@ def test_a_host_notice_reaches_the_host_streams_and_no_phone_or_table(live: Live
         assert MARK.encode() in raw, who
     for who in ("host (bearer)", "host (cookie)"):
         (told,) = [n for n in notices(seen[who]) if HOST_CODE in n]
-        assert b'"audience":"host"' in told and b'"n":2' in told, who
+        assert b'"audience":"host"' in told and b'"keeper":"Ben"' in told, who
+        assert b'"holders":"Aki"' in told and b'"ticket":"paris-wien"' in told, who
     for who in ("blue's phone", "table"):
         assert [n for n in notices(seen[who]) if MARK.encode() in n], who
         assert HOST_CODE not in seen[who], who

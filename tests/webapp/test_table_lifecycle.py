@@ -10,7 +10,6 @@ from typing import Any
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion.service import Service
 from tests.webapp.conftest import BEARER
 
 THREE = [
@@ -262,26 +261,6 @@ def test_a_finished_game_is_followed_by_a_new_one_without_asking(client: FlaskCl
 
 
 # --- refusals name nobody's holdings ----------------------------------------------------------
-
-
-def test_keeping_a_ticket_another_player_holds_is_not_available_and_names_nobody(
-    app: Flask, client: FlaskClient, service: Service
-) -> None:
-    notices: list[dict[str, Any]] = []
-    service.listeners.append(lambda k, d: notices.append(d) if k == "notice" else None)
-    new_game(client)
-    keep(client, "red")
-    _, blue_auth = phone(app, client, "blue")
-    probe = {"type": "keep_tickets", "player": "blue", "tickets": ["paris-wien", "berlin-roma"]}
-    body = refused(client, probe, headers=blue_auth)
-    assert body["code"] == "rule.ticket-unavailable"
-    assert body["error"] == "That ticket is not available."
-    assert "red" not in str(body) and "Aki" not in str(body)
-    assert not [n for n in notices if n["code"] == "setup.ticket_unavailable_repeated"]
-    refused(client, probe, headers=blue_auth)  # again, from the same phone: the host is told
-    told = [n for n in notices if n["code"] == "setup.ticket_unavailable_repeated"]
-    assert len(told) == 1 and told[0]["params"] == {"player": "blue", "n": 2}
-    assert told[0]["audience"] == "host" and "red" not in told[0]["text"]
 
 
 # --- lenient payment problems ---------------------------------------------------------------

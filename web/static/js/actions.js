@@ -5,6 +5,7 @@ import { getJSON, post } from "./api.js";
 import { describeOther, isEurope, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { fold } from "./i18n.js";
+import { keepTickets } from "./keep.js";
 import { openProblems, problemText, reasonText, refusalText, settledProblem } from "./notices.js";
 import { cardPicker, closeSheet, colorSelect, el, playerLabel, sheet, toast } from "./ui.js";
 
@@ -152,7 +153,7 @@ export function openTickets(app, color) {
       "div",
       { class: "actions" },
       count,
-      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => app.act({ type: "keep_tickets", player: color, tickets: [...chosen] }).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
+      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => keepTickets(app, color, [...chosen]).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
       el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
     ),
   );
@@ -503,6 +504,10 @@ export function describeAction(a, app) {
       return `${who}: ${i18n.t("log.keep", { n: Array.isArray(a.tickets) ? a.tickets.length : Number(a.tickets) || 0 })}`;
     case "drew_cards":
       return `${who}: ${i18n.t("act.drew")}`;
+    case "draw_tickets":
+      return `${who}: ${i18n.t("log.draw_tickets")}`;
+    case "settle_clash":
+      return i18n.t("log.settle_clash");
     case "end_turn":
       return `${who}: ${i18n.t("act.end")}`;
     case "tunnel_reveal":

@@ -5,7 +5,7 @@
 import { PLAYER_COLORS } from "./map.js";
 import { el } from "./ui.js";
 
-const TABLE = new Set(["claim", "tunnel_reveal", "tunnel_pay", "tunnel_withdraw", "build_station", "keep_tickets", "drew_cards", "end_turn"]);
+const TABLE = new Set(["claim", "tunnel_reveal", "tunnel_pay", "tunnel_withdraw", "build_station", "draw_tickets", "keep_tickets", "drew_cards", "end_turn"]);
 
 // Fold the event log into points [{turn, scores: {color: n}}]. A claim counts where it was made
 // if the player owns the route now (tunnels withdrawn and undone claims do not).
@@ -18,6 +18,8 @@ export function seriesFromEvents(events, state, map) {
   let last = null;
   const counted = new Set();
   const ready = new Set();
+  // a log with draws: a later keep answers one (older logs kept tickets as the turn's action)
+  const drawn = events.some((e) => !e.undone && e.action && e.action.type === "draw_tickets");
   for (const ev of events) {
     const a = ev.action || {};
     if (ev.undone || !TABLE.has(a.type)) continue;
@@ -25,6 +27,7 @@ export function seriesFromEvents(events, state, map) {
       ready.add(a.player); // the first tickets, kept during setup: no turn
       continue;
     }
+    if (a.type === "keep_tickets" && drawn) continue; // the answer to a draw (the turn's action), maybe out of turn
     if (last !== null && a.player && a.player !== last) turn += 1;
     last = a.type === "end_turn" ? null : a.player;
     if (a.type === "end_turn") turn += 1;

@@ -4,6 +4,7 @@
 // the public state; the board facts come once from /api/map/<game>.
 
 import { getJSON } from "./api.js";
+import { keepTickets } from "./keep.js";
 import { CARD_COLORS, PLAYER_COLORS } from "./map.js";
 import { cardPicker, closeSheet, el, playerLabel, sheet, toast } from "./ui.js";
 
@@ -127,7 +128,7 @@ function openLondonTickets(app, color) {
       "div",
       { class: "actions" },
       count,
-      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => app.act({ type: "keep_tickets", player: color, tickets: [...chosen] }).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
+      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => keepTickets(app, color, [...chosen]).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
       el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
     ),
   );

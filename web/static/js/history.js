@@ -10,7 +10,7 @@ import { openProblems, problemText, refusalText } from "./notices.js";
 import { el, toast } from "./ui.js";
 
 const OTHER_GAMES = ["london", "transeuropa", "trambahn"];
-const MOVES = new Set(["claim", "build_station", "keep_tickets", "drew_cards", "end_turn", "tunnel_reveal", "tunnel_pay", "tunnel_withdraw", "finish", "set_board", "round_penalties", "score_round", "passenger", "terminal_scoring", "start_line", "stop", "tram"]);
+const MOVES = new Set(["claim", "build_station", "draw_tickets", "keep_tickets", "drew_cards", "end_turn", "tunnel_reveal", "tunnel_pay", "tunnel_withdraw", "finish", "set_board", "round_penalties", "score_round", "passenger", "terminal_scoring", "start_line", "stop", "tram"]);
 
 function title(i18n, g) {
   if (OTHER_GAMES.includes(g.variant)) return gameTitle(i18n, g.variant);

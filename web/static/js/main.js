@@ -273,6 +273,7 @@ async function main() {
   if ($("newgame")) renderNewGame($("newgame"), app, app.page === "photo" ? "photo" : "table");
   if (app.page === "photo") await (await import("./photo.js")).setup(app);
   if (app.page === "history") await (await import("./history.js")).setup(app);
+  if (app.page === "host" && $("clashes")) await (await import("./clashes.js")).setup(app);
   if (app.page === "host" && $("table-camera")) await (await import("./table.js")).setup(app);
   if (app.page === "host" && $("network")) await (await import("./network.js")).setup(app);
   if (app.page === "host" && $("doctor")) await (await import("./doctor.js")).setup(app);

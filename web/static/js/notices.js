@@ -20,9 +20,21 @@ function paramText(key, value, app) {
     if (map && map.cities[value]) return i18n.city(value);
   }
   if (key === "card") return i18n.card(value);
+  if (key === "ticket") return ticketName(value, app);
   if (key === "winners") return (Array.isArray(value) ? value : [value]).join(i18n.t("notice.and"));
   if (typeof value === "object" && value.code !== undefined) return noticeText(value, app);
   return String(value);
+}
+
+// A ticket by its two ends (Europe's or London's), never its id.
+export function ticketName(id, app) {
+  const { i18n, map } = app;
+  if (map && map.tickets && map.tickets[id]) return i18n.ticket(map.tickets[id]);
+  const board = app.boards && app.boards.london;
+  const t = board && board.tickets && board.tickets[id];
+  if (!t) return i18n.t("clash.a_ticket");
+  const place = (loc) => (i18n.places && i18n.places[loc]) || board.locations[loc]?.name || "";
+  return `${place(t.a)} – ${place(t.b)}`;
 }
 
 // The sentence for a notice-like object {code, params, text}. `context` gives params the code's
