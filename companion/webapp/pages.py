@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from html import escape
 from typing import Any
 
@@ -12,7 +11,14 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.service import Service
 
-from .security import HOST_COOKIE, PLAYER_COOKIE, Identity, resolve_identity, session_csrf
+from .security import (
+    HOST_COOKIE,
+    PLAYER_COOKIE,
+    Identity,
+    host_access,
+    resolve_identity,
+    session_csrf,
+)
 
 bp = Blueprint("pages", __name__)
 
@@ -48,7 +54,7 @@ def page(template: str, ident: Identity | None = None) -> Response | str:
         return message_page(f"The dashboard page {template} is not installed.", 503)
 
 
-def _set_cookie(resp: BaseResponse, name: str, value: str) -> None:
+def set_cookie(resp: BaseResponse, name: str, value: str) -> None:
     resp.set_cookie(
         name, value, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict", secure=False
     )
@@ -68,7 +74,7 @@ def history() -> Response | str:
 def host() -> Any:
     ident = resolve_identity()
     if ident.role != "host":
-        return redirect("/", code=303)
+        return redirect("/host/claim", code=303)
     return page("host.html", ident)
 
 
@@ -104,11 +110,11 @@ def host_login() -> BaseResponse:
     from flask import request
 
     token = request.args.get("token", "")
-    expected: str = current_app.config["HOST_TOKEN"]
-    if not token or not hmac.compare_digest(token.encode(), expected.encode()):
+    access = host_access()
+    if not token or not access.token_ok(token):
         return message_page("That host link is not valid.", 403)
     resp = redirect("/host", code=303)
-    _set_cookie(resp, HOST_COOKIE, token)
+    set_cookie(resp, HOST_COOKIE, access.new_session("link"))
     return resp
 
 
@@ -118,5 +124,5 @@ def pair(token: str) -> BaseResponse:
         return pairing_gone()
     service().phone_seen(token)
     resp = redirect("/me", code=303)
-    _set_cookie(resp, PLAYER_COOKIE, token)
+    set_cookie(resp, PLAYER_COOKIE, token)
     return resp

@@ -23,7 +23,7 @@ from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import create_server
 from waitress.utilities import Error, RequestEntityTooLarge
 
-from .limits import MAX_UPLOAD, Refusal, admit
+from .limits import MAX_UPLOAD, HostCheck, Refusal, admit
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class RefusedError(Error):  # type: ignore[misc]
         return f"{self.code} {self.reason}", headers, body
 
 
-def gated_parser(host_token: str) -> type[HTTPRequestParser]:
+def gated_parser(host_token: str | HostCheck) -> type[HTTPRequestParser]:
     """A waitress request parser that runs :func:`admit` when the headers are in."""
 
     class GatedParser(HTTPRequestParser):  # type: ignore[misc]
@@ -148,7 +148,7 @@ def make_server(
     host: str,
     port: int,
     *,
-    host_token: str,
+    host_token: str | HostCheck,
     threads: int = 24,
     connection_limit: int = CONNECTION_LIMIT,
     idle_timeout: int = IDLE_TIMEOUT,
