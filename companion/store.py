@@ -7,6 +7,8 @@ Tables:
 * ``events`` — ``seq`` (global, increasing), ``game_id``, ``ts``, ``actor`` (``host``, a player
   colour, ``camera``, ``reader``, ``button``), ``action`` (the action's JSON).
 * ``tokens`` — pairing tokens of the players' phones (game, colour).
+* ``pair_links`` — the pairing links already opened by a phone (a link opens once; the host
+  showing it again takes its row away).
 
 The database runs in WAL mode with ``synchronous=FULL``: :meth:`EventStore.append` returns only
 after the event is committed and synced, so an acknowledged action survives ``kill -9`` and power
@@ -57,6 +59,10 @@ CREATE TABLE IF NOT EXISTS tokens (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id, color);
+CREATE TABLE IF NOT EXISTS pair_links (
+    token TEXT PRIMARY KEY,
+    opened REAL NOT NULL
+);
 """
 
 
@@ -285,6 +291,20 @@ class EventStore:
                 "INSERT INTO tokens(token, game_id, color, created) VALUES (?,?,?,?)",
                 (token, game_id, color, float(self._clock())),
             )
+
+    def open_link(self, token: str) -> bool:
+        """Mark a pairing link opened: True for its first opening, False when it was already."""
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO pair_links(token, opened) VALUES (?,?)",
+                (token, float(self._clock())),
+            )
+            return cur.rowcount == 1
+
+    def rearm_link(self, token: str) -> None:
+        """The host shows the link again: it opens once more."""
+        with self._tx() as db:
+            db.execute("DELETE FROM pair_links WHERE token=?", (token,))
 
     def revoke_tokens(self, game_id: str, color: str) -> None:
         with self._tx() as db:

@@ -118,11 +118,28 @@ def host_login() -> BaseResponse:
     return resp
 
 
+def pairing_used() -> Response:
+    """The page of a second device opening a pairing link: ask the host (who can show it
+    again)."""
+    ident = resolve_identity()
+    out = page("used.html", Identity("guest") if ident.role == "guest" else ident)
+    if isinstance(out, Response):
+        out.status_code = 403
+        return out
+    return Response(out, 403, mimetype="text/html")
+
+
 @bp.get("/pair/<token>")
 def pair(token: str) -> BaseResponse:
-    if service().player_of_token(token) is None:
+    svc = service()
+    if svc.player_of_token(token) is None:
         return pairing_gone()
-    service().phone_seen(token)
+    ident = resolve_identity()
+    if ident.role == "player" and ident.token == token:
+        return redirect("/me", code=303)  # this phone opened it before: nothing changes
+    if not svc.open_link(token):  # a link opens once (until the host shows it again)
+        return pairing_used()
+    svc.phone_seen(token)
     resp = redirect("/me", code=303)
     set_cookie(resp, PLAYER_COOKIE, token)
     return resp

@@ -42,6 +42,8 @@ NAMESPACES = (
     "http",
     "service",
     "limit",
+    "host",
+    "rate",
 )
 CODE = re.compile(r"^(" + "|".join(NAMESPACES) + r")\.[a-z][a-z0-9_-]*[a-z0-9]$")
 FILES = re.compile(r"\.(json|html|py|js|css|svg|png|jpg|txt|csv|md|db|sqlite|toml|yaml)$")
