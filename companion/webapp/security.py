@@ -148,6 +148,8 @@ def _resolve() -> Identity:
         return Identity("host", color=color, token=host_cookie, via="cookie")
     if color is not None and player_cookie:
         return Identity("player", color=color, token=player_cookie, via="cookie")
+    if host_cookie and not player_cookie:
+        return Identity("guest", problem="stale-host")
     if host_cookie or player_cookie:
         return Identity("guest", problem="stale-cookie")
     return Identity("guest")
@@ -179,6 +181,12 @@ def _refuse(ident: Identity) -> ServiceError:
         )
     if ident.problem == "wrong-token":
         return Forbidden("That token is not valid for this game.", code="auth.wrong_token")
+    if ident.problem == "stale-host":
+        return Forbidden(
+            "This device is no longer signed in as host (the host token was changed); become "
+            "host again at the box.",
+            code="host.signed_out",
+        )
     if ident.problem == "stale-cookie":
         return Forbidden(
             "This browser's pairing is not valid for the current game; pair again.",

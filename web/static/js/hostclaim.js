@@ -92,10 +92,16 @@ async function hostDevices(app) {
     box.appendChild(el("div", { class: "actions" }, add, out));
     if (data.claim && data.claim.open && opened) box.appendChild(el("p", { id: "host-claim-open", role: "status" }, i18n.t("host.add_device_open", { url: opened, n: data.claim.seconds_left })));
   };
+  let timer = null;
   const load = async () => {
     try {
       data = await getJSON("/api/host/sessions");
-    } catch {
+    } catch (e) {
+      // signed out (another host device signed every host out): become host again
+      if (e.status === 401 || e.status === 403) {
+        clearInterval(timer);
+        window.location.assign("/host/claim");
+      }
       return;
     }
     draw();
@@ -138,7 +144,7 @@ async function hostDevices(app) {
     );
   }
   await load();
-  setInterval(load, 5000);
+  timer = setInterval(load, 5000);
   $("lang").addEventListener("click", () => setTimeout(draw, 300));
 }
 
