@@ -177,6 +177,7 @@ def serve(
         open_event_log,
     )
     from companion.webapp import create_app
+    from companion.webapp.ratelimit import RateLimiter
     from companion.webapp.server import make_server
 
     try:
@@ -193,9 +194,12 @@ def serve(
         raise CommandError(str(exc)) from None
     service.start()
     access = HostAccess(token, state_dir)
+    rates = RateLimiter()  # (shared by the app and the server's gate)
     try:
         # limits judged from headers, many slow/idle connections, timeouts: webapp/server.py
-        server = make_server(_placeholder_app, host, port, host_token=access, threads=threads)
+        server = make_server(
+            _placeholder_app, host, port, host_token=access, threads=threads, rate_limiter=rates
+        )
     except OSError as exc:
         service.stop()
         store.close()
@@ -208,6 +212,7 @@ def serve(
         {
             "HOST_TOKEN": token,
             "HOST_ACCESS": access,
+            "RATE_LIMITS": rates,
             "ALLOWED_HOSTS": list(allowed_hosts or []),
             "PUBLIC_URL": base,
             "SSE_MAX": max(4, threads - 4),

@@ -35,6 +35,7 @@ REFUSAL_CODES = {
     "not-an-image": "limit.not_an_image",
     "sign-in": "auth.sign_in",
     "host-only": "auth.host_only",
+    "rate-limited": "rate.limited",
 }
 
 
@@ -107,6 +108,15 @@ def _host_cookie(host: str | HostCheck, value: str | None) -> bool:
     if isinstance(host, str):
         return host_session_nonce(host, value) is not None
     return host.session_ok(value)
+
+
+def host_credential(headers: Mapping[str, str], host_token: str | HostCheck) -> bool:
+    """The request carries the host's token or a live host session (headers: lower-case)."""
+    bearer = _bearer(headers)
+    if bearer:
+        return _host_bearer(host_token, bearer)
+    cookie = parse_cookie(headers.get("cookie", "")).get(HOST_COOKIE)
+    return _host_cookie(host_token, cookie)
 
 
 def admit(
@@ -241,5 +251,6 @@ __all__ = [
     "admit",
     "body_limit",
     "check_image",
+    "host_credential",
     "image_size",
 ]

@@ -143,3 +143,26 @@ def test_a_429_carries_retry_after(live: LiveServer) -> None:
         assert resp.status == 429 and int(resp.getheader("Retry-After") or 0) >= 1
     finally:
         conn.close()
+
+
+def test_the_servers_gate_answers_429_before_the_app(tmp_path: Path) -> None:
+    limiter = RateLimiter(load_limits(LIMITS)[0])
+    live = LiveServer(tmp_path, app_config={"RATE_LIMITS": limiter}, rate_limiter=limiter)
+    try:
+        for _ in range(5):
+            live.request(
+                "GET", "/host/login?token=wrong-0123456789abcdef", None, None, source=FLOOD
+            )
+        # a POST from the limited address: refused from its headers, in the server's parser
+        body = b'{"type": "end_turn", "player": "red"}'
+        headers = {"Content-Type": "application/json", "Authorization": "Bearer guess-0123456789"}
+        status, out = live.request("POST", "/api/actions", None, headers, source=FLOOD)
+        assert status == 429 and out["code"] == "rate.limited" and out["rule"] == "rate-limited"
+        assert out["params"]["retry_after"] >= 1
+        # the host's own POST from the same address goes through; another address too
+        game = {"type": "new_game", "players": PLAYERS}
+        assert live.request("POST", "/api/actions", game, BEARER, source=FLOOD)[0] == 200
+        status, _ = live.request_raw("POST", "/api/actions", body, headers)
+        assert status == 403  # (a wrong token, answered by the app)
+    finally:
+        live.close()
