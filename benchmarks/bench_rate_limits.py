@@ -7,9 +7,9 @@ companion/data/rate_limits.json), starts a two-player game, and times the host's
 (`set_payment_mode`, Bearer token, one connection per action, from 127.0.0.1):
 
 1. quiet: nothing else runs;
-2. flood: --flooders threads on 127.0.0.2 send, as fast as the server answers, refused actions
-   (blue's phone ending a turn that is not its own: 409) and token guesses (403) until they get 429, then go
-   on against the 429s.
+2. flood: --flooders threads on 127.0.0.2 send, as fast as the server answers, refused
+   actions (blue's phone ending a turn that is not its own: 409) and token guesses (403) until
+   they get 429, then go on against the 429s.
 
 Prints p50/p95/max of the host's actions in each phase, the flood's requests per second and how
 its answers split (409/403 before the limit, 429 after); the server logs one line per burst.

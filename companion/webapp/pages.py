@@ -48,6 +48,9 @@ def page(template: str, ident: Identity | None = None) -> Response | str:
         "csrf_token": session_csrf(ident) or "",
         "game_id": service().state()["game_id"],
     }
+    if ident.role == "guest":  # a "become host" tab: a box without host, or a claim window open
+        access = host_access()
+        context["claimable"] = not access.has_host() or access.window_left() > 0
     try:
         return render_template(template, **context)
     except TemplateNotFound:

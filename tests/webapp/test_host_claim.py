@@ -65,6 +65,8 @@ def test_a_fresh_state_directory_has_no_host(tmp_path: Path, claim_app: Flask) -
     status = claim_app.test_client().get("/api/host/claim").json
     assert status == {"open": False, "seconds_left": 0, "has_host": False}
     assert claim_app.test_client().get("/api/session").json["role"] == "guest"
+    # the table view offers a guest the way to become host (no host yet)
+    assert 'href="/host/claim"' in claim_app.test_client().get("/").get_data(as_text=True)
 
 
 def test_a_claim_outside_a_window_is_refused_with_a_code(claim_app: Flask) -> None:
@@ -91,6 +93,7 @@ def test_inside_the_window_the_first_claim_is_host_and_the_second_is_refused(
     assert r2.status_code == 403 and r2.json["code"] == "host.claim_closed"
     assert second.get("/api/session").json["role"] == "guest"
     assert access.has_host() and len(access.sessions()) == 1
+    assert 'href="/host/claim"' not in second.get("/").get_data(as_text=True)  # a host now
     # the host acts with its session (and the CSRF token the claim answered)
     act = first.post(
         "/api/actions",
