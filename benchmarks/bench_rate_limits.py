@@ -7,9 +7,10 @@ companion/data/rate_limits.json), starts a two-player game, and times the host's
 (`set_payment_mode`, Bearer token, one connection per action, from 127.0.0.1):
 
 1. quiet: nothing else runs;
-2. flood: --flooders threads on 127.0.0.2 send, as fast as the server answers, refused
-   actions (blue's phone ending a turn that is not its own: 409) and token guesses (403) until
-   they get 429, then go on against the 429s.
+2. flood: --flooders threads on 127.0.0.2 (a process of its own at nice 19: at the table the
+   flooder is another device) send, as fast as the server answers, refused actions (blue's
+   phone ending a turn that is not its own: 409) and token guesses (403) until they get 429,
+   then go on against the 429s.
 
 Prints p50/p95/max of the host's actions in each phase, the flood's requests per second and how
 its answers split (409/403 before the limit, 429 after); the server logs one line per burst.
@@ -108,12 +109,62 @@ def host_actions(server: Server, n: int) -> list[float]:
     return out
 
 
+def flood_process(spec: str) -> int:
+    """The flood (its own process): until stdin closes, then one line of what it got. It runs
+    at the lowest priority (nice 19): at the table the flooder is another device, whose own
+    work costs the box nothing; here the client's CPU is not to be taken from the server."""
+    os.nice(19)
+    port_text, threads_text, blue_auth = spec.split(",", 2)
+    server = Server.__new__(Server)
+    server.port = int(port_text)
+    blue = {"Authorization": blue_auth, "Content-Type": "application/json"}
+    stop = threading.Event()
+    answers: collections.Counter[int] = collections.Counter()
+    lock = threading.Lock()
+
+    def flood(k: int) -> None:
+        i = 0
+        while not stop.is_set():
+            i += 1
+            if i % 2:
+                bad = {"type": "end_turn", "player": "blue"}
+                status, _ = server.request("POST", "/api/actions", bad, blue, FLOOD)
+            else:
+                guess = {"Authorization": f"Bearer guess-{k}-{i:08d}-0123456789"}
+                status, _ = server.request("GET", "/api/players/red/tickets", None, guess, FLOOD)
+            with lock:
+                answers[status] += 1
+
+    threads = [
+        threading.Thread(target=flood, args=(k,), daemon=True) for k in range(int(threads_text))
+    ]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    print("flooding", flush=True)
+    sys.stdin.read()
+    stop.set()
+    for t in threads:
+        t.join(30)
+    secs = time.perf_counter() - t0
+    total = sum(answers.values())
+    split = ", ".join(f"{k}: {v}" for k, v in sorted(answers.items()))
+    print(
+        f"flood from {FLOOD} (own process): {len(threads)} threads, {total} requests in "
+        f"{secs:.1f} s ({total / secs:.0f}/s); answers {split}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--flood", help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="fewer actions")
     ap.add_argument("--actions", type=int, default=200)
     ap.add_argument("--flooders", type=int, default=4)
     args = ap.parse_args(argv)
+    if args.flood:
+        return flood_process(args.flood)
     n = 60 if args.quick else args.actions
     print(
         f"machine: {platform.machine()}, Python {platform.python_version()}, "
@@ -135,44 +186,27 @@ def main(argv: list[str] | None = None) -> int:
             host_actions(server, 10)  # warm up
             quiet = host_actions(server, n)
             print(f"host actions, quiet:              {pct(quiet)} ({n} actions)")
-            stop = threading.Event()
-            answers: collections.Counter[int] = collections.Counter()
-            lock = threading.Lock()
-
-            def flood(k: int) -> None:
-                i = 0
-                while not stop.is_set():
-                    i += 1
-                    if i % 2:
-                        bad = {"type": "end_turn", "player": "blue"}
-                        status, _ = server.request("POST", "/api/actions", bad, blue, FLOOD)
-                    else:
-                        guess = {"Authorization": f"Bearer guess-{k}-{i:08d}-0123456789"}
-                        status, _ = server.request(
-                            "GET", "/api/players/red/tickets", None, guess, FLOOD
-                        )
-                    with lock:
-                        answers[status] += 1
-
-            threads = [
-                threading.Thread(target=flood, args=(k,), daemon=True) for k in range(args.flooders)
-            ]
-            t0 = time.perf_counter()
-            for t in threads:
-                t.start()
+            # the flood runs in its own process: its threads do not hold this one's interpreter
+            flood = subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--flood",
+                    f"{server.port},{args.flooders},{blue['Authorization']}",
+                ],
+                stdout=subprocess.PIPE,
+                stdin=subprocess.PIPE,
+                text=True,
+            )
+            assert flood.stdout is not None and flood.stdin is not None
+            assert flood.stdout.readline().strip() == "flooding"
             time.sleep(0.5)
             flooded = host_actions(server, n)
-            stop.set()
-            for t in threads:
-                t.join(30)
-            secs = time.perf_counter() - t0
-            total = sum(answers.values())
+            flood.stdin.close()  # the flood stops
+            report = flood.stdout.read()
+            flood.wait(30)
             print(f"host actions, during the flood:   {pct(flooded)} ({n} actions)")
-            split = ", ".join(f"{k}: {v}" for k, v in sorted(answers.items()))
-            print(
-                f"flood from {FLOOD}: {args.flooders} threads, {total} requests in {secs:.1f} s "
-                f"({total / secs:.0f}/s); answers {split}"
-            )
+            print(report.strip())
         finally:
             err = server.stop()
         bursts = [line for line in err.splitlines() if "rate limit:" in line]

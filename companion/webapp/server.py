@@ -70,9 +70,9 @@ def gated_parser(
     host_token: str | HostCheck, limiter: RateLimiter | None = None
 ) -> type[HTTPRequestParser]:
     """A waitress request parser that runs :func:`admit` when the headers are in, and answers
-    429 at once to an address refused too often (``limiter``) for anything but reading: an
-    unsafe method or a sign-in, unless it carries the host's credential (the app decides the
-    rest: companion.webapp.security.check_rate)."""
+    429 at once to an address refused too often (``limiter``) for an unsafe method, a sign-in
+    or a request with an ``Authorization`` header, unless it carries the host's credential (the
+    app decides the rest: companion.webapp.security.check_rate)."""
 
     class GatedParser(HTTPRequestParser):  # type: ignore[misc]
         limit = MAX_UPLOAD
@@ -117,13 +117,15 @@ def gated_parser(
                 self._refuse(refusal)
 
         def _limited(self, headers: dict[str, str]) -> bool:
-            if self.command not in UNSAFE and not self.path.startswith(SIGN_IN_PATHS):
+            lower = {k.lower(): v for k, v in headers.items()}
+            signs_in = self.path.startswith(SIGN_IN_PATHS) or "authorization" in lower
+            if self.command not in UNSAFE and not signs_in:
                 return False
             assert limiter is not None
             wait = limiter.retry_after(self.client)
             if wait <= 0:
                 return False
-            if host_credential({k.lower(): v for k, v in headers.items()}, host_token):
+            if host_credential(lower, host_token):
                 return False  # the host is never limited
             self._refuse(
                 Refusal(

@@ -159,6 +159,10 @@ def test_the_servers_gate_answers_429_before_the_app(tmp_path: Path) -> None:
         status, out = live.request("POST", "/api/actions", None, headers, source=FLOOD)
         assert status == 429 and out["code"] == "rate.limited" and out["rule"] == "rate-limited"
         assert out["params"]["retry_after"] >= 1
+        guess = {"Authorization": "Bearer another-guess-0123456789"}
+        status, out = live.request("GET", "/api/players/red/tickets", None, guess, source=FLOOD)
+        assert status == 429 and out["rule"] == "rate-limited"  # (the gate: a credential)
+        assert live.request("GET", "/api/state", None, None, source=FLOOD)[0] == 200  # reading
         # the host's own POST from the same address goes through; another address too
         game = {"type": "new_game", "players": PLAYERS}
         assert live.request("POST", "/api/actions", game, BEARER, source=FLOOD)[0] == 200
