@@ -42,9 +42,9 @@ class LiveServer:
             },
         )
         self.switch = sys.getswitchinterval()  # (make_server sets it for the process)
-        self.server: Any = make_server(
-            self.app, LOOPBACK, 0, host_token=TOKEN, threads=threads, **server_args
-        )
+        # (the gate checks the host's credential as the app does: its host access)
+        server_args.setdefault("host_token", self.app.extensions["companion.hosts"])
+        self.server: Any = make_server(self.app, LOOPBACK, 0, threads=threads, **server_args)
         self.port = int(self.server.effective_port)
         self.url = f"http://{LOOPBACK}:{self.port}"
         self.closing = False
