@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from companion.service import BadRequest, Forbidden
+from companion.service import BadRequest, Forbidden, Unavailable
 
 from .pages import page, set_cookie
 from .security import HOST_COOKIE, csrf_token, host_access, require, resolve_identity
@@ -90,7 +90,13 @@ def rotate() -> Response:
     token stop working; a host link from the terminal or a claim window is needed again."""
     access = host_access()
     ended = len(access.sessions())
-    access.rotate()
+    try:
+        access.rotate()
+    except OSError as exc:  # (a full disk: the old token and its sessions stay)
+        raise Unavailable(
+            f"The new host token could not be written ({exc.strerror or exc}); nothing changed.",
+            code="host.rotate_failed",
+        ) from None
     resp = jsonify({"rotated": True, "ended": ended})
     resp.delete_cookie(HOST_COOKIE, path="/", httponly=True, samesite="Strict")
     return resp

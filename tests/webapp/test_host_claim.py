@@ -269,3 +269,23 @@ def test_the_command_opens_the_window_through_the_claim_file(
     (access.state_dir / CLAIM_FILE).rename(target)
     (access.state_dir / CLAIM_FILE).symlink_to(target)
     assert access.window_left() == 0 and target.exists()
+
+
+def test_a_rotation_that_cannot_be_written_changes_nothing(
+    claim_app: Flask, access: HostAccess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from companion import statedir
+
+    host = claim_app.test_client()
+    host.get(f"/host/login?token={TOKEN}")
+    csrf = host.get("/api/session").json["csrf_token"]
+
+    def full(path: Path, data: bytes, mode: int = 0o600) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(statedir, "write_atomic", full)
+    r = host.post("/api/host/rotate", headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 503 and r.json["code"] == "host.rotate_failed"
+    assert access.token == TOKEN and host.get("/api/session").json["role"] == "host"
