@@ -250,6 +250,9 @@ def check_host_and_origin() -> None:
 
 SIGN_IN_PATHS = ("/pair/", "/host/login", "/api/host/claim")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# reads that need a credential (a player's tickets, the host's things): a limited address reads
+# them only with a working one
+PRIVATE_READS = ("/api/players/", "/api/host/", "/api/photo/", "/api/camera/", "/api/doctor")
 
 
 def _limiter() -> RateLimiter | None:
@@ -263,7 +266,8 @@ def _signs_in() -> bool:
 
 def check_rate() -> Response | None:
     """429 before any work for an address refused too often, unless the caller is the host or
-    only reads (a plain guest, a signed-in player); see companion/webapp/ratelimit.py."""
+    only reads: the public pages and state (whatever cookie it has), a signed-in player's own
+    things. See companion/webapp/ratelimit.py."""
     limiter = _limiter()
     if limiter is None:
         return None
@@ -273,8 +277,12 @@ def check_rate() -> Response | None:
     ident = resolve_identity()
     if ident.role == "host":
         return None
-    reading = request.method in SAFE_METHODS and not _signs_in()
-    if reading and (ident.role == "player" or (ident.role == "guest" and ident.problem is None)):
+    reading = (
+        request.method in SAFE_METHODS
+        and not _signs_in()
+        and "Authorization" not in request.headers
+    )
+    if reading and (ident.role == "player" or not request.path.startswith(PRIVATE_READS)):
         return None
     exc = RateLimited(
         f"Too many refused requests from this address; try again in {wait} s.",

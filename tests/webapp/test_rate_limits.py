@@ -107,8 +107,12 @@ def test_token_guesses_and_refused_actions_get_429_the_host_never(
     assert live.request("POST", "/api/actions", ok, BEARER, source=FLOOD)[0] == 200
     wrong = {"Authorization": "Bearer another-guess-0123456789"}
     assert live.request("GET", "/api/players/red/tickets", None, wrong, source=OTHER)[0] == 403
-    # a guest from the flooding address still reads the public state
+    # a guest from the flooding address still reads the public state (also with a stale cookie)
     assert live.request("GET", "/api/state", None, None, source=FLOOD)[0] == 200
+    stale = {"Cookie": "companion_player=gone-0123456789abcdef"}
+    assert live.request("GET", "/api/state", None, stale, source=FLOOD)[0] == 200
+    status, body = live.request("GET", "/api/players/red/tickets", None, stale, source=FLOOD)
+    assert status == 429 and body["code"] == "rate.limited"  # a cookie guess
     # refused actions: blue acting out of turn, from a third address, again and again
     third = "127.0.0.4"
     outs = [
