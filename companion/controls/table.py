@@ -263,6 +263,10 @@ class TableControls:
             self._sound("attention")
             return
         claim_first = name == "confirm" and self.claims is not None and not self.claims.has_host()
+        if claim_first and not self._state.get("game_id"):
+            self._open_claim()  # a fresh box: no game, no host yet
+            self._sound("accepted")
+            return
         self._run_service(
             lambda: self.service.observe({"kind": "button", "name": name}, device),
             name,
