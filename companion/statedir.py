@@ -5,6 +5,11 @@
   log begun (:func:`open_event_log`).
 * The host link (it holds the host token) is printed only to a terminal, never into a journal
   (:func:`host_link_lines`).
+* Tokens and the other small files are written atomically (a temporary file, fsync, rename:
+  :func:`write_atomic`); an empty or unreadable host token is replaced with one log line
+  (:func:`read_or_create_token`).
+* ``companion host open-claim`` asks the running server for a host-claim window through a file
+  (:func:`request_claim`, :func:`take_claim_request`).
 
 Two servers on one event log would both accept actions, each from its own idea of the game, and
 the acknowledged actions of one would vanish at the next start. The lock is ``flock`` on
@@ -17,13 +22,23 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import getpass
+import json
+import logging
 import os
+import secrets
 import shlex
+import stat
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+log = logging.getLogger(__name__)
+
 LOCK_NAME = "serve.lock"
+TOKEN_FILE = "host-token"
+CLAIM_FILE = "host-claim"
+TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+MAX_CLAIM_SECONDS = 600
 
 
 class StateDirInUse(RuntimeError):
@@ -165,13 +180,213 @@ def _user() -> str:
         return ""
 
 
+# --- small files written atomically -----------------------------------------------------------
+
+
+def _temp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    tmp = _temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _sync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write ``path`` whole or not at all: a temporary file beside it, fsync, rename, fsync of
+    the directory. A full disk leaves the old file (or none), never an empty one."""
+    tmp = _write_temp(path, data, mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _sync_dir(path.parent)
+
+
+def create_atomic(path: Path, data: bytes, mode: int = 0o600) -> bool:
+    """Like :func:`write_atomic`, but only when ``path`` does not exist (False: it did)."""
+    tmp = _write_temp(path, data, mode)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _sync_dir(path.parent)
+    return True
+
+
+def valid_token(text: str) -> bool:
+    return len(text) >= 16 and len(text) <= 256 and set(text) <= TOKEN_CHARS
+
+
+def read_token(state_dir: Path) -> str | None:
+    """The host token of ``state_dir`` (None: there is none, or it cannot be used)."""
+    try:
+        text = (state_dir / TOKEN_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if valid_token(text) else None
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def read_or_create_token(state_dir: Path) -> tuple[str, bool]:
+    """The host token of ``state_dir`` (mode 0600), made on first use. Returns (token, created).
+
+    An empty, damaged or unreadable file (a first start on a full disk used to leave an empty
+    one) is replaced by a new token, with one log line."""
+    path = state_dir / TOKEN_FILE
+    state_dir.mkdir(parents=True, exist_ok=True)
+    for _ in range(3):
+        problem = None
+        try:
+            text = path.read_bytes().decode("utf-8").strip()
+        except FileNotFoundError:
+            token = new_token()
+            if create_atomic(path, (token + "\n").encode("ascii")):
+                return token, True
+            continue  # another process made it meanwhile: read that one
+        except UnicodeDecodeError:
+            problem = "not text"
+        except OSError as exc:
+            if path.is_dir():
+                raise
+            problem = exc.strerror or str(exc)
+        else:
+            if valid_token(text):
+                if path.stat().st_mode & 0o077:
+                    os.chmod(path, 0o600)
+                    log.warning("%s was readable by others; it is now mode 0600", path)
+                return text, False
+            problem = "empty" if not text else "not a host token"
+        token = new_token()
+        write_atomic(path, (token + "\n").encode("ascii"))
+        log.warning("%s could not be used (%s); a new host token was written", path, problem)
+        return token, True
+    raise OSError(f"{path} keeps changing; is another program writing it?")
+
+
+def replace_token(state_dir: Path) -> str:
+    """A new host token for ``state_dir`` (the old one stops working), written atomically."""
+    token = new_token()
+    write_atomic(state_dir / TOKEN_FILE, (token + "\n").encode("ascii"))
+    return token
+
+
+# --- the host-claim request of `companion host open-claim` -------------------------------------
+
+
+def request_claim(state_dir: Path, seconds: int, now: float) -> Path:
+    """Ask the server of ``state_dir`` for a claim window of ``seconds`` (from ``now``, a unix
+    time): a file it takes (and removes) within a second."""
+    path = state_dir / CLAIM_FILE
+    body = json.dumps({"seconds": int(seconds), "written": float(now)}).encode("ascii")
+    write_atomic(path, body)
+    return path
+
+
+def take_claim_request(state_dir: Path, now: float) -> float | None:
+    """Seconds of claim window asked for by a :func:`request_claim` file, which is removed (None:
+    no file, or one to ignore: stale, not ours, not a regular file, damaged; each logged)."""
+    path = state_dir / CLAIM_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # a symlink (ELOOP) or no permission
+        log.warning("ignoring %s: %s", path, exc.strerror or exc)
+        _remove(path)
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size > 256:
+            log.warning("ignoring %s: not a small file of this server's user", path)
+            return None
+        raw = os.read(fd, 257)
+    finally:
+        os.close(fd)
+        _remove(path)
+    try:
+        data = json.loads(raw.decode("ascii"))
+        seconds = float(data["seconds"])
+        written = float(data["written"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        log.warning("ignoring %s: it is not a claim request", path)
+        return None
+    if not 0 < seconds <= MAX_CLAIM_SECONDS or written > now + 5:
+        log.warning("ignoring %s: its time is not plausible", path)
+        return None
+    left = written + seconds - now
+    if left <= 0:
+        log.info("ignoring %s: its window has passed", path)
+        return None
+    return min(left, seconds)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def lock_holder(state_dir: Path) -> int | None:
+    """The process id of the server holding ``state_dir`` (None: no server runs on it)."""
+    path = state_dir / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(fd) or -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 __all__ = [
+    "CLAIM_FILE",
     "LOCK_NAME",
+    "TOKEN_FILE",
     "StartError",
     "StateDirInUse",
     "StateLock",
     "command_prefix",
     "host_link_lines",
+    "lock_holder",
     "lock_state_dir",
     "open_event_log",
+    "read_or_create_token",
+    "read_token",
+    "replace_token",
+    "request_claim",
+    "take_claim_request",
+    "write_atomic",
 ]

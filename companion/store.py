@@ -9,6 +9,8 @@ Tables:
 * ``tokens`` — pairing tokens of the players' phones (game, colour).
 * ``phones_seen`` — the pairing tokens a phone has opened (the state's ``phone_seen``), kept so
   that a restart shows the same state.
+* ``pair_links`` — the pairing links already opened by a phone (a link opens once; the host
+  showing it again takes its row away).
 
 The database runs in WAL mode with ``synchronous=FULL``: :meth:`EventStore.append` returns only
 after the event is committed and synced, so an acknowledged action survives ``kill -9`` and power
@@ -62,6 +64,10 @@ CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id, color);
 CREATE TABLE IF NOT EXISTS phones_seen (
     token TEXT PRIMARY KEY,
     seen REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pair_links (
+    token TEXT PRIMARY KEY,
+    opened REAL NOT NULL
 );
 """
 
@@ -291,6 +297,20 @@ class EventStore:
                 "INSERT INTO tokens(token, game_id, color, created) VALUES (?,?,?,?)",
                 (token, game_id, color, float(self._clock())),
             )
+
+    def open_link(self, token: str) -> bool:
+        """Mark a pairing link opened: True for its first opening, False when it was already."""
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO pair_links(token, opened) VALUES (?,?)",
+                (token, float(self._clock())),
+            )
+            return cur.rowcount == 1
+
+    def rearm_link(self, token: str) -> None:
+        """The host shows the link again: it opens once more."""
+        with self._tx() as db:
+            db.execute("DELETE FROM pair_links WHERE token=?", (token,))
 
     def revoke_tokens(self, game_id: str, color: str) -> None:
         with self._tx() as db:

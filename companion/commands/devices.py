@@ -237,14 +237,17 @@ def start_camera(
     return t
 
 
-def start_controls(service: Any, config: Any, pin_factory: Any = None) -> Any:
+def start_controls(
+    service: Any, config: Any, pin_factory: Any = None, *, claims: Any = None
+) -> Any:
     """The buttons, LED and buzzer wired to the service (companion.controls.table), or None
-    with a one-line warning when the pins cannot be opened (the game goes on without them)."""
+    with a one-line warning when the pins cannot be opened (the game goes on without them).
+    ``claims``: the server's host access (the confirm button opens a host-claim window)."""
     from companion.controls import ControlsError
     from companion.controls.table import start_table_controls
 
     try:
-        table = start_table_controls(service, config, pin_factory=pin_factory)
+        table = start_table_controls(service, config, pin_factory=pin_factory, claims=claims)
     except ControlsError as exc:
         print(f"companion: warning: no buttons, LED or buzzer: {exc}", file=sys.stderr, flush=True)
         return None

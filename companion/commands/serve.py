@@ -2,7 +2,9 @@
 
     companion serve [--state-dir DIR] [--host H] [--port 8080] [--demo]
 
-The first start writes ``DIR/host-token`` (mode 0600) and prints the host link with a QR code.
+The first start writes ``DIR/host-token`` (mode 0600, atomically) and prints the host link with a
+QR code to a terminal. A fresh state directory has no host device: a phone becomes host in a
+claim window (the box's confirm button, or ``companion host open-claim``).
 The API is described in companion/webapp/API.md.
 """
 
@@ -10,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import secrets
 import signal
 import socket
 import sys
@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from companion.commands.devices import start_camera, start_controls, start_reader
+from companion.statedir import TOKEN_FILE, read_or_create_token
 
 log = logging.getLogger(__name__)
 
-TOKEN_FILE = "host-token"
+__all__ = ["TOKEN_FILE", "read_or_create_token", "register", "run", "serve"]
 
 
 def register(sub: Any) -> None:
@@ -71,30 +72,6 @@ def register(sub: Any) -> None:
         help="ignore the buttons, status LED and buzzer of the config ([controls])",
     )
     p.set_defaults(func=run)
-
-
-def read_or_create_token(state_dir: Path) -> tuple[str, bool]:
-    """The host token (created with mode 0600 on first use). Returns (token, created)."""
-    path = state_dir / TOKEN_FILE
-    state_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        fd = -1
-    if fd < 0:
-        token = path.read_text(encoding="utf-8").strip()
-        if len(token) < 16:
-            raise ValueError(f"{path} does not hold a host token; delete it to make a new one")
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
-            log.warning("%s was readable by others; it is now mode 0600", path)
-        return token, False
-    token = secrets.token_urlsafe(32)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(token + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    return token, True
 
 
 def lan_address() -> str:
@@ -191,6 +168,7 @@ def serve(
     """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
     status LED and the buzzer (None: none)."""
     from companion.cli import CommandError
+    from companion.hosts import HostAccess
     from companion.statedir import (
         StartError,
         StateDirInUse,
@@ -199,6 +177,7 @@ def serve(
         open_event_log,
     )
     from companion.webapp import create_app
+    from companion.webapp.ratelimit import RateLimiter
     from companion.webapp.server import make_server
 
     try:
@@ -214,9 +193,13 @@ def serve(
         lock.release()
         raise CommandError(str(exc)) from None
     service.start()
+    access = HostAccess(token, state_dir)
+    rates = RateLimiter()  # (shared by the app and the server's gate)
     try:
         # limits judged from headers, many slow/idle connections, timeouts: webapp/server.py
-        server = make_server(_placeholder_app, host, port, host_token=token, threads=threads)
+        server = make_server(
+            _placeholder_app, host, port, host_token=access, threads=threads, rate_limiter=rates
+        )
     except OSError as exc:
         service.stop()
         store.close()
@@ -230,6 +213,8 @@ def serve(
         service,
         {
             "HOST_TOKEN": token,
+            "HOST_ACCESS": access,
+            "RATE_LIMITS": rates,
             "ALLOWED_HOSTS": list(allowed_hosts or []),
             # pairing links: --public-url, else the address each request came to (the box's
             # own network, a venue's Wi-Fi, companion.local: it may change while serving)
@@ -248,15 +233,22 @@ def serve(
         print(line, flush=True)
     if show_qr and on_terminal:
         _print_qr(login)
+    if not access.has_host():
+        print(
+            f"companion: no host device yet: press the box's confirm button (or run: companion "
+            f"host open-claim --state-dir {state_dir}), then open {base}/host/claim on the phone",
+            flush=True,
+        )
     watchdog_stop = threading.Event()
     _start_watchdog(service, watchdog_stop)
+    access.watch(watchdog_stop)  # claim files of `companion host open-claim`; the window's end
     if reader:
         start_reader(service, reader, watchdog_stop, watch=doctor.reader)
         print(f"companion: card reader on {reader}", flush=True)
     if camera:
         start_camera(service, camera, watchdog_stop, tap=doctor.frames)
         print(f"companion: camera {camera}", flush=True)
-    table = start_controls(service, controls) if controls is not None else None
+    table = start_controls(service, controls, claims=access) if controls is not None else None
     doctor.controls.attach(table)
     demo_run = None
     if demo:

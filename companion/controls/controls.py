@@ -37,6 +37,7 @@ STATUSES: tuple[str, ...] = (
     "illegal",
     "final_round",
     "host_menu",
+    "host_claim",
 )
 SOUNDS: tuple[str, ...] = ("accepted", "illegal", "attention")
 
@@ -59,6 +60,8 @@ LED_PATTERNS: Mapping[str, LedPattern] = {
     "illegal": LedPattern((1.0, 0.0, 0.0), on_time=0.15, off_time=0.15),  # fast red blink
     "final_round": LedPattern((1.0, 0.35, 0.0)),  # steady amber
     "host_menu": LedPattern((1.0, 1.0, 1.0), on_time=1.0, off_time=0.25),  # white, long on
+    # a phone may become host now: magenta, short on / long off (host_menu's rhythm reversed)
+    "host_claim": LedPattern((1.0, 0.0, 1.0), on_time=0.25, off_time=1.0),
 }
 
 

@@ -13,8 +13,11 @@ Nothing here runs on the service's loop thread or on gpiozero's thread beyond pu
 on a queue. The service imports nothing from here (the controls are optional).
 
 Holding undo opens the *host menu* for ``menu_seconds``: the next press picks one entry (end
-turn: next payment mode; confirm: reject the camera's question; undo: clear the tapped cards;
-holding undo again closes it). See companion/controls/README.md.
+turn: next payment mode; confirm: reject the camera's question, or with no question open, open a
+host-claim window; undo: clear the tapped cards; holding undo again closes it). With no host
+device yet, confirm with nothing to confirm opens the host-claim window too (``claims``: the
+server's companion.hosts.HostAccess); the LED shows the window (``host_claim``). See
+companion/controls/README.md.
 """
 
 from __future__ import annotations
@@ -36,8 +39,11 @@ LIVE_PHASES = frozenset({"setup", "playing", "over"})
 
 MENU_TEXT = (
     "Host menu (from the referee box): end turn = next payment check ({mode} now), "
-    "confirm = reject the camera's question, undo = clear the tapped cards; "
-    "hold undo again to close. Closes by itself in {seconds:g} s."
+    "confirm = reject the camera's question (none open: let another phone become host), "
+    "undo = clear the tapped cards; hold undo again to close. Closes by itself in {seconds:g} s."
+)
+CLAIM_TEXT = (
+    "A phone may become host now: open /host/claim on it and tap the button within {seconds:g} s."
 )
 
 
@@ -81,8 +87,11 @@ class TableControls:
         illegal_seconds: float = 2.0,
         menu_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        claims: Any = None,
     ) -> None:
         self.service = service
+        self.claims = claims  # companion.hosts.HostAccess (None: no host claim from the box)
+        self._claim_until: float | None = None
         self.illegal_seconds = illegal_seconds
         self.menu_seconds = menu_seconds
         self._clock = clock
@@ -119,6 +128,10 @@ class TableControls:
         """The service's listener (its loop thread): only queues."""
         self._queue.put((kind, data))
 
+    def _on_claim(self, kind: str, seconds: float) -> None:
+        """The host access's listener (a web or watcher thread): only queues."""
+        self._queue.put(("claim", (kind, seconds)))
+
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self, panel: StatusPanel) -> TableControls:
         if self._thread is not None:
@@ -128,6 +141,10 @@ class TableControls:
         self._seq = int(self._state.get("seq") or 0)
         self._questions = len((self._state.get("pending") or {}).get("confirmations") or [])
         self.service.listeners.append(self._on_service)
+        if self.claims is not None:
+            self.claims.listeners.append(self._on_claim)
+            left = float(self.claims.window_left())
+            self._claim_until = self._clock() + left if left > 0 else None
         self._thread = threading.Thread(target=self._run, name="companion-controls", daemon=True)
         self._thread.start()
         return self
@@ -136,6 +153,9 @@ class TableControls:
         """Stop listening, turn the LED off and release the pins. Safe to call twice."""
         with contextlib.suppress(ValueError):
             self.service.listeners.remove(self._on_service)
+        if self.claims is not None:
+            with contextlib.suppress(ValueError):
+                self.claims.listeners.remove(self._on_claim)
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join(timeout)
@@ -179,9 +199,8 @@ class TableControls:
     def _wait(self) -> float | None:
         """Seconds until the next timed change of the LED (None: nothing timed)."""
         now = self._clock()
-        deadlines = [
-            t for t in (self._illegal_until, self._menu_until, self._show_until) if t and t > now
-        ]
+        timed = (self._illegal_until, self._menu_until, self._show_until, self._claim_until)
+        deadlines = [t for t in timed if t and t > now]
         if not deadlines:
             return None
         return max(0.01, min(deadlines) - now)
@@ -204,6 +223,13 @@ class TableControls:
             self._count_questions(data.get("pending") or {})
         elif kind in ("refused", "vetoed"):
             self._illegal()
+        elif kind == "claim":
+            what, seconds = data
+            if what == "claim_open":
+                self._claim_until = self._clock() + float(seconds)
+                self._sound("attention")
+            else:
+                self._claim_until = None
 
     def _count_questions(self, pending: Mapping[str, Any]) -> None:
         n = len(pending.get("confirmations") or [])
@@ -223,6 +249,8 @@ class TableControls:
         now = self._clock()
         if self._menu_until is not None and now >= self._menu_until:
             self._menu_until = None
+        if self._claim_until is not None and now >= self._claim_until:
+            self._claim_until = None
         if self._shows and now >= self._show_until:  # the set-up check's next colour
             status, sound = self._shows.pop(0)
             self._show_until = now + self.show_seconds
@@ -237,6 +265,8 @@ class TableControls:
             status = "illegal"
         elif self._menu_until is not None:
             status = "host_menu"
+        elif self._claim_until is not None:
+            status = "host_claim"
         else:
             status = led_status(self._state)
         if self.panel is not None and self.panel.status != status:
@@ -260,8 +290,22 @@ class TableControls:
             self.service.notice(MENU_TEXT.format(mode=mode, seconds=self.menu_seconds))
             self._sound("attention")
             return
+        claim_first = name == "confirm" and self.claims is not None and not self.claims.has_host()
+        if claim_first and not self._state.get("game_id"):
+            self._open_claim()  # a fresh box: no game, no host yet
+            self._sound("accepted")
+            return
         self._run_service(
-            lambda: self.service.observe({"kind": "button", "name": name}, device), name
+            lambda: self.service.observe({"kind": "button", "name": name}, device),
+            name,
+            # no host device yet and nothing to confirm: a phone may become host
+            on_ignored=self._open_claim if claim_first else None,
+        )
+
+    def _open_claim(self) -> None:
+        seconds = float(self.claims.open_window("button"))
+        self.service.notice(
+            CLAIM_TEXT.format(seconds=seconds), code="host.claim_open", params={"n": seconds}
         )
 
     def _menu_choice(self, name: str, device: Any) -> None:
@@ -271,6 +315,9 @@ class TableControls:
                 "payment_mode": next_payment_mode(self._state.get("payment_mode")),
             }
             self._run_service(lambda: self.service.act(action, device), "payment mode")
+        elif name == "confirm" and self.claims is not None and not self._question_open():
+            self._open_claim()  # no camera question to reject: another phone may become host
+            self._sound("accepted")
         elif name == "confirm":
             self._run_service(
                 lambda: self.service.observe({"kind": "button", "name": "reject"}, device),
@@ -282,7 +329,17 @@ class TableControls:
                 lambda: self.service.clear_pending(device), "clear taps", quiet_change=True
             )
 
-    def _run_service(self, fn: Callable[[], Any], what: str, *, quiet_change: bool = False) -> None:
+    def _question_open(self) -> bool:
+        return bool((self._state.get("pending") or {}).get("confirmations"))
+
+    def _run_service(
+        self,
+        fn: Callable[[], Any],
+        what: str,
+        *,
+        quiet_change: bool = False,
+        on_ignored: Callable[[], None] | None = None,
+    ) -> None:
         """Run one service request; sound and flash what the listeners do not report.
 
         New log steps sound through the state listener, 409 refusals flash through the
@@ -300,7 +357,9 @@ class TableControls:
             self.service.notice(f"Button {what}: {exc.message}", "warning")
             self._illegal()
             return
-        if isinstance(reply, Mapping) and reply.get("result") == "ignored":
+        if isinstance(reply, Mapping) and reply.get("result") == "ignored" and on_ignored:
+            on_ignored()
+        elif isinstance(reply, Mapping) and reply.get("result") == "ignored":
             self.service.notice(str(reply.get("text") or "Nothing to do."))
             self._sound("attention")
         elif quiet_change:
@@ -314,6 +373,7 @@ def start_table_controls(
     pin_factory: Any = None,
     illegal_seconds: float = 2.0,
     menu_seconds: float = 10.0,
+    claims: Any = None,
 ) -> TableControls:
     """Open the real controls of ``config`` (a ControlsConfig) and wire them to ``service``.
 
@@ -321,6 +381,8 @@ def start_table_controls(
     """
     from companion.controls.controls import Controls
 
-    table = TableControls(service, illegal_seconds=illegal_seconds, menu_seconds=menu_seconds)
+    table = TableControls(
+        service, illegal_seconds=illegal_seconds, menu_seconds=menu_seconds, claims=claims
+    )
     panel = Controls(config, table.on_button, pin_factory=pin_factory)
     return table.start(panel)

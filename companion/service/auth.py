@@ -1,7 +1,10 @@
-"""Who asks (:class:`Actor`) and what each may do (:func:`authorize`). Pure."""
+"""Who asks (:class:`Actor`) and what each may do (:func:`authorize`); host sessions derived
+from the host token and the host-claim window. Pure."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,3 +58,67 @@ def authorize(action: Mapping[str, Any], actor: Actor) -> None:
             code="auth.other_player",
             params={"color": actor.color, "player": action.get("player")},
         )
+
+
+# --- host sessions and the claim window (pure: no clock, no file) ---------------------------
+
+SESSION_SCHEME = "h1"
+SESSION_MAC_LEN = 32  # hex characters of the session's HMAC kept in the cookie
+MAX_SESSION_LEN = 160
+
+
+def host_session_value(token: str, nonce: str) -> str:
+    """The host cookie's value for one session: ``h1.<nonce>.<HMAC(token, nonce)>``. It is
+    derived from the host token without holding it: a new token (rotation) makes every session
+    value of the old one invalid."""
+    mac = hmac.new(token.encode(), b"host-session:" + nonce.encode(), hashlib.sha256)
+    return f"{SESSION_SCHEME}.{nonce}.{mac.hexdigest()[:SESSION_MAC_LEN]}"
+
+
+def host_session_nonce(token: str, value: str) -> str | None:
+    """The nonce of a session value made with ``token`` (None: not one of its sessions)."""
+    if not value or len(value) > MAX_SESSION_LEN:
+        return None
+    scheme, _, rest = value.partition(".")
+    nonce, _, _mac = rest.partition(".")
+    if scheme != SESSION_SCHEME or not nonce or not _mac:
+        return None
+    expected = host_session_value(token, nonce)
+    return nonce if hmac.compare_digest(expected.encode(), value.encode()) else None
+
+
+def session_key(nonce: str) -> str:
+    """What the sessions file keeps of a session (a hash: the file alone signs no one in)."""
+    return hashlib.sha256(b"host-session-key:" + nonce.encode()).hexdigest()[:32]
+
+
+@dataclass
+class ClaimWindow:
+    """The time during which the first phone that asks becomes host. Times are the caller's
+    clock (seconds); nothing here reads one."""
+
+    until: float | None = None
+    source: str | None = None  # "button" | "host" | "command"
+
+    def open(self, now: float, seconds: float, source: str) -> float:
+        self.until = now + max(0.0, seconds)
+        self.source = source
+        return self.until
+
+    def is_open(self, now: float) -> bool:
+        return self.until is not None and now < self.until
+
+    def remaining(self, now: float) -> float:
+        return max(0.0, self.until - now) if self.is_open(now) and self.until else 0.0
+
+    def take(self, now: float) -> bool:
+        """The first claim inside the window: True, and the window is closed; else False."""
+        if not self.is_open(now):
+            self.close()
+            return False
+        self.close()
+        return True
+
+    def close(self) -> None:
+        self.until = None
+        self.source = None

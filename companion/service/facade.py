@@ -208,8 +208,10 @@ class Service:
         return self.call(lambda: open_clashes(self.fold))
 
     # --- pairing ----------------------------------------------------------------------
-    def pair(self, color: str, rotate: bool = False) -> str:
-        """The pairing token of a colour in the current game (created on first use)."""
+    def pair(self, color: str, rotate: bool = False, *, show: bool = False) -> str:
+        """The pairing token of a colour in the current game (created on first use; ``rotate``:
+        a new one, the old stops working). ``show``: the host shows the link (again): it opens
+        once more (a link opens once: :meth:`open_link`)."""
 
         def run() -> str:
             fold = self.fold
@@ -227,7 +229,20 @@ class Service:
                 self.store.add_token(token, fold.game_id, color)
                 self.paired[color] = token
                 self.ledger.refresh()
+            elif show:
+                self.store.rearm_link(token)
             return token
+
+        return self.call(run)
+
+    def open_link(self, token: str) -> bool:
+        """A phone opens a pairing link: True the first time (since the host showed it), False
+        after that (the page then says to ask the host) or for a token not valid now."""
+
+        def run() -> bool:
+            if self.player_of_token(token) is None:
+                return False
+            return self.store.open_link(token)
 
         return self.call(run)
 

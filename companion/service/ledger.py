@@ -235,7 +235,10 @@ class Ledger:
                     "players": names,
                 },
             )
+        # a pairing belongs to a player of a game: it carries on where the same name sits at
+        # the same colour, and ends with the game otherwise
         kept = dict(self.paired) if old is not None else {}
+        old_names = dict(zip(fold_colors(old), fold_names(old), strict=False)) if old else {}
         game_id = new_game_id()
         event = self.store.new_game(
             game_id,
@@ -251,10 +254,9 @@ class Ledger:
         self.paired = {}
         self.marks = {}
         if old is not None:
-            # pairings survive where the colours stay: the same phone plays the same colour
-            for color in fold_colors(self.fold):
+            for color, name in zip(fold_colors(self.fold), fold_names(self.fold), strict=False):
                 token = kept.get(color)
-                if token is not None:
+                if token is not None and same_name(old_names.get(color), name):
                     self.store.revoke_tokens(old.game_id, color)
                     self.store.add_token(token, game_id, color)
                     self.paired[color] = token
@@ -454,3 +456,10 @@ class Ledger:
             self.events.append(self.store.append(game_id, actor_name, a))
         self.fold = fold_game(self.events, self.map)
         self.mark()
+
+
+def same_name(a: str | None, b: str | None) -> bool:
+    """The same player's name (spaces and letter case aside), for a pairing to carry on."""
+    if a is None or b is None:
+        return False
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()

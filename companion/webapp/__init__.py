@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 import companion
@@ -21,7 +21,14 @@ from companion.service import Service, ServiceError
 from companion.store import StoreError
 
 from .limits import MAX_UPLOAD, Refusal, admit
-from .security import check_host_and_origin, default_allowed_hosts
+from .ratelimit import RateLimiter, load_limits
+from .security import (
+    check_host_and_origin,
+    check_rate,
+    count_refusal,
+    default_allowed_hosts,
+    host_access,
+)
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +98,10 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     ``SSE_KEEPALIVE`` (seconds, 15), ``SSE_LIFETIME`` (seconds a stream stays open, 600),
     ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``, ``DOCTOR`` (the set-up check's
     ``companion.doctor.live.Devices``: the running devices; default: none of them).
+    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``, ``HOST_ACCESS`` (the server's
+    :class:`companion.hosts.HostAccess`; default: one in memory for ``HOST_TOKEN``),
+    ``RATE_LIMITS`` (a mapping like ``companion/data/rate_limits.json``, a
+    :class:`~companion.webapp.ratelimit.RateLimiter`, or None for none; default: the data file).
     """
     cfg = dict(config or {})
     token = cfg.get("HOST_TOKEN")
@@ -119,22 +130,41 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     if cfg.get("DOCTOR") is not None:
         app.extensions["companion.doctor"] = cfg["DOCTOR"]
 
+    from companion.hosts import HostAccess
+
+    access = cfg.get("HOST_ACCESS")
+    if access is None:
+        access = HostAccess(token)
+    elif not isinstance(access, HostAccess):
+        raise ValueError("HOST_ACCESS must be a companion.hosts.HostAccess")
+    app.extensions["companion.hosts"] = access
+    rates = cfg.get("RATE_LIMITS", "default")
+    if rates == "default":
+        rates = RateLimiter()
+    elif isinstance(rates, Mapping):
+        limits, most = load_limits(rates)
+        rates = RateLimiter(limits, max_addresses=most)
+    app.extensions["companion.ratelimit"] = rates
+
     from .api import bp as api_bp
     from .camera_api import bp as camera_bp
+    from .clash_api import bp as clash_bp  # the host's ticket clashes (API.md)
     from .doctor_api import bp as doctor_bp
+    from .hostapi import bp as host_bp
     from .network_api import register as register_network
     from .pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(camera_bp)
     app.register_blueprint(doctor_bp)
+    app.register_blueprint(host_bp)
     app.register_blueprint(pages_bp)
     register_network(app, cfg)  # the box's network (NETWORK, NETWORK_STATE_DIR, NETWORK_DELAY)
     app.before_request(check_host_and_origin)
+    app.before_request(check_rate)
     app.before_request(check_body)
-    from .clash_api import bp as clash_bp  # the host's ticket clashes (API.md)
-
     app.register_blueprint(clash_bp)
+    app.after_request(count_refusal)
 
     @app.after_request
     def headers(resp: Response) -> Response:
@@ -214,7 +244,7 @@ def check_body() -> None:
         request.content_length,
         "chunked" in te,
         dict(request.headers.items()),
-        current_app.config["HOST_TOKEN"],
+        host_access(),
     )
 
 

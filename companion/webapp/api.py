@@ -274,7 +274,7 @@ def pair(color: str) -> Response:
     rotate = body.get("rotate", False)
     if not isinstance(rotate, bool):
         raise BadRequest('"rotate" must be true or false.')
-    token = service().pair(color, rotate=rotate)
+    token = service().pair(color, rotate=rotate, show=True)  # (it opens once more)
     url = pair_url(token)
     return jsonify({"color": color, "url": url, "qr_svg": qr_svg(url)})
 

@@ -11,14 +11,18 @@ from __future__ import annotations
 import hmac
 import struct
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from werkzeug.http import parse_cookie
+
+from companion.service.auth import host_session_nonce
 
 MAX_UPLOAD = 20 * 1024 * 1024  # a photo of the board
 MAX_BODY = 64 * 1024  # anything else: one JSON action or observation
 MAX_PIXELS = 50_000_000  # a photo larger than this is refused before it is decoded
 PHOTO_PATH = "/api/photo"
+CLAIM_PATH = "/api/host/claim"  # asked by a phone with no credential yet (a body of "{}" at most)
+MAX_CLAIM_BODY = 64
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 HOST_COOKIE = "companion_host"
 PLAYER_COOKIE = "companion_player"
@@ -31,6 +35,7 @@ REFUSAL_CODES = {
     "not-an-image": "limit.not_an_image",
     "sign-in": "auth.sign_in",
     "host-only": "auth.host_only",
+    "rate-limited": "rate.limited",
 }
 
 
@@ -83,20 +88,57 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
+class HostCheck(Protocol):
+    """What the gate asks of the server's host access (companion.hosts.HostAccess)."""
+
+    def token_ok(self, bearer: str | None) -> bool: ...
+
+    def session_ok(self, value: str | None) -> bool: ...
+
+
+def _host_bearer(host: str | HostCheck, bearer: str) -> bool:
+    if isinstance(host, str):
+        return _same(bearer, host)
+    return host.token_ok(bearer)
+
+
+def _host_cookie(host: str | HostCheck, value: str | None) -> bool:
+    if not value:
+        return False
+    if isinstance(host, str):
+        return host_session_nonce(host, value) is not None
+    return host.session_ok(value)
+
+
+def host_credential(headers: Mapping[str, str], host_token: str | HostCheck) -> bool:
+    """The request carries the host's token or a live host session (headers: lower-case)."""
+    bearer = _bearer(headers)
+    if bearer:
+        return _host_bearer(host_token, bearer)
+    cookie = parse_cookie(headers.get("cookie", "")).get(HOST_COOKIE)
+    return _host_cookie(host_token, cookie)
+
+
 def admit(
     method: str,
     path: str,
     content_length: int | None,
     chunked: bool,
     headers: Mapping[str, str],
-    host_token: str,
+    host_token: str | HostCheck,
 ) -> int:
     """The body limit of a request whose headers are in, or :class:`Refusal`.
 
     ``headers``: names in any case. A body on an unsafe method needs a credential of some kind
-    (every such endpoint needs one; the app checks it fully); a photo needs the host's. A
-    declared length over the limit is refused at once; a chunked body is cut at the limit.
+    (every such endpoint needs one but the host claim, whose body is "{}" at most; the app
+    checks it fully); a photo needs the host's. A declared length over the limit is refused at
+    once; a chunked body is cut at the limit. ``host_token``: the host token, or the server's
+    host access (its sessions; the token may change).
     """
+    if method.upper() == "POST" and path.rstrip("/") == CLAIM_PATH:
+        if content_length is not None and content_length > MAX_CLAIM_BODY:
+            raise refusal("too-large-action")
+        return MAX_CLAIM_BODY
     limit = body_limit(method, path)
     headers = {k.lower(): v for k, v in headers.items()}
     has_body = chunked or (content_length or 0) > 0
@@ -109,10 +151,10 @@ def admit(
     host_cookie = cookies.get(HOST_COOKIE)
     if limit == MAX_UPLOAD:
         if bearer is not None:
-            if not bearer or not _same(bearer, host_token):
+            if not bearer or not _host_bearer(host_token, bearer):
                 raise refusal("host-only" if bearer else "sign-in")
             return limit
-        if host_cookie and _same(host_cookie, host_token):
+        if _host_cookie(host_token, host_cookie):
             return limit
         raise refusal("host-only" if cookies.get(PLAYER_COOKIE) else "sign-in")
     if bearer or host_cookie or cookies.get(PLAYER_COOKIE):
@@ -199,13 +241,16 @@ def check_image(data: bytes, max_pixels: int = MAX_PIXELS) -> tuple[str, int, in
 
 
 __all__ = [
+    "CLAIM_PATH",
     "MAX_BODY",
     "MAX_PIXELS",
     "MAX_UPLOAD",
+    "HostCheck",
     "NotAnImage",
     "Refusal",
     "admit",
     "body_limit",
     "check_image",
+    "host_credential",
     "image_size",
 ]

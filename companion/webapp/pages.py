@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from html import escape
 from typing import Any
 
@@ -12,7 +11,14 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.service import Service
 
-from .security import HOST_COOKIE, PLAYER_COOKIE, Identity, resolve_identity, session_csrf
+from .security import (
+    HOST_COOKIE,
+    PLAYER_COOKIE,
+    Identity,
+    host_access,
+    resolve_identity,
+    session_csrf,
+)
 
 bp = Blueprint("pages", __name__)
 
@@ -42,13 +48,16 @@ def page(template: str, ident: Identity | None = None) -> Response | str:
         "csrf_token": session_csrf(ident) or "",
         "game_id": service().state()["game_id"],
     }
+    if ident.role == "guest":  # a "become host" tab: a box without host, or a claim window open
+        access = host_access()
+        context["claimable"] = not access.has_host() or access.window_left() > 0
     try:
         return render_template(template, **context)
     except TemplateNotFound:
         return message_page(f"The dashboard page {template} is not installed.", 503)
 
 
-def _set_cookie(resp: BaseResponse, name: str, value: str) -> None:
+def set_cookie(resp: BaseResponse, name: str, value: str) -> None:
     resp.set_cookie(
         name, value, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict", secure=False
     )
@@ -68,7 +77,7 @@ def history() -> Response | str:
 def host() -> Any:
     ident = resolve_identity()
     if ident.role != "host":
-        return redirect("/", code=303)
+        return redirect("/host/claim", code=303)
     return page("host.html", ident)
 
 
@@ -104,19 +113,36 @@ def host_login() -> BaseResponse:
     from flask import request
 
     token = request.args.get("token", "")
-    expected: str = current_app.config["HOST_TOKEN"]
-    if not token or not hmac.compare_digest(token.encode(), expected.encode()):
+    access = host_access()
+    if not token or not access.token_ok(token):
         return message_page("That host link is not valid.", 403)
     resp = redirect("/host", code=303)
-    _set_cookie(resp, HOST_COOKIE, token)
+    set_cookie(resp, HOST_COOKIE, access.new_session("link"))
     return resp
+
+
+def pairing_used() -> Response:
+    """The page of a second device opening a pairing link: ask the host (who can show it
+    again)."""
+    ident = resolve_identity()
+    out = page("used.html", Identity("guest") if ident.role == "guest" else ident)
+    if isinstance(out, Response):
+        out.status_code = 403
+        return out
+    return Response(out, 403, mimetype="text/html")
 
 
 @bp.get("/pair/<token>")
 def pair(token: str) -> BaseResponse:
-    if service().player_of_token(token) is None:
+    svc = service()
+    if svc.player_of_token(token) is None:
         return pairing_gone()
-    service().phone_seen(token)
+    ident = resolve_identity()
+    if ident.role == "player" and ident.token == token:
+        return redirect("/me", code=303)  # this phone opened it before: nothing changes
+    if not svc.open_link(token):  # a link opens once (until the host shows it again)
+        return pairing_used()
+    svc.phone_seen(token)
     resp = redirect("/me", code=303)
-    _set_cookie(resp, PLAYER_COOKIE, token)
+    set_cookie(resp, PLAYER_COOKIE, token)
     return resp

@@ -1,4 +1,5 @@
-"""Who is asking, and may they: host/player tokens, cookies, CSRF, Host and Origin checks."""
+"""Who is asking, and may they: host/player tokens, host sessions, cookies, CSRF, Host and Origin
+checks, and the per-address limit on refusals (429 ``rate.limited``)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import current_app, g, request
+from flask import Response, current_app, g, jsonify, request
 
+from companion.hosts import HostAccess
 from companion.service import Actor, Forbidden, Service, ServiceError
+
+from .ratelimit import RateLimiter
 
 HOST_COOKIE = "companion_host"
 PLAYER_COOKIE = "companion_player"
@@ -31,6 +35,11 @@ class Unauthorized(ServiceError):
 class BadHost(ServiceError):
     status = 400
     default_code = "request.bad_host"
+
+
+class RateLimited(ServiceError):
+    status = 429
+    default_code = "rate.limited"
 
 
 @dataclass(frozen=True)
@@ -99,9 +108,9 @@ def _service() -> Service:
     return svc
 
 
-def _host_token() -> str:
-    token: str = current_app.config["HOST_TOKEN"]
-    return token
+def host_access() -> HostAccess:
+    access: HostAccess = current_app.extensions["companion.hosts"]
+    return access
 
 
 def _same(a: str, b: str) -> bool:
@@ -126,7 +135,7 @@ def _resolve() -> Identity:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             return Identity("guest", problem="bad-authorization")
-        if _same(token, _host_token()):
+        if host_access().token_ok(token):
             return Identity("host", token=token, via="bearer")
         color = svc.player_of_token(token)
         if color is not None:
@@ -135,10 +144,12 @@ def _resolve() -> Identity:
     host_cookie = request.cookies.get(HOST_COOKIE)
     player_cookie = request.cookies.get(PLAYER_COOKIE)
     color = svc.player_of_token(player_cookie) if player_cookie else None
-    if host_cookie and _same(host_cookie, _host_token()):
+    if host_cookie and host_access().session_ok(host_cookie):
         return Identity("host", color=color, token=host_cookie, via="cookie")
     if color is not None and player_cookie:
         return Identity("player", color=color, token=player_cookie, via="cookie")
+    if host_cookie and not player_cookie:
+        return Identity("guest", problem="stale-host")
     if host_cookie or player_cookie:
         return Identity("guest", problem="stale-cookie")
     return Identity("guest")
@@ -170,6 +181,12 @@ def _refuse(ident: Identity) -> ServiceError:
         )
     if ident.problem == "wrong-token":
         return Forbidden("That token is not valid for this game.", code="auth.wrong_token")
+    if ident.problem == "stale-host":
+        return Forbidden(
+            "This device is no longer signed in as host (the host token was changed); become "
+            "host again at the box.",
+            code="host.signed_out",
+        )
     if ident.problem == "stale-cookie":
         return Forbidden(
             "This browser's pairing is not valid for the current game; pair again.",
@@ -227,3 +244,72 @@ def check_host_and_origin() -> None:
                 code="request.bad_origin",
                 params={"origin": origin},
             )
+
+
+# --- per-address limits on refusals -------------------------------------------------------------
+
+SIGN_IN_PATHS = ("/pair/", "/host/login", "/api/host/claim")
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# reads that need a credential (a player's tickets, the host's things): a limited address reads
+# them only with a working one
+PRIVATE_READS = ("/api/players/", "/api/host/", "/api/photo/", "/api/camera/", "/api/doctor")
+
+
+def _limiter() -> RateLimiter | None:
+    limiter: RateLimiter | None = current_app.extensions.get("companion.ratelimit")
+    return limiter
+
+
+def _signs_in() -> bool:
+    return request.path.startswith(SIGN_IN_PATHS)
+
+
+def check_rate() -> Response | None:
+    """429 before any work for an address refused too often, unless the caller is the host or
+    only reads: the public pages and state (whatever cookie it has), a signed-in player's own
+    things. See companion/webapp/ratelimit.py."""
+    limiter = _limiter()
+    if limiter is None:
+        return None
+    wait = limiter.retry_after(request.remote_addr or "")
+    if wait <= 0:
+        return None
+    ident = resolve_identity()
+    if ident.role == "host":
+        return None
+    reading = (
+        request.method in SAFE_METHODS
+        and not _signs_in()
+        and "Authorization" not in request.headers
+    )
+    if reading and (ident.role == "player" or not request.path.startswith(PRIVATE_READS)):
+        return None
+    exc = RateLimited(
+        f"Too many refused requests from this address; try again in {wait} s.",
+        params={"retry_after": wait},
+    )
+    resp = jsonify(exc.to_json())
+    resp.status_code = 429
+    resp.headers["Retry-After"] = str(wait)
+    return resp
+
+
+def count_refusal(resp: Response) -> Response:
+    """A refused answer is one strike for the caller's address (never the host's)."""
+    limiter = _limiter()
+    status = resp.status_code
+    if limiter is None or status < 400 or status in (429, 503) or status >= 500:
+        return resp
+    if status in (401, 403):
+        kind = "auth"
+    elif request.method not in SAFE_METHODS and status in (400, 404, 409):
+        kind = "refused"
+    else:
+        return resp
+    try:
+        if resolve_identity().role == "host":
+            return resp
+    except Exception:  # (a request too broken to tell who sent it still counts)
+        pass
+    limiter.strike(request.remote_addr or "", kind)
+    return resp

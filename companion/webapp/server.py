@@ -23,7 +23,8 @@ from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import create_server
 from waitress.utilities import Error, RequestEntityTooLarge
 
-from .limits import MAX_UPLOAD, Refusal, admit
+from .limits import MAX_UPLOAD, HostCheck, Refusal, admit, host_credential
+from .ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +42,12 @@ class RefusedError(Error):  # type: ignore[misc]
     def __init__(self, refusal: Refusal) -> None:
         super().__init__(refusal.message)
         self.code = refusal.status
-        self.reason = {401: "Unauthorized", 403: "Forbidden", 413: "Content Too Large"}.get(
-            refusal.status, "Bad Request"
-        )
+        self.reason = {
+            401: "Unauthorized",
+            403: "Forbidden",
+            413: "Content Too Large",
+            429: "Too Many Requests",
+        }.get(refusal.status, "Bad Request")
         self.refusal = refusal
 
     def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
@@ -53,15 +57,27 @@ class RefusedError(Error):  # type: ignore[misc]
             ("Cache-Control", "no-store"),
             ("X-Content-Type-Options", "nosniff"),
         ]
+        if "retry_after" in self.refusal.params:
+            headers.append(("Retry-After", str(self.refusal.params["retry_after"])))
         return f"{self.code} {self.reason}", headers, body
 
 
-def gated_parser(host_token: str) -> type[HTTPRequestParser]:
-    """A waitress request parser that runs :func:`admit` when the headers are in."""
+SIGN_IN_PATHS = ("/pair/", "/host/login", "/api/host/claim")
+UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def gated_parser(
+    host_token: str | HostCheck, limiter: RateLimiter | None = None
+) -> type[HTTPRequestParser]:
+    """A waitress request parser that runs :func:`admit` when the headers are in, and answers
+    429 at once to an address refused too often (``limiter``) for an unsafe method, a sign-in
+    or a request with an ``Authorization`` header, unless it carries the host's credential (the
+    app decides the rest: companion.webapp.security.check_rate)."""
 
     class GatedParser(HTTPRequestParser):  # type: ignore[misc]
         limit = MAX_UPLOAD
         started = 0.0
+        client = ""  # the peer's address (set by the channel)
 
         def parse_header(self, header_plus: bytes) -> None:
             try:
@@ -86,6 +102,8 @@ def gated_parser(host_token: str) -> type[HTTPRequestParser]:
 
         def _gate(self) -> None:
             headers = {k.replace("_", "-"): v for k, v in self.headers.items()}
+            if limiter is not None and self.client and self._limited(headers):
+                return
             try:
                 self.limit = admit(
                     self.command,
@@ -97,6 +115,27 @@ def gated_parser(host_token: str) -> type[HTTPRequestParser]:
                 )
             except Refusal as refusal:
                 self._refuse(refusal)
+
+        def _limited(self, headers: dict[str, str]) -> bool:
+            lower = {k.lower(): v for k, v in headers.items()}
+            signs_in = self.path.startswith(SIGN_IN_PATHS) or "authorization" in lower
+            if self.command not in UNSAFE and not signs_in:
+                return False
+            assert limiter is not None
+            wait = limiter.retry_after(self.client)
+            if wait <= 0:
+                return False
+            if host_credential(lower, host_token):
+                return False  # the host is never limited
+            self._refuse(
+                Refusal(
+                    429,
+                    f"Too many refused requests from this address; try again in {wait} s.",
+                    "rate-limited",
+                    {"retry_after": wait},
+                )
+            )
+            return True
 
         def _refuse(self, refusal: Refusal) -> None:
             self.error = RefusedError(refusal)
@@ -148,14 +187,16 @@ def make_server(
     host: str,
     port: int,
     *,
-    host_token: str,
+    host_token: str | HostCheck,
     threads: int = 24,
     connection_limit: int = CONNECTION_LIMIT,
     idle_timeout: int = IDLE_TIMEOUT,
     header_timeout: float = HEADER_TIMEOUT,
+    rate_limiter: RateLimiter | None = None,
     **extra: Any,
 ) -> Any:
-    """A waitress server for ``app`` with the gate, the limits and the timeouts above."""
+    """A waitress server for ``app`` with the gate, the limits and the timeouts above.
+    ``rate_limiter``: the app's (companion.webapp.ratelimit), to answer its 429s in the gate."""
     # A thread that computes (a history replay, a photo) hands the interpreter over every
     # millisecond instead of every 5: the game loop and the host's request wait less behind it.
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -177,10 +218,13 @@ def make_server(
         clear_untrusted_proxy_headers=True,
         **extra,
     )
-    parser = gated_parser(host_token)
+    parser = gated_parser(host_token, rate_limiter)
 
     class Channel(GatedChannel):
-        parser_class = parser
+        def parser_class(self, adj: Any) -> Any:  # (waitress calls self.parser_class(adj))
+            request = parser(adj)
+            request.client = str(self.addr[0]) if self.addr else ""
+            return request
 
     server.channel_class = Channel
     plain_maintenance = server.maintenance

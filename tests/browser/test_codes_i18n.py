@@ -48,6 +48,8 @@ NAMESPACES = (
     "limit",
     "network",
     "doctor",
+    "host",
+    "rate",
 )
 CODE = re.compile(r"^(" + "|".join(NAMESPACES) + r")\.[a-z][a-z0-9_-]*[a-z0-9]$")
 FILES = re.compile(r"\.(json|html|py|js|css|svg|png|jpg|txt|csv|md|db|sqlite|toml|yaml)$")

@@ -141,3 +141,41 @@ def test_serve_no_controls_opens_no_pins(tmp_path: Path) -> None:
     out, err = run_serve(tmp_path, "--no-controls")
     assert "buttons" not in err and "buttons" not in out
     assert "Traceback" not in err
+
+
+def test_the_confirm_pin_opens_a_host_claim_window_shown_on_the_led(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A box with no host device: the confirm button (a mock pin pressed), nothing to confirm,
+    opens the claim window; the LED blinks magenta (host_claim) until a phone claims."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from companion.hosts import HostAccess
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    store = EventStore(tmp_path)
+    svc = Service(store).start()
+    access = HostAccess("host-token-for-the-claim-test", tmp_path)
+    table = start_controls(svc, FAST, pin_factory=factory, claims=access)
+    try:
+        assert table is not None
+        assert wait_for(lambda: table.panel is not None and table.panel.status == "ready")
+        pin = factory.pin(FAST.pins["confirm"])
+        pin.drive_low()
+        time.sleep(0.05)
+        pin.drive_high()
+        assert wait_for(lambda: access.window_left() > 0)
+        assert wait_for(lambda: table.panel is not None and table.panel.status == "host_claim")
+        assert access.claim() is not None and access.has_host()
+        assert wait_for(lambda: table.panel is not None and table.panel.status == "ready")
+        # now the box has a host: the confirm pin opens nothing (with no game: refused, red)
+        pin.drive_low()
+        time.sleep(0.05)
+        pin.drive_high()
+        assert wait_for(lambda: table.panel is not None and table.panel.status == "illegal")
+        assert access.window_left() == 0
+    finally:
+        if table is not None:
+            table.stop()
+        svc.stop()
+        store.close()

@@ -21,17 +21,30 @@ LOOPBACK = "127.0.0.1"
 
 
 class LiveServer:
-    def __init__(self, state_dir: Path, *, threads: int = 8, **server_args: Any) -> None:
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        threads: int = 8,
+        app_config: dict[str, Any] | None = None,
+        **server_args: Any,
+    ) -> None:
         self.store = EventStore(state_dir)
         self.service = Service(self.store).start()
         self.app = create_app(
             self.service,
-            {"HOST_TOKEN": TOKEN, "SSE_KEEPALIVE": 0.2, "SSE_LIFETIME": 30.0, "SSE_MAX": 4},
+            {
+                "HOST_TOKEN": TOKEN,
+                "SSE_KEEPALIVE": 0.2,
+                "SSE_LIFETIME": 30.0,
+                "SSE_MAX": 4,
+                **(app_config or {}),
+            },
         )
         self.switch = sys.getswitchinterval()  # (make_server sets it for the process)
-        self.server: Any = make_server(
-            self.app, LOOPBACK, 0, host_token=TOKEN, threads=threads, **server_args
-        )
+        # (the gate checks the host's credential as the app does: its host access)
+        server_args.setdefault("host_token", self.app.extensions["companion.hosts"])
+        self.server: Any = make_server(self.app, LOOPBACK, 0, threads=threads, **server_args)
         self.port = int(self.server.effective_port)
         self.url = f"http://{LOOPBACK}:{self.port}"
         self.closing = False
@@ -71,8 +84,11 @@ class LiveServer:
         body: Any = None,
         headers: dict[str, str] | None = None,
         timeout: float = 5.0,
+        source: str | None = None,
     ) -> tuple[int, Any]:
-        conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout)
+        """``source``: the client's address (another of 127.0.0.0/8: several clients)."""
+        bind = None if source is None else (source, 0)
+        conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout, source_address=bind)
         try:
             data = None if body is None else json.dumps(body).encode()
             hdrs = {"Content-Type": "application/json", **(headers or {})}

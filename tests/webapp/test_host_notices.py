@@ -14,7 +14,7 @@ import pytest
 
 from companion.webapp.security import HOST_COOKIE, PLAYER_COOKIE
 
-from .conftest import BEARER, TOKEN
+from .conftest import BEARER
 from .live import LiveServer
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
@@ -70,7 +70,8 @@ def test_a_host_notice_reaches_the_host_streams_and_no_phone_or_table(live: Live
     blue = {"Authorization": f"Bearer {blue_token}"}
     # the host by bearer and by its page's cookie; blue's phone by cookie; the table (no one)
     host_bearer, hb = open_stream(live, BEARER)
-    host_cookie, hc = open_stream(live, {"Cookie": f"{HOST_COOKIE}={TOKEN}"})
+    session = live.app.extensions["companion.hosts"].new_session("link")  # (the page's cookie)
+    host_cookie, hc = open_stream(live, {"Cookie": f"{HOST_COOKIE}={session}"})
     phone, ph = open_stream(live, {"Cookie": f"{PLAYER_COOKIE}={blue_token}"})
     table, tb = open_stream(live, {})
     try:
