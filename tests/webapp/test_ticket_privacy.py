@@ -40,7 +40,7 @@ class World:
     def __init__(self, state_dir: Path, blue: list[str]) -> None:
         self.store = EventStore(state_dir)
         self.service = Service(self.store).start()
-        self.app: Flask = create_app(self.service, {"HOST_TOKEN": TOKEN})
+        self.app: Flask = create_app(self.service, {"HOST_TOKEN": TOKEN, "RATE_LIMITS": None})
         self.host = self.app.test_client()
         assert self.act({"type": "new_game", "players": PLAYERS}).status_code == 200
         keep = {"type": "keep_tickets", "player": "blue", "tickets": blue}
@@ -197,7 +197,7 @@ def test_a_restart_finds_the_clash_still_open(tmp_path: Path) -> None:
     store = EventStore(tmp_path / "s")
     svc = Service(store).start()
     try:
-        client = create_app(svc, {"HOST_TOKEN": TOKEN}).test_client()
+        client = create_app(svc, {"HOST_TOKEN": TOKEN, "RATE_LIMITS": None}).test_client()
         assert client.get("/api/clashes", headers=BEARER).get_json() == before
         assert before["clashes"][0]["ticket"] == NAMED[0]
     finally:
@@ -218,7 +218,7 @@ def test_a_london_phone_probing_every_ticket_learns_nothing(
         store = EventStore(tmp_path / name)
         svc = Service(store).start()
         try:
-            app = create_app(svc, {"HOST_TOKEN": TOKEN})
+            app = create_app(svc, {"HOST_TOKEN": TOKEN, "RATE_LIMITS": None})
             host = app.test_client()
             new = {"type": "new_game", "game": "london", "players": PLAYERS}
             assert host.post("/api/actions", json=new, headers=BEARER).status_code == 200
