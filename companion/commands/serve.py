@@ -154,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         state_dir,
         host,
         port,
+        recording=cfg.recording,
         reader=reader,
         camera=camera,
         controls=controls,
@@ -187,9 +188,11 @@ def serve(
     reader: str | None = None,
     camera: str | None = None,
     controls: Any = None,
+    recording: Any = None,
 ) -> int:
     """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
-    status LED and the buzzer (None: none)."""
+    status LED and the buzzer (None: none). ``recording``: the black box's RecordingConfig
+    (None: the defaults); it records while a camera (or the demo's) watches a game."""
     from companion.cli import CommandError
     from companion.statedir import (
         StartError,
@@ -222,6 +225,18 @@ def serve(
         store.close()
         lock.release()
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    box = None
+    if camera or demo:
+        from companion.blackbox.recorder import Settings, for_service
+        from companion.commands.demo_game import DEMO_CAMERA
+        from companion.commands.devices import camera_id
+
+        box = for_service(
+            service,
+            state_dir,
+            Settings.of(recording),
+            camera=camera_id(camera) if camera else DEMO_CAMERA,
+        )
     real_port = int(server.effective_port)
     base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{real_port}"
     app = create_app(
@@ -231,6 +246,8 @@ def serve(
             "ALLOWED_HOSTS": list(allowed_hosts or []),
             "PUBLIC_URL": base,
             "SSE_MAX": max(4, threads - 4),
+            "BLACKBOX": box,
+            "RECORDING": recording,
         },
     )
     server.application = app
@@ -247,7 +264,7 @@ def serve(
         start_reader(service, reader, watchdog_stop)
         print(f"companion: card reader on {reader}", flush=True)
     if camera:
-        start_camera(service, camera, watchdog_stop)
+        start_camera(service, camera, watchdog_stop, recorder=box)
         print(f"companion: camera {camera}", flush=True)
     table = start_controls(service, controls) if controls is not None else None
     demo_run = None
@@ -261,6 +278,7 @@ def serve(
             players=demo_players,
             delay=demo_delay,
             fast=demo_delay == 0,
+            recorder=box,
         ).start()
         print(
             f"companion: demo game at a simulated table (camera and card reader), "
@@ -296,6 +314,8 @@ def serve(
         server.close()
         if table is not None:
             table.stop()
+        if box is not None:
+            box.stop()
         service.stop()
         store.close()
         lock.release()
