@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.reader.cli",
     "companion.commands.transeuropa",
     "companion.commands.trambahn",
+    "companion.commands.blackbox",
 )
 
 
