@@ -284,11 +284,17 @@ class Recorder:
             self._moves.clear()
             return
         assert isinstance(game_id, str)
+        seq = int(snap.get("seq") or 0)
+        if snap.get("phase") == "finished":  # the last moves' frame, then nothing more
+            if self.game is not None and self.game.game_id == game_id and self._moves:
+                self._moves.clear()
+                if self._ring:
+                    self._keep(self._ring[-1], seq, "move")
+            return
         if self.game is None or self.game.game_id != game_id:
             self._begin(game_id, frame, watcher)
         game = self.game
         assert game is not None
-        seq = int(snap.get("seq") or 0)
         state = watcher.status.state
         if state == "moving":
             if not self._moving:

@@ -166,8 +166,12 @@ def from_state_dir(state_dir: Path, game: str | None) -> Recording:
 
 def from_bundle(path: Path) -> Recording:
     try:
+        with path.open("rb") as f:
+            magic = f.read(4)
         zf = zipfile.ZipFile(path)
     except zipfile.BadZipFile:
+        if magic != b"PK\x03\x04":
+            raise BadRecording(f"{path} is not a companion report bundle") from None
         raise BadRecording(f"{path} is damaged or cut short: it is not a whole zip file") from None
     except OSError as exc:
         raise BadRecording(f"{path} cannot be read: {exc.strerror or exc}") from None

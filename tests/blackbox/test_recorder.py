@@ -234,3 +234,20 @@ def test_decisions_are_recorded_with_what_they_were_made_with(tmp_path: Path) ->
     refused = next(r for r in rs if r["type"] == "refused")
     assert refused["key"] == "berlin-wien" and refused["frame"] == 0
     assert json.dumps(rs)  # every record is JSON
+
+
+def test_nothing_more_once_the_game_is_finished(tmp_path: Path) -> None:
+    table = Table()
+    rec = recorder(tmp_path, table)
+    w = Watcher()
+    rec.look(Frame(image(0), 0.0, 0), w, [])
+    rec.look(Frame(image(1), 1.0, 1), w, [])
+    table.snap = {**table.snap, "phase": "finished", "seq": 9}
+    rec.heard("state", {"seq": 9})
+    rec.look(Frame(image(2), 40.0, 2), w, [])  # the finishing move's frame: the last clean one
+    rec.look(Frame(image(3), 80.0, 3), w, [])  # nothing more, not even every 30 s
+    assert rec.flush()
+    rec.stop()
+    frames = [r for r in records(tmp_path, "g1") if r["type"] == "frame"]
+    assert [(r["index"], r["why"], r["seq"]) for r in frames][-1] == (1, "move", 9)
+    assert max(r["index"] for r in frames) == 1
