@@ -9,6 +9,7 @@ The API is described in companion/webapp/API.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import secrets
@@ -247,7 +248,11 @@ def serve(
             "PUBLIC_URL": base,
             "SSE_MAX": max(4, threads - 4),
             "BLACKBOX": box,
-            "RECORDING": recording,
+            "REPORT_CONFIG": {
+                "camera": camera,
+                "card_reader": reader,
+                "recording": dataclasses.asdict(recording) if recording is not None else None,
+            },
         },
     )
     server.application = app

@@ -89,7 +89,8 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     config keys: ``HOST_TOKEN`` (required), ``ALLOWED_HOSTS`` (extra Host names),
     ``PUBLIC_URL`` (base of pairing links, e.g. ``http://192.168.1.20:8080``),
     ``SSE_KEEPALIVE`` (seconds, 15), ``SSE_LIFETIME`` (seconds a stream stays open, 600),
-    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``.
+    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``; ``BLACKBOX`` (the running
+    recorder, or None), ``REPORT_CONFIG`` (the configuration a report bundle shows).
     """
     cfg = dict(config or {})
     token = cfg.get("HOST_TOKEN")
@@ -112,16 +113,20 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
         SSE_MAX=int(cfg.get("SSE_MAX", 40)),
         MAX_CONTENT_LENGTH=MAX_UPLOAD,
         JSON_SORT_KEYS=False,
+        BLACKBOX=cfg.get("BLACKBOX"),
+        REPORT_CONFIG=cfg.get("REPORT_CONFIG"),
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion.service"] = service
 
     from .api import bp as api_bp
+    from .blackbox_api import bp as blackbox_bp
     from .camera_api import bp as camera_bp
     from .pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(camera_bp)
+    app.register_blueprint(blackbox_bp)
     app.register_blueprint(pages_bp)
     app.before_request(check_host_and_origin)
     app.before_request(check_body)
