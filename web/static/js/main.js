@@ -274,6 +274,7 @@ async function main() {
   if (app.page === "photo") await (await import("./photo.js")).setup(app);
   if (app.page === "history") await (await import("./history.js")).setup(app);
   if (app.page === "host" && $("table-camera")) await (await import("./table.js")).setup(app);
+  if (app.page === "host" && $("blackbox")) await (await import("./blackbox.js")).setup(app);
 
   $("lang").addEventListener("click", async () => {
     const next = i18n.other();
