@@ -176,9 +176,11 @@ class Recorder:
             notice=notice,
             write=write,
         )
+        # the newest clean frames: enough for the reads that confirm an event
         self._ring: deque[Clean] = deque(maxlen=int(cfg["ring"]))
         self._keep_written = int(cfg["keep_written"])
         self._epoch = 0
+        self._before: Clean | None = None  # the last clean frame before the latest motion
         self._moving = False
         self._moves: deque[int] = deque(maxlen=256)  # log positions heard (loop thread)
         self._refusals: deque[dict[str, Any]] = deque(maxlen=256)
@@ -215,6 +217,13 @@ class Recorder:
         if game is not None and self.writer.running:
             self._put("log", (game.game_id, list(self.writer.log_lines)))
         self.writer.stop(timeout)
+        if self.settings.enabled:
+            log.info(
+                "black box: %d frames written, %d dropped%s",
+                self.writer.written,
+                self.dropped,
+                f", stopped ({self.stopped})" if self.stopped else "",
+            )
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every queued job is written (tests, the report)."""
@@ -299,6 +308,9 @@ class Recorder:
         if state == "moving":
             if not self._moving:
                 self._epoch += 1
+                # the board as it was before this motion: the newest clean frame
+                if self._ring:
+                    self._before = self._ring[-1]
             self._moving = True
         elif state == "read":
             self._moving = False
@@ -317,6 +329,7 @@ class Recorder:
             if kind is None:
                 continue
             before = next((c for c in reversed(self._ring) if c.epoch < self._epoch), None)
+            before = before or self._before
             if before is not None and before.index == frame.index:
                 before = None
             b = self._keep(before, seq, "before") if before is not None else None

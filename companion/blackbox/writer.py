@@ -67,6 +67,8 @@ class Writer:
         self._notice = notice
         self._write_file = write or write_file
         self._queue: queue.Queue[tuple[str, Any] | None] = queue.Queue(int(cfg["queue"]))
+        self._most_frames = int(cfg["queue_frames"])
+        self._frames_waiting = 0
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._bytes: int | None = None  # the recordings' size (this thread)
@@ -103,13 +105,19 @@ class Writer:
         return not self._queue.unfinished_tasks
 
     def put(self, kind: str, job: Any) -> bool:
-        """Queue a job without waiting; False (counted) when the queue is full."""
-        try:
-            self._queue.put_nowait((kind, job))
-        except queue.Full:
-            with self._lock:
+        """Queue a job without waiting; False (counted) when the queue is full, or when as many
+        frames as ``queue_frames`` already wait (each holds a whole picture)."""
+        with self._lock:
+            if kind == "frame" and self._frames_waiting >= self._most_frames:
                 self.dropped += 1
-            return False
+                return False
+            try:
+                self._queue.put_nowait((kind, job))
+            except queue.Full:
+                self.dropped += 1
+                return False
+            if kind == "frame":
+                self._frames_waiting += 1
         return True
 
     def _run(self) -> None:
@@ -126,6 +134,9 @@ class Writer:
             except Exception:
                 log.exception("the black box could not keep a record")
             finally:
+                if job is not None and job[0] == "frame":
+                    with self._lock:
+                        self._frames_waiting -= 1
                 self._queue.task_done()
 
     def _do(self, kind: str, job: Any) -> None:

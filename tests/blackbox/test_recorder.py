@@ -150,14 +150,14 @@ def test_the_cap_takes_the_oldest_finished_game_first_never_the_current(tmp_path
     w = Watcher()
     for i in range(3):
         rec.look(Frame(image(i), i * 1.0, i), w, [])
-    assert rec.flush()
+        assert rec.flush()
     assert not layout.game_dir(tmp_path, "g1").exists()  # the oldest went first
     assert layout.game_dir(tmp_path, "g2").exists()
     assert layout.game_dir(tmp_path, "g3").exists()
     # the current game alone over the cap: recording stops with one notice, g3 is kept
     for i in range(3, 60):
         rec.look(Frame(image(i), i * 1.0, i), w, [])
-    assert rec.flush()
+        assert rec.flush()
     rec.stop()
     assert layout.game_dir(tmp_path, "g3").exists()
     assert not layout.game_dir(tmp_path, "g2").exists()
@@ -197,7 +197,7 @@ def test_a_full_queue_drops_and_counts_and_never_waits(tmp_path: Path) -> None:
 
     rec = recorder(tmp_path, table, write=slow)
     w = Watcher()
-    n = layout.settings()["queue"] + 40
+    n = layout.settings()["queue_frames"] + 40
     t0 = time.perf_counter()
     for i in range(n):
         rec.look(Frame(image(i % 7), i * 10.0, i), w, [])
@@ -207,7 +207,9 @@ def test_a_full_queue_drops_and_counts_and_never_waits(tmp_path: Path) -> None:
     assert rec.flush()
     rec.stop()
     frames = [r for r in records(tmp_path, "g1") if r["type"] == "frame"]
-    assert 0 < len(frames) < n
+    # at most queue_frames frames waited (each holds a picture); the others were dropped
+    assert 0 < len(frames) <= layout.settings()["queue_frames"] + 1
+    assert rec.dropped == n - len(frames)
     # the camera's thread only queued: well under the time one blocked write would take
     assert took < 5.0
 
