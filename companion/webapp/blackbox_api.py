@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request, send_file
 
 from companion.blackbox import layout
 from companion.service import Conflict, Forbidden, NotFound, Service
@@ -122,16 +122,18 @@ def report() -> Response:
             config=current_app.config.get("REPORT_CONFIG"),
             log_lines=list(box.writer.log_lines) if box is not None else (),
         )
-        data = path.read_bytes()
+        f = path.open("rb")  # sent from the open file (a long game's bundle is large) ...
     except BadRecording as exc:
         raise NotFound(str(exc), code="blackbox.no_recording") from None
     finally:
-        path.unlink(missing_ok=True)
-    resp = Response(data, mimetype="application/zip")
-    resp.headers["Content-Disposition"] = (
-        f'attachment; filename="companion-report-{info["game_id"]}.zip"'
+        path.unlink(missing_ok=True)  # ... which is gone from the folder already
+    return send_file(
+        f,
+        mimetype="application/zip",
+        as_attachment=True,
+        download_name=f"companion-report-{info['game_id']}.zip",
+        max_age=0,
     )
-    return resp
 
 
 @bp.get("/games/<game_id>/frames")

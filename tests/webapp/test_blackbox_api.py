@@ -8,6 +8,7 @@ import json
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -158,7 +159,11 @@ def test_usage_delete_and_report(app: Flask, client: FlaskClient, box: Recorder)
     # the report: a zip with the game's events and frames, no token
     rep = client.get("/api/blackbox/report", headers=BEARER)
     assert rep.status_code == 200 and rep.mimetype == "application/zip"
-    with zipfile.ZipFile(io.BytesIO(rep.data)) as zf:
+    data = rep.get_data()
+    rep.close()  # the bundle is sent from its open file
+    assert "companion-report-" in rep.headers["Content-Disposition"]
+    assert not list(Path(box.state_dir).glob(".report-*"))  # no file left behind
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
         manifest = json.loads(zf.read("manifest.json"))
         assert manifest["game_id"] == game
         assert TOKEN.encode() not in b"".join(zf.read(n) for n in zf.namelist())
