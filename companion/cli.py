@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.trambahn",
     "companion.commands.network",
     "companion.commands.doctor",
+    "companion.commands.blackbox",
 )
 
 

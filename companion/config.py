@@ -94,11 +94,22 @@ class ControlsConfig:
 
 
 @dataclass(frozen=True)
+class RecordingConfig:
+    """The black box (companion/blackbox/): frames of the board kept while a game runs."""
+
+    enabled: bool = True
+    every: float = 30.0  # seconds between two frames when nothing happens
+    quality: int = 85  # JPEG quality
+    cap_mb: int = 1024  # the state directory's recordings, at most (oldest finished first)
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     controls: ControlsConfig = field(default_factory=ControlsConfig)
+    recording: RecordingConfig = field(default_factory=RecordingConfig)
     path: Path | None = None  # the file it was read from, if any
 
 
@@ -216,10 +227,11 @@ def parse_config(
     """Build a Config from parsed TOML data plus the environment overrides."""
     environ: Mapping[str, str] = os.environ if env is None else env
     where = str(path) if path is not None else "configuration"
-    unknown = sorted(set(data) - {"server", "camera", "reader", "controls"})
+    unknown = sorted(set(data) - {"server", "camera", "reader", "controls", "recording"})
     if unknown:
         raise ConfigError(
-            f"{where}: unknown section [{unknown[0]}] (known: server, camera, reader, controls)"
+            f"{where}: unknown section [{unknown[0]}] "
+            "(known: server, camera, reader, controls, recording)"
         )
     return Config(
         server=_server(_Section(data, "server", where, {"host", "port", "state_dir"}), environ),
@@ -242,7 +254,20 @@ def parse_config(
                 },
             )
         ),
+        recording=_recording(
+            _Section(data, "recording", where, {"enabled", "every", "quality", "cap_mb"})
+        ),
         path=path,
+    )
+
+
+def _recording(sec: _Section) -> RecordingConfig:
+    d = RecordingConfig()
+    return RecordingConfig(
+        enabled=sec.boolean("enabled", d.enabled),
+        every=sec.number("every", d.every, 1.0, 3600.0),
+        quality=sec.integer("quality", d.quality, 30, 100),
+        cap_mb=sec.integer("cap_mb", d.cap_mb, 10, 1_000_000),
     )
 
 

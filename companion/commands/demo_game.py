@@ -213,6 +213,7 @@ class DeviceTable:
         fast: bool,
         stop: threading.Event,
         tap_pause: float = 0.3,
+        recorder: Any = None,
     ) -> None:
         from companion.commands.devices import start_reader
         from companion.reader.simulated import SimulatedReader
@@ -220,6 +221,7 @@ class DeviceTable:
         self.service = service
         self.fast = fast
         self.stop = stop
+        self.recorder = recorder  # the black box (or None)
         self.tap_pause = 0.0 if fast else tap_pause
         self.rng = random.Random(seed)
         self.stats: Counter[str] = Counter()
@@ -261,7 +263,10 @@ class DeviceTable:
 
         from companion.service.profile_store import TappedReader
 
-        reader = TappedReader(Calibrated(), self.service.attach_camera(DEMO_CAMERA))
+        reader: Any = TappedReader(Calibrated(), self.service.attach_camera(DEMO_CAMERA))
+        recorder = self.recorder
+        if recorder is not None:
+            reader = recorder.tap(reader)
         self.attached.set()
         watcher = LiveWatcher(reader, corners=corners)
         actor = Actor.device("camera")
@@ -272,13 +277,18 @@ class DeviceTable:
                         return
                     if self.frame_tap is not None:
                         self.frame_tap(frame)
-                    for event in as_questions(watcher, watcher.process(frame)):
+                    events = as_questions(watcher, watcher.process(frame))
+                    if recorder is not None:
+                        recorder.look(frame, watcher, events)
+                    for event in events:
                         what, data = camera_observation(event)
                         if what == "observe":
                             assert isinstance(data, dict)
                             log.info("demo camera: %s", event.text())
                             self.stats["camera_reports"] += 1
-                            self.service.observe_nowait(data, actor)
+                            fut = self.service.observe_nowait(data, actor)
+                            if recorder is not None:
+                                recorder.observed(event, fut)
                         elif what == "notice":
                             log.info("demo camera: %s", data)
                             code, params = camera_notice(event)
@@ -654,9 +664,12 @@ class Demo:
         variant: str = "europe",
         delay: float = 2.0,
         fast: bool = False,
+        recorder: Any = None,
     ) -> None:
         self.stop_event = threading.Event()
-        self.table = DeviceTable(service, state_dir, seed=seed, fast=fast, stop=self.stop_event)
+        self.table = DeviceTable(
+            service, state_dir, seed=seed, fast=fast, stop=self.stop_event, recorder=recorder
+        )
         self.driver = DemoDriver(
             service,
             table=self.table,

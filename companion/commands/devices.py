@@ -169,10 +169,11 @@ def camera_id(spec: str) -> str:
 
 
 def start_camera(
-    service: Any, spec: str, stop: threading.Event, *, tap: Any = None
+    service: Any, spec: str, stop: threading.Event, *, tap: Any = None, recorder: Any = None
 ) -> threading.Thread:
     """Watch the camera in a thread; claims and stations seen become observations. ``tap``:
-    called with every frame (the set-up check's ``doctor.live.FrameTap``)."""
+    called with every frame (the set-up check's ``doctor.live.FrameTap``); ``recorder``: the
+    black box (``companion.blackbox.recorder.Recorder``), or None."""
     from companion.service import Actor
     from companion.vision.live import FrameReader, LiveWatcher, VisionReader, as_questions
     from companion.vision.sources import FrameSource, SourceError, open_source
@@ -205,6 +206,8 @@ def start_camera(
         from companion.service.profile_store import TappedReader
 
         reader = TappedReader(reader, attach(camera_id(spec)))
+    if recorder is not None:
+        reader = recorder.tap(reader)
     watcher = LiveWatcher(reader)
     refused = watch_refusals(service)
 
@@ -217,11 +220,16 @@ def start_camera(
                     if tap is not None:
                         tap(frame)
                     forget_refused(watcher, refused)
-                    for event in as_questions(watcher, watcher.process(frame)):
+                    events = as_questions(watcher, watcher.process(frame))
+                    if recorder is not None:  # queues only: never waits for the disk
+                        recorder.look(frame, watcher, events)
+                    for event in events:
                         what, data = camera_observation(event)
                         if what == "observe":
                             assert isinstance(data, dict)
-                            service.observe_nowait(data, Actor.device("camera"))
+                            fut = service.observe_nowait(data, Actor.device("camera"))
+                            if recorder is not None:
+                                recorder.observed(event, fut)
                         elif what == "notice":
                             code, params = camera_notice(event)
                             service.notice(str(data), "warning", code=code, params=params)

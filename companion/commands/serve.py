@@ -11,6 +11,7 @@ The API is described in companion/webapp/API.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import signal
 import socket
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         state_dir,
         host,
         port,
+        recording=cfg.recording,
         reader=reader,
         camera=camera,
         controls=controls,
@@ -164,9 +166,11 @@ def serve(
     reader: str | None = None,
     camera: str | None = None,
     controls: Any = None,
+    recording: Any = None,
 ) -> int:
     """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
-    status LED and the buzzer (None: none)."""
+    status LED and the buzzer (None: none). ``recording``: the black box's RecordingConfig
+    (None: the defaults); it records while a camera (or the demo's) watches a game."""
     from companion.cli import CommandError
     from companion.hosts import HostAccess
     from companion.statedir import (
@@ -205,6 +209,18 @@ def serve(
         store.close()
         lock.release()
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    box = None
+    if camera or demo:
+        from companion.blackbox.recorder import Settings, for_service
+        from companion.commands.demo_game import DEMO_CAMERA
+        from companion.commands.devices import camera_id
+
+        box = for_service(
+            service,
+            state_dir,
+            Settings.of(recording),
+            camera=camera_id(camera) if camera else DEMO_CAMERA,
+        )
     real_port = int(server.effective_port)
     network = box_network(demo, state_dir)
     doctor = _doctor_devices(state_dir, camera, reader, controls, network)
@@ -223,6 +239,12 @@ def serve(
             "NETWORK": network,
             "NETWORK_STATE_DIR": state_dir,
             "DOCTOR": doctor,
+            "BLACKBOX": box,
+            "REPORT_CONFIG": {
+                "camera": camera,
+                "card_reader": reader,
+                "recording": dataclasses.asdict(recording) if recording is not None else None,
+            },
         },
     )
     server.application = app
@@ -246,7 +268,7 @@ def serve(
         start_reader(service, reader, watchdog_stop, watch=doctor.reader)
         print(f"companion: card reader on {reader}", flush=True)
     if camera:
-        start_camera(service, camera, watchdog_stop, tap=doctor.frames)
+        start_camera(service, camera, watchdog_stop, tap=doctor.frames, recorder=box)
         print(f"companion: camera {camera}", flush=True)
     table = start_controls(service, controls, claims=access) if controls is not None else None
     doctor.controls.attach(table)
@@ -261,6 +283,7 @@ def serve(
             players=demo_players,
             delay=demo_delay,
             fast=demo_delay == 0,
+            recorder=box,
         ).start()
         from companion.doctor.live import FrameTap
 
@@ -300,6 +323,8 @@ def serve(
         server.close()
         if table is not None:
             table.stop()
+        if box is not None:
+            box.stop()
         service.stop()
         store.close()
         lock.release()

@@ -172,7 +172,22 @@ class Service:
         """For devices in the process: queue an observation (bad ones are logged)."""
         obs = check_observation(data)
         who = actor or Actor.device("camera")
-        return self.post(lambda: self.observations.observe(obs, who))
+
+        def run() -> dict[str, Any]:
+            # what the decision was made with, for the black box's replay: the log position
+            # before it and the pending payment (public on the dashboard)
+            p = self.pending
+            made_with = {
+                "before": self.seq,
+                "pending": {
+                    "payment_player": p.payment_player,
+                    "cards": list(p.cards),
+                    "ended": list(p.ended) if p.ended is not None else None,
+                },
+            }
+            return {**self.observations.observe(obs, who), **made_with}
+
+        return self.post(run)
 
     def confirm(
         self, cid: str, accept: bool, actor: Actor, cards: list[str] | None = None

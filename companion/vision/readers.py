@@ -79,6 +79,15 @@ class VisionReader:
         # the local offsets (lens, a board not flat) measured for the current corners
         self._offsets: tuple[bytes, Any] | None = None
 
+    def local_offsets(self) -> Any:
+        """The local offsets it reads the current corners with (None: not measured yet)."""
+        return None if self._offsets is None else self._offsets[1]
+
+    def use_offsets(self, corners: Any, offsets: Any) -> None:
+        """Read ``corners`` with these offsets instead of measuring them (a replay reads with
+        the offsets the live reader had)."""
+        self._offsets = (np.asarray(corners, np.float64).tobytes(), offsets)
+
     def locate(self, frame: Frame) -> np.ndarray:
         if self.calibration is not None:
             h, w = frame.image.shape[:2]

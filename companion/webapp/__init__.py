@@ -97,11 +97,13 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     ``PUBLIC_URL`` (base of pairing links, e.g. ``http://192.168.1.20:8080``),
     ``SSE_KEEPALIVE`` (seconds, 15), ``SSE_LIFETIME`` (seconds a stream stays open, 600),
     ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``, ``DOCTOR`` (the set-up check's
-    ``companion.doctor.live.Devices``: the running devices; default: none of them).
-    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``, ``HOST_ACCESS`` (the server's
+    ``companion.doctor.live.Devices``: the running devices; default: none of them),
+    ``HOST_ACCESS`` (the server's
     :class:`companion.hosts.HostAccess`; default: one in memory for ``HOST_TOKEN``),
     ``RATE_LIMITS`` (a mapping like ``companion/data/rate_limits.json``, a
-    :class:`~companion.webapp.ratelimit.RateLimiter`, or None for none; default: the data file).
+    :class:`~companion.webapp.ratelimit.RateLimiter`, or None for none; default: the data file),
+    ``BLACKBOX`` (the running
+    recorder, or None), ``REPORT_CONFIG`` (the configuration a report bundle shows).
     """
     cfg = dict(config or {})
     token = cfg.get("HOST_TOKEN")
@@ -124,6 +126,8 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
         SSE_MAX=int(cfg.get("SSE_MAX", 40)),
         MAX_CONTENT_LENGTH=MAX_UPLOAD,
         JSON_SORT_KEYS=False,
+        BLACKBOX=cfg.get("BLACKBOX"),
+        REPORT_CONFIG=cfg.get("REPORT_CONFIG"),
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion.service"] = service
@@ -147,6 +151,7 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     app.extensions["companion.ratelimit"] = rates
 
     from .api import bp as api_bp
+    from .blackbox_api import bp as blackbox_bp
     from .camera_api import bp as camera_bp
     from .clash_api import bp as clash_bp  # the host's ticket clashes (API.md)
     from .doctor_api import bp as doctor_bp
@@ -158,6 +163,7 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     app.register_blueprint(camera_bp)
     app.register_blueprint(doctor_bp)
     app.register_blueprint(host_bp)
+    app.register_blueprint(blackbox_bp)
     app.register_blueprint(pages_bp)
     register_network(app, cfg)  # the box's network (NETWORK, NETWORK_STATE_DIR, NETWORK_DELAY)
     app.before_request(check_host_and_origin)

@@ -203,3 +203,15 @@ def test_the_installed_file_is_read_when_nothing_else_is_named(
     other.mkdir()
     named = write(other, "")
     assert load_config(env={"COMPANION_CONFIG": str(named)}).path == named
+
+
+def test_the_recording_section() -> None:
+    from companion.config import parse_config
+
+    cfg = parse_config({"recording": {"every": 10.0, "quality": 90, "cap_mb": 200}}, env={})
+    assert (cfg.recording.every, cfg.recording.quality, cfg.recording.cap_mb) == (10.0, 90, 200)
+    assert cfg.recording.enabled is True
+    with pytest.raises(ConfigError, match=r"\[recording\] quality must be between 30 and 100"):
+        parse_config({"recording": {"quality": 101}}, env={})
+    with pytest.raises(ConfigError, match=r"\[recording\] has an unknown key 'size'"):
+        parse_config({"recording": {"size": 3}}, env={})

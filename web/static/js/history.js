@@ -39,6 +39,7 @@ export async function setup(app) {
   let games = [];
   const states = {};
   let opened = null; // {id, events, state, at}
+  const photos = await import("./history_photos.js").then((m) => m.photos(app)).catch(() => null);
 
   const showBoard = (s) => {
     const { owners, stations, names } = boardOf(s);
@@ -87,6 +88,8 @@ export async function setup(app) {
     // payments still to check at that point, marked on the map too
     const open = openProblems(state);
     if (open.length) box.appendChild(el("ul", { class: "problem-list" }, open.map((p) => el("li", { dataset: { problem: String(p.id) } }, el("span", { class: "problem-mark" }, "⚠"), el("span", null, problemText(p, { ...app, state }))))));
+    // the camera's photo at this position (history_photos.js)
+    if (photos) photos.show(box, opened.id, events.length ? events[at].seq : null);
   };
 
   const open = async (id) => {

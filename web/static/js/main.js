@@ -277,6 +277,7 @@ async function main() {
   if (app.page === "host" && $("table-camera")) await (await import("./table.js")).setup(app);
   if (app.page === "host" && $("network")) await (await import("./network.js")).setup(app);
   if (app.page === "host" && $("doctor")) await (await import("./doctor.js")).setup(app);
+  if (app.page === "host" && $("blackbox")) await (await import("./blackbox.js")).setup(app);
 
   $("lang").addEventListener("click", async () => {
     const next = i18n.other();
