@@ -20,6 +20,10 @@ Setup and turns, as a real table plays them:
   (``turn-needs-action``), so a second tap on "end turn" does not end the next player's turn.
   Off (the default for the trackers a service builds today: its late camera claims go into a
   turn ended early), such a turn ends as before.
+- ``auto_end``: a turn is one action in the rulebook, so it ends by itself once its action is
+  complete (a claim with its payment - a tunnel once settled -, a station, cards drawn, tickets
+  kept after a draw). ``ended_by`` remembers whose turn just ended so, until the next player
+  acts; that player's own "end turn" then changes nothing (:meth:`Tracker.ended_already`).
 - A refusal never tells what another player holds: keeping a ticket someone holds is refused as
   "that ticket is not available" (code ``rule.ticket-unavailable``), naming nobody.
 
@@ -169,6 +173,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.last_problems: list[PaymentProblem] = []
         self.tickets_tracked = tickets_tracked
         self.turn_needs_action = turn_needs_action
+        self.auto_end = False  # the turn ends by itself after its action (set per game)
+        self.ended_by: int | None = None  # whose turn just ended by itself (seat index)
 
     def _shared(self) -> tuple[object, ...]:
         """Immutable objects a copy shares (the map; Europe's variant too)."""
@@ -178,6 +184,13 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     @property
     def over(self) -> bool:
         return self.phase == "over"
+
+    def ended_already(self, color: str) -> bool:
+        """Did ``color``'s turn just end by itself, the next player not having acted yet? Then
+        that player's own "end turn" is nothing to do."""
+        if self.ended_by is None or not 0 <= self.ended_by < self.n_players:
+            return False
+        return self.players[self.ended_by].color == color and (self.over or not self.acted)
 
     def ticket_holder(self, ticket: str) -> str | None:
         for p in self.players:
@@ -213,6 +226,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         return problem
 
     def _apply(self, action: Action) -> None:
+        if isinstance(action, EndTurn) and self.ended_already(action.player):
+            return  # that turn ended by itself already
         if self.over:
             raise IllegalActionError("the game is over", rule="game-over")
         actor = self.player(action.player)
@@ -229,10 +244,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             self.phase = "playing"
         self._turn_check(actor, action)
         self._check_pending(action)
+        self.ended_by = None
         if isinstance(action, EndTurn):
             self._end_turn()
             return
         if self._settle(actor, action):
+            self._end_if_complete()
             return
         if self.acted:
             raise IllegalActionError(
@@ -247,6 +264,15 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             )
         handler: Callable[[T, Any], None] = getattr(self, name)
         handler(actor, action)
+        self._end_if_complete()
+
+    def _end_if_complete(self) -> None:
+        """With ``auto_end``: the turn's action is complete (nothing left to settle), so the
+        turn ends now; ``ended_by`` says whose it was."""
+        if self.auto_end and self.acted and self._may_end_for_them():
+            seat = self.current
+            self._next_turn_over()
+            self.ended_by = seat
 
     def _first_keep_now(self) -> bool:
         """Is a keep by a player who has not kept yet that player's first keep?"""
@@ -291,9 +317,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         cards: Sequence[C] | None,
         what: str,
         paid: tuple[T, str, str],
+        need: Mapping[str, Any] | None = None,
     ) -> None:
         """Check tapped ``cards`` as the payment mode says (strict, lenient or off). ``paid``:
-        (who pays, the kind of claim, its route or city) for the record of a wrong payment."""
+        (who pays, the kind of claim, its route or city) for the record of a wrong payment;
+        ``need``: what the payment must be (``need`` cards, of ``need_card``), for the words of
+        a strict table's "tap the cards" refusal."""
         if self.payment_mode == "off":
             return
         if cards is None:
@@ -301,6 +330,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
                 raise IllegalActionError(
                     f"tap the cards that pay for {what} (payments are checked strictly)",
                     rule="no-cards-given",
+                    params={"place": paid[2], "color": paid[0].color, **(need or {})},
                 )
             return
         try:
@@ -401,6 +431,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             "payment_mode": self.payment_mode,
             "tickets_tracked": self.tickets_tracked,
             "turn_needs_action": self.turn_needs_action,
+            "auto_end": self.auto_end,
+            "ended_by": self.ended_by,
             "phase": self.phase,
             "current": self.current,
             "acted": self.acted,
@@ -417,6 +449,9 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.players = players
         self.tickets_tracked = bool(data.get("tickets_tracked", False))
         self.turn_needs_action = bool(data.get("turn_needs_action", False))
+        self.auto_end = bool(data.get("auto_end", False))
+        ended = data.get("ended_by")
+        self.ended_by = None if ended is None else int(ended)
         self.phase = data["phase"]
         self.current = int(data["current"])
         self.acted = bool(data["acted"])

@@ -11,7 +11,7 @@ from typing import Any
 from companion.core.board import GameMap
 from companion.core.errors import RulesError
 from companion.games import GameKind
-from companion.service.auth import Actor
+from companion.service.auth import Actor, check_own_undo
 from companion.service.errors import (
     BadRequest,
     Conflict,
@@ -34,9 +34,11 @@ from companion.service.fold import (
     fold_names,
     fold_winners,
     last_of,
+    own_undo,
     problem_key,
     start_any_fold,
     strict_fold,
+    turn_ended_already,
     turn_key,
 )
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
@@ -98,8 +100,8 @@ class Ledger:
     def warn(self, warnings: Sequence[str], action: Mapping[str, Any]) -> None:
         tracker = getattr(self.fold, "tracker", None)
         problems = list(getattr(tracker, "last_problems", None) or [])
+        player = action.get("player")
         for i, w in enumerate(warnings):
-            player = action.get("player")
             params: dict[str, Any] = {"player": player, "text": sentence(w)}
             if i < len(problems):  # the wrong payment with its code, for the page's language
                 pr = problems[i]
@@ -151,7 +153,8 @@ class Ledger:
             self.new_game(action, actor, replace=replace)
         elif kind in CORRECTIONS:
             self.correct(action, actor)
-        else:
+        # (an end of turn for a turn that ended by itself with its action: nothing to log)
+        elif kind != "end_turn" or not turn_ended_already(self.fold, action.get("player")):
             self.step(action, actor)
 
     # --- stale views and retries -----------------------------------------------------------
@@ -399,6 +402,7 @@ class Ledger:
         fold = self.require_game()
         kind = action["type"]
         seq = action.get("seq")
+        check_own_undo(action, actor, own_undo(fold))  # a phone: only its own last move
         if kind == "undo" and seq is None:
             live = [s for s in fold.steps if s.effective is not None]
             if not live:

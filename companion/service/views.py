@@ -20,6 +20,7 @@ from companion.service.fold import (
     OtherFold,
     Step,
     effective_steps,
+    own_undo,
     problem_key,
 )
 from companion.service.pending import Pending
@@ -89,6 +90,7 @@ def other_public_state(
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
         "undo_seq": undo_target(fold),
+        "own_undo": own_undo(fold),
         "pending": pend,
         "table": pub["table"],
         "series": [dict(p) for p in fold.series],
@@ -132,6 +134,7 @@ def public_state(
             "last": None,
             "can_undo": False,
             "undo_seq": None,
+            "own_undo": None,
             "pending": pend,
         }
     t = fold.tracker
@@ -193,6 +196,8 @@ def public_state(
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
         "undo_seq": undo_target(fold),
+        # the step the player who just acted may take back from their own phone
+        "own_undo": own_undo(fold),
         "pending": pend,
     }
 
