@@ -223,6 +223,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 action.cards,
                 "the tunnel",
                 (p, "tunnel", t.route),
+                {"need": s.extra, "need_card": s.color.value},
             )
         elif self.payment_mode == "strict":
             raise IllegalActionError(
@@ -244,7 +245,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
             action.cards,
             f"station {built + 1} ({station_cost(built, self.map.station_costs)} cards)",
             (p, "station", action.city),
-            {"need": station_cost(built, self.map.station_costs)},
+            {"need": station_cost(built, self.map.station_costs), "need_card": "grey"},
         )
         self.station_owner[action.city] = p.color
         p.stations.append(action.city)
