@@ -129,8 +129,7 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
     assert (
         aki.get_attribute("#my-tickets li[data-ticket='paris-wien']", "data-completed") == "false"
     )
-    aki.click("#end-turn")
-    host.wait_for_selector("#whose-turn[data-color=red]")
+    host.wait_for_selector("#whose-turn[data-color=red]")  # the claim ended the turn
 
     # Ben's turn entered by the host: a tunnel, the three revealed cards, the surcharge, pay.
     host.select_option("#route-select", "munchen-zurich")
@@ -142,12 +141,10 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
     assert re.search(r"2 more yellow", host.inner_text("#tunnel .surcharge"))
     host.click("#tunnel-pay")
     see(host, "#scores tr[data-color=red] td.score", "2")
-    host.click("#end-turn")
 
     # Aki draws cards on the phone; Ben (host) builds a station, then the host undoes it.
     aki.wait_for_selector("#whose-turn[data-color=blue]")
-    aki.click("#drew")
-    aki.click("#end-turn")
+    aki.click("#drew")  # one tap: the turn ends with it
     host.wait_for_selector("#whose-turn[data-color=red]")
     host.select_option("#city-select", "wien")
     host.click(".sheet .cards button[data-card=red]")

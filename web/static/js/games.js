@@ -43,7 +43,7 @@ function locName(board, id) {
 }
 
 function londonRoute(board, r, i18n) {
-  return `${locName(board, r.a)} – ${locName(board, r.b)} (${r.length}, ${i18n.card(r.color)})`;
+  return `${locName(board, r.a)} – ${locName(board, r.b)}${i18n.paren(`${r.length}・${i18n.card(r.color)}`)}`;
 }
 
 // Which districts each player's own buses join (the same reading as the scoring: one network
@@ -118,7 +118,7 @@ function openLondonTickets(app, color) {
         count.textContent = i18n.t("tickets.selected", { n: chosen.size });
       },
     });
-    list.appendChild(el("label", { dataset: { ticket: id } }, box, el("span", null, `${locName(board, t.a)} – ${locName(board, t.b)} (${t.points})`)));
+    list.appendChild(el("label", { dataset: { ticket: id } }, box, el("span", null, `${locName(board, t.a)} – ${locName(board, t.b)}${i18n.paren(t.points)}`)));
   }
   sheet(
     `${i18n.t("tickets.pick")} – ${nameOf(state, color)}`,
@@ -200,7 +200,8 @@ function londonActions(container, app) {
       const row = el("div", { class: "row" });
       row.appendChild(el("button", { type: "button", id: "drew", disabled: !mine || state.acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew_london")));
       row.appendChild(el("button", { type: "button", id: "more-tickets", disabled: !mine || state.acted, onclick: () => openLondonTickets(app, actor) }, i18n.t("act.keep")));
-      row.appendChild(el("button", { type: "button", class: state.acted ? "primary" : "", id: "end-turn", disabled: !mine || !state.acted, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
+      // the turn ends by itself after its action; only a game started without that waits here
+      if (state.acted) row.appendChild(el("button", { type: "button", class: "primary", id: "end-turn", disabled: !mine, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
       container.appendChild(row);
     }
   }
@@ -228,7 +229,7 @@ function londonFinal(container, state, app) {
           null,
           el("dt", null, i18n.t("final.routes")),
           el("dd", null, String(f.route_points)),
-          el("dt", null, `${i18n.t("final.tickets")} (${i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length })})`),
+          el("dt", null, `${i18n.t("final.tickets")}${i18n.paren(i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length }))}`),
           el("dd", null, sign(f.ticket_points)),
           el("dt", null, `${i18n.t("london.districts")}${districts.length ? ` (${districts.join(", ")})` : ""}`),
           el("dd", { class: "districts" }, sign(f.district_points)),
@@ -509,24 +510,27 @@ export function describeOther(a, app) {
   const board = app.boards?.london;
   switch (a.type) {
     case "round_penalties":
-      return `${i18n.t("te.round")}: ${Object.entries(a.penalties || {})
-        .map(([c, n]) => `${state ? nameOf(state, c) : c} ${n ? `−${n}` : "0"}`)
-        .join(", ")}`;
+      return i18n.colon(
+        i18n.t("te.round"),
+        Object.entries(a.penalties || {})
+          .map(([c, n]) => `${state ? nameOf(state, c) : c} ${n ? `−${n}` : "0"}`)
+          .join(i18n.t("fmt.list_sep")),
+      );
     case "score_round":
       return i18n.t("te.score_position");
     case "passenger":
-      return `${i18n.t(`tram.color_${a.terminal}`)}: ${i18n.t("tram.add_passenger")}`;
+      return i18n.colon(i18n.t(`tram.color_${a.terminal}`), i18n.t("tram.add_passenger"));
     case "terminal_scoring":
-      return `${i18n.t(`tram.color_${a.terminal}`)}: ${i18n.t("tram.score_now")}`;
+      return i18n.colon(i18n.t(`tram.color_${a.terminal}`), i18n.t("tram.score_now"));
     case "start_line":
-      return `${who}: ${i18n.t("tram.new_line")} (${i18n.t(`tram.color_${a.color}`)})`;
+      return i18n.colon(who, `${i18n.t("tram.new_line")}${i18n.paren(i18n.t(`tram.color_${a.color}`))}`);
     case "stop":
-      return `${who}: ${lineName(i18n, a.line)} ← ${a.card === "C" ? i18n.t("tram.conductor") : a.card}`;
+      return i18n.colon(who, `${lineName(i18n, a.line)} ← ${a.card === "C" ? i18n.t("tram.conductor") : a.card}`);
     case "tram":
-      return `${who}: ${lineName(i18n, a.line)} ← ${i18n.t(`tram.tram_${a.tram}`)}`;
+      return i18n.colon(who, `${lineName(i18n, a.line)} ← ${i18n.t(`tram.tram_${a.tram}`)}`);
     case "claim": {
       const r = board && board.routes[a.route];
-      return `${who}: ${r ? `${locName(board, r.a)} – ${locName(board, r.b)}` : a.route}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
+      return i18n.colon(who, `${r ? `${locName(board, r.a)} – ${locName(board, r.b)}` : a.route}${a.cards ? i18n.paren(i18n.cardList(a.cards)) : ""}`);
     }
     default:
       return null;

@@ -157,8 +157,16 @@ export class BoardMap {
     if (r.tunnel) parts.push(i.t("route.tunnel"));
     if (r.ferry) parts.push(i.t("route.ferry", { n: r.locomotives }));
     const owner = this.owners[id];
-    parts.push(owner ? i.t("route.owner", { name: this.names?.[owner] || i.color(owner), color: i.color(owner) }) : i.t("route.free"));
+    parts.push(owner ? i.t("route.owner", { name: this.names?.[owner] || i.color(owner), color: i.color(owner) }) : this.isClosed(id) ? i.t("route.closed") : i.t("route.free"));
     return parts.join(" · ");
+  }
+
+  // A free route of a double whose twin is taken, in a game of 2 or 3 players: nobody may use
+  // it (the rules' DOUBLES_CLOSED_UP_TO).
+  isClosed(id) {
+    const r = this.map.routes[id];
+    if (!r || !r.twin || this.owners[id] || !this.owners[r.twin]) return false;
+    return Object.keys(this.names || {}).length <= 3;
   }
 
   setZoom(z, fx, fy) {
@@ -193,6 +201,7 @@ export class BoardMap {
       const o = this.owners[id];
       g.classList.toggle("claimed", !!o);
       g.classList.toggle("unsure", !!(unsure && unsure.has(id)));
+      g.classList.toggle("closed", this.isClosed(id));
       for (const rect of g.querySelectorAll(".space")) rect.setAttribute("fill", o ? PLAYER_COLORS[o] : CARD_COLORS[this.map.routes[id].color]);
       if (o) g.dataset.owner = o;
       else delete g.dataset.owner;

@@ -4,10 +4,19 @@
 
 const COLOR_PARAMS = new Set(["color", "owner", "current", "player"]);
 
+// A player's colour param names the player: 「アキ（赤）」, not 「赤」 (a colour nobody plays
+// stays a colour).
+export function playerText(color, app) {
+  const { i18n, state } = app;
+  const p = state && state.players && state.players.find((x) => x.color === color);
+  return p ? i18n.t("player.label", { name: p.name, color: i18n.color(color) }) : i18n.color(color);
+}
+
 function paramText(key, value, app) {
   const { i18n, map } = app;
   if (value === null || value === undefined) return COLOR_PARAMS.has(key) ? i18n.t("route.free") : "";
-  if (COLOR_PARAMS.has(key)) return i18n.color(value);
+  if (COLOR_PARAMS.has(key)) return playerText(value, app);
+  if (key.endsWith("_card")) return value === "grey" ? i18n.t("card.any_one") : i18n.card(value);
   if (key === "route") {
     const r = map && map.routes[value];
     return r ? i18n.route(r) : String(value);
@@ -35,6 +44,8 @@ export function noticeText(n, app, context) {
   if (!n.code || !i18n.has(key)) return n.text || "";
   const vars = {};
   for (const [k, v] of Object.entries(params)) vars[k] = paramText(k, v, app);
+  // {hue}: the colour itself where a string needs it beside the player (a print's colour)
+  if (params.color) vars.hue = i18n.color(params.color);
   // {place}: the route or the city the message is about
   if (vars.place === undefined) vars.place = params.route !== undefined ? vars.route : params.city !== undefined ? vars.city : "";
   const out = i18n.t(key, vars);

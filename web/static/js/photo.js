@@ -73,7 +73,7 @@ export async function setup(app) {
       if (!route && !city) continue;
       const owner = route ? draft.routes[id] : draft.stations[id];
       const what = route ? i18n.route(route) : i18n.t("photo.check_station", { city: i18n.city(id) });
-      const seen = owner ? `${names[owner] || ""} (${i18n.color(owner)})` : i18n.t(route ? "route.free" : "city.no_station");
+      const seen = owner ? `${names[owner] || ""}${i18n.paren(i18n.color(owner))}` : i18n.t(route ? "route.free" : "city.no_station");
       const done = draft.confirmed.has(id);
       const show = () => {
         app.board.highlight([{ routes: route ? [id] : [], cities: city ? [id] : [route.a, route.b].filter(Boolean), color: "#ff00aa" }]);
@@ -131,7 +131,7 @@ export async function setup(app) {
         draft.check = [...new Set([...(reading.check || []), ...draft.unsure])];
         draft.problems = reading.problems || [];
         draft.confirmed.clear();
-        status.textContent = `${i18n.t("photo.fix")}${draft.check.length ? ` (${i18n.t("photo.low")}: ${draft.check.length})` : ""}`;
+        status.textContent = `${i18n.t("photo.fix")}${draft.check.length ? i18n.paren(i18n.colon(i18n.t("photo.low"), draft.check.length)) : ""}`;
         redrawMap();
         drawCheck();
         return;
@@ -188,7 +188,7 @@ export async function setup(app) {
     const tickets = Object.values(app.map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d))).sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
     for (const p of state.players) {
       const sel = el("select", { multiple: true, size: "5", dataset: { photoTickets: p.color }, "aria-label": i18n.t("photo.tickets", { name: p.name }) });
-      for (const t of tickets) sel.appendChild(el("option", { value: t.id }, `${i18n.ticket(t)} (${t.points})`));
+      for (const t of tickets) sel.appendChild(el("option", { value: t.id }, `${i18n.ticket(t)}${i18n.paren(t.points)}`));
       fix.appendChild(el("label", null, el("div", { class: "row" }, playerLabel(p, i18n)), i18n.t("photo.tickets", { name: p.name }), sel));
     }
     fix.appendChild(el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "photo-confirm-go", onclick: () => confirm().catch((e) => app.refused(e)) }, i18n.t("photo.confirm"))));
