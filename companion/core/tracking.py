@@ -294,8 +294,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             return
         nxt = self.players[(self.current + 1) % self.n_players]
         cur = self.current_player
+        # (two players: who just ended a turn with its action is also the next one; acting again
+        # before the current player has is a second action, not the end of an empty turn)
+        again = self.ended_by is not None and self.players[self.ended_by] is actor
         if (
             actor is nxt
+            and not again
             and self._may_end_for_them()
             and not isinstance(action, EndTurn)
             and (cur.ready or not self.tickets_tracked)

@@ -177,7 +177,9 @@ def own_undo(fold: AnyFold | None) -> dict[str, Any] | None:
 def turn_ended_already(fold: AnyFold | None, player: Any) -> bool:
     """An "end turn" for a player whose turn ended by itself, the next player not having acted
     yet: accepted, and nothing happens (nothing is logged)."""
-    tracker = fold_tracker(fold) if fold is not None else None
+    if fold is None or fold.finished:
+        return False
+    tracker = fold_tracker(fold)
     return tracker is not None and tracker.ended_already(str(player))
 
 

@@ -132,3 +132,16 @@ def test_an_explicit_end_turn_is_accepted_and_not_logged(svc: Service) -> None:
     # the log is the truth: a restart folds the same turn
     assert svc.fold is not None
     assert fold_game(svc.events, svc.map).tracker.to_json() == svc.fold.tracker.to_json()  # type: ignore[union-attr]
+
+
+def test_two_players_one_cannot_act_twice_in_a_row() -> None:
+    t = TableTracker(MAP, [("Aki", "red"), ("Ben", "blue")], turn_needs_action=True)
+    t.auto_end = True
+    apply(t, type="claim", player="red", route="berlin-wien")
+    assert t.current_player.color == "blue"
+    # red is blue's next player too: a second claim would end blue's turn unplayed
+    with pytest.raises(IllegalActionError, match="blue's turn"):
+        apply(t, type="claim", player="red", route="munchen-wien")
+    apply(t, type="drew_cards", player="blue", count=2)
+    apply(t, type="claim", player="red", route="munchen-wien")
+    assert t.route_owner == {"berlin-wien": "red", "munchen-wien": "red"}
