@@ -32,6 +32,7 @@ from companion.service.fold import (
     fold_game,
     fold_game_name,
     fold_names,
+    fold_tracker,
     fold_winners,
     last_of,
     own_undo,
@@ -98,7 +99,7 @@ class Ledger:
             self.streams.notice(ann[0], "info", code=ann[1], params=ann[2])
 
     def warn(self, warnings: Sequence[str], action: Mapping[str, Any]) -> None:
-        tracker = getattr(self.fold, "tracker", None)
+        tracker = fold_tracker(self.fold) if self.fold is not None else None  # London's too
         problems = list(getattr(tracker, "last_problems", None) or [])
         player = action.get("player")
         for i, w in enumerate(warnings):

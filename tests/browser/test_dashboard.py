@@ -313,7 +313,7 @@ def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None
     host.fill("#newgame input[data-i='1']", "Ben")
     host.click("#newgame button[aria-label='Remove 3']")
     host.click("#start-game")
-    host.wait_for_selector("#photo-file")
+    host.wait_for_selector("label.file-pick")
     # (the header of a 16 x 16 JPEG: the server sizes a photo before any job; the fake reads it)
     jpeg = b"\xff\xd8\xff\xc0\x00\x11\x08\x00\x10\x00\x10\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01"
     host.set_input_files(

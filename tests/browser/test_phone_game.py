@@ -429,7 +429,7 @@ def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_bro
         page.fill("#newgame input[data-i='1']", NAMES["red"])
         page.click("#newgame .player-row >> nth=2 >> button")
         page.click("#start-game")
-        page.wait_for_selector("#photo-file")
+        page.wait_for_selector("label.file-pick")
         page.set_input_files(
             "#photo-file",
             files=[{"name": "board.png", "mimeType": "image/png", "buffer": tiny_png()}],

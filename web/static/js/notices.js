@@ -28,6 +28,13 @@ function paramText(key, value, app) {
     if (r) return i18n.route(r);
     if (map && map.cities[value]) return i18n.city(value);
   }
+  if ((key === "place" || key === "route") && typeof value === "string") {
+    // a London route: its two places, in the page's language
+    const board = app.boards && app.boards.london;
+    const lr = board && board.routes && board.routes[value];
+    const name = (id) => (i18n.places && i18n.places[id]) || (board.locations[id] && board.locations[id].name) || id;
+    if (lr) return `${name(lr.a)} – ${name(lr.b)}`;
+  }
   if (key === "card") return i18n.card(value);
   if (key === "winners") return (Array.isArray(value) ? value : [value]).join(i18n.t("notice.and"));
   if (typeof value === "object" && value.code !== undefined) return noticeText(value, app);

@@ -169,9 +169,13 @@ export async function setup(app) {
       panel.appendChild(el("p", { class: "muted" }, i18n.t("photo.start")));
       return;
     }
-    const input = el("input", { type: "file", accept: "image/*", capture: "environment", id: "photo-file", "aria-label": i18n.t("photo.upload") });
+    // the browser's own file button speaks its own language ("Choose File"): a button of the
+    // page's own words opens it, and a word beside it says whether a photo is chosen
+    const chosen = el("span", { class: "muted grow", id: "photo-chosen" }, i18n.t("photo.none_chosen"));
+    const input = el("input", { type: "file", accept: "image/*", capture: "environment", id: "photo-file", class: "file-hidden", "aria-label": i18n.t("photo.upload"), onchange: () => (chosen.textContent = i18n.t(input.files[0] ? "photo.chosen" : "photo.none_chosen")) });
     panel.append(
-      el("label", null, i18n.t("photo.upload"), input),
+      el("div", null, i18n.t("photo.upload")),
+      el("div", { class: "row" }, el("label", { class: "file-pick", for: "photo-file" }, i18n.t("photo.choose"), input), chosen),
       el(
         "div",
         { class: "row" },
