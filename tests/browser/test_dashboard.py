@@ -337,10 +337,20 @@ def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None
     host.click("g.route[data-route='munchen-wien'] .space >> nth=1")
     host.click("g.route[data-route='frankfurt-munchen'] .space >> nth=0")
     see(host, "#photo-check li[data-check=berlin-wien]", "true", attr="data-done")  # fixed
-    # the ticket lists offer the variant's tickets only (Europe: 46)
-    assert host.locator("select[data-photo-tickets=blue] option").count() == 46
-    host.select_option("select[data-photo-tickets=blue]", ["paris-wien"])
+    # the ticket picker offers the variant's tickets only (Europe: 46), searchable
+    host.click("[data-pick-tickets=red]")
+    assert host.locator(".sheet label[data-ticket]").count() == 46
+    host.check(".sheet label[data-ticket='berlin-roma'] input")
+    host.click("#keep-go")
+    host.click("[data-pick-tickets=blue]")
+    assert host.locator(".sheet label[data-ticket]").count() == 45  # red's is not offered
+    host.fill(".sheet input[type=search]", "vienna")
+    host.check(".sheet label[data-ticket='paris-wien'] input")
+    assert "Paris – Wien" in host.inner_text("#tickets-picked")  # what is chosen, shown
+    host.click("#keep-go")
+    # scoring ends the game: it asks first
     host.click("#photo-confirm-go")
+    host.click("#photo-finish-go")
     host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")
     state = api(server, "GET", "/api/state")
     blue = next(p for p in state["players"] if p["color"] == "blue")

@@ -94,6 +94,18 @@ SMALL_TARGETS = """() => {
 }"""
 
 
+# highlighted routes outside the map's visible part
+OUT_OF_VIEW = """() => {
+  const f = document.querySelector(".map-scroll").getBoundingClientRect();
+  const lines = [...document.querySelectorAll(".highlights polyline.hl")];
+  if (!lines.length) return -1;
+  return lines.filter((p) => {
+    const r = p.getBoundingClientRect();
+    return !(r.right > f.left && r.left < f.right && r.bottom > f.top && r.top < f.bottom);
+  }).length;
+}"""
+
+
 def check_layout(page: Any, where: str) -> None:
     assert page.evaluate(WIDE) == [], (where, page.evaluate(WIDE))
     assert page.evaluate(SMALL_TARGETS) == [], (where, page.evaluate(SMALL_TARGETS))
@@ -383,6 +395,10 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         assert table.page.locator(".highlights polyline.borrowed").count() == 1
         table.page.click(".final-player[data-color=green] button.show-all")
         assert table.page.locator(".highlights polyline.borrowed").count() == 1
+        # the longest trail is brought into view, over a white casing
+        table.page.click(".final-player[data-color=red] button.show-trail")
+        assert table.page.locator(".highlights polyline.hl-casing").count() > 0
+        assert table.page.evaluate(OUT_OF_VIEW) == 0
         shot(table.page, "ja-final", top="#final-panel")
         english.page.wait_for_selector("#final-panel:not(.hidden) .final-player")
         check_layout(english.page, "english table, finished")

@@ -152,13 +152,29 @@ export function openCity(app, id) {
 
 // ---- tickets ---------------------------------------------------------------------------
 
-export function openTickets(app, color) {
+// The ticket picker: search by city (either language, kana, no diacritics), the tickets chosen
+// listed above the list. Offered: the variant's tickets, less those this page knows the player
+// holds (a phone its own; photo mode the ones given to others) and, after the first keep, the
+// long ones (dealt only at the start, except in Big Cities). opts: {held, initial, first, onDone}
+// (onDone(ids): instead of keeping them, e.g. photo mode's board).
+export function openTickets(app, color, opts = {}) {
   const { i18n, map, state } = app;
   const variant = map.variants.find((v) => v.id === state.variant) || map.variants[0];
-  const all = Object.values(map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d)));
+  const me = player(state, color);
+  const first = opts.first ?? !(me && me.ready);
+  const held = new Set(opts.held || (color === app.color && app.heldTickets) || []);
+  const longs = first || variant.decks.includes("big_cities");
+  const all = Object.values(map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d)) && !held.has(t.id) && (longs || !t.long));
   all.sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
-  const chosen = new Set();
-  const count = el("span", { class: "muted", "aria-live": "polite" }, i18n.t("tickets.selected", { n: 0 }));
+  const chosen = new Set(opts.initial || []);
+  const count = el("span", { class: "muted", "aria-live": "polite" }, i18n.t("tickets.selected", { n: chosen.size }));
+  const picked = el("p", { class: "picked", id: "tickets-picked", "aria-live": "polite" });
+  const showPicked = () => {
+    const names = [...chosen].map((id) => (map.tickets[id] ? i18n.ticket(map.tickets[id]) : id));
+    picked.textContent = names.length ? i18n.colon(i18n.t("tickets.chosen"), names.join(i18n.t("fmt.list_sep"))) : i18n.t("tickets.none_chosen");
+    count.textContent = i18n.t("tickets.selected", { n: chosen.size });
+  };
+  showPicked();
   const list = el("div", { class: "pick-list" });
   const filter = el("input", { type: "search", placeholder: i18n.t("act.search"), "aria-label": i18n.t("act.search") });
   const labels = [];
@@ -166,10 +182,11 @@ export function openTickets(app, color) {
     const box = el("input", {
       type: "checkbox",
       value: t.id,
+      checked: chosen.has(t.id),
       onchange: (e) => {
         if (e.target.checked) chosen.add(t.id);
         else chosen.delete(t.id);
-        count.textContent = i18n.t("tickets.selected", { n: chosen.size });
+        showPicked();
       },
     });
     const text = `${i18n.ticket(t)}${i18n.paren(t.points)}${t.long ? ` · ${i18n.t("tickets.long")}` : ""}`;
@@ -190,16 +207,24 @@ export function openTickets(app, color) {
     }
     search();
   });
-  const p = player(state, color);
+  const keep = () => {
+    if (opts.onDone) {
+      opts.onDone([...chosen]);
+      closeSheet();
+      return;
+    }
+    app.act({ type: "keep_tickets", player: color, tickets: [...chosen] }).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets()));
+  };
   sheet(
-    `${i18n.t("tickets.pick")} – ${p ? p.name : i18n.color(color)}`,
+    `${i18n.t("tickets.pick")} – ${me ? me.name : i18n.color(color)}`,
+    picked,
     filter,
     list,
     el(
       "div",
       { class: "actions" },
       count,
-      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => app.act({ type: "keep_tickets", player: color, tickets: [...chosen] }).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
+      el("button", { type: "button", class: "primary", id: "keep-go", onclick: keep }, i18n.t(opts.onDone ? "act.ok" : "act.keep")),
       el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
     ),
   );

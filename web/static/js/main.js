@@ -187,6 +187,7 @@ async function main() {
   app.show = (lines) => {
     if (!app.board) return;
     app.board.highlight(lines);
+    app.board.reveal(lines);
     $("map").scrollIntoView({ behavior: "smooth", block: "start" });
   };
   app.setState = (s) => {
