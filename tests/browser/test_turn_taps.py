@@ -80,6 +80,11 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
         assert ben.page.locator("#own-undo").count() == 0
         shot(aki.page, "ja-own-undo")
         check(aki.page, "player, own undo")
+        aki.page.click("#lang")  # the same moment in English, for the screenshots
+        aki.page.wait_for_selector("html[lang=en]")
+        shot(aki.page, "en-own-undo")
+        aki.page.click("#lang")
+        aki.page.wait_for_selector("html[lang=ja]")
         # an explicit end of turn for Aki is still accepted, and changes nothing
         s = api(server, "POST", "/api/actions", {"type": "end_turn", "player": "blue"})
         assert s["current"] == "red" and s["own_undo"]["player"] == "blue"
@@ -151,9 +156,15 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
         turn_of(everyone, "blue")
         assert chie.taps == 4
 
-        # 7. Aki draws tickets and keeps one: the turn ends with the keep.
+        # 7. Aki draws tickets and keeps one: the turn ends with the keep. The picker offers
+        # neither her own tickets nor the long ones (dealt only at the start), and shows what
+        # is chosen.
         aki.tap("#more-tickets")
+        assert aki.page.locator(".sheet label[data-ticket='paris-wien']").count() == 0
+        assert aki.page.locator(".sheet label[data-ticket='brest-petrograd']").count() == 0
+        assert aki.page.locator(".sheet label[data-ticket='berlin-roma']").count() == 1
         aki.page.check(".sheet label[data-ticket='amsterdam-pamplona'] input")
+        see(aki.page, "#tickets-picked", "選んだチケット：アムステルダム – パンプローナ")
         aki.page.click("#keep-go")
         turn_of(everyone, "red")
 
@@ -245,6 +256,11 @@ def test_the_host_page_opens_on_what_comes_next_and_nothing_hides_under_the_bar(
         assert order.index("actions-panel") < order.index("map")
         assert hp.locator("#undo").bounding_box()["y"] < hp.locator("#map").bounding_box()["y"]
         shot(hp, "ja-host-playing")
+        hp.click("#lang")
+        hp.wait_for_selector("html[lang=en]")
+        shot(hp, "en-host-playing")
+        hp.click("#lang")
+        hp.wait_for_selector("html[lang=ja]")
         # nothing under the bottom bar, on a player's phone in their turn: the page's end and
         # the map's bottom row of routes
         url = api(server, "POST", "/api/players/red/pair", {})["url"]
