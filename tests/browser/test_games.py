@@ -102,12 +102,13 @@ def test_transeuropa_rounds_on_the_score_track(server: Server, phone: Any) -> No
     host.wait_for_selector("#game tr[data-round='1']")
     assert score_of(host, "red") == "4" and score_of(host, "green") == "5"
     see(host, "#announcement", "Round 2: Ben (red) starts.")
-    # a bad position is refused with a sentence, nothing changes
+    # the end position's form: an incomplete one is refused with a sentence, nothing changes
     host.click("#actions details summary")
-    host.fill("#te-position", '{"players": [{"color": "red", "cities": ["atlantis"]}]}')
+    host.select_option("[data-cities=red] select[data-city-color=blue]", "roma")
+    host.fill("#te-tracks", "0906-1005 nonsense")
     host.click("#te-position-go")
     host.wait_for_selector(".toast.error")
-    assert "atlantis" in host.inner_text(".toast.error")
+    assert "five cities" in host.inner_text(".toast.error")
     # round 2 sends Ben into the red area: the game ends by itself
     host.fill("input[data-penalty=red]", "5")
     host.click("#te-record")

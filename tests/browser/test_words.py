@@ -67,3 +67,45 @@ def test_photo_modes_file_picker_speaks_japanese(photo_server: Server, needs_bro
         shot(page, "ja-photo-picker", top="#photo-panel")
     finally:
         host.ctx.close()
+
+
+def test_trans_europas_end_position_is_a_form_in_japanese(
+    server: Server, needs_browser: Any
+) -> None:
+    from companion.transeuropa import Round, trans_europa
+
+    # red's five cities and the cheapest track joining them (the penalty's own build)
+    cities = {
+        "red": ["london", "paris", "malmo", "minsk", "roma"],
+        "white": ["madrid", "berlin", "oslo", "kyiv", "sofia"],
+    }
+    lat = trans_europa()
+    pos = {"players": [{"color": c, "cities": v} for c, v in cities.items()], "tracks": []}
+    build = list(Round.from_json(lat, pos).score().players[0].build)
+    players = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "white"}]
+    api(
+        server,
+        "POST",
+        "/api/actions",
+        {"type": "new_game", "game": "transeuropa", "players": players},
+    )
+    host = Phone(needs_browser)
+    try:
+        page = host.page
+        ready(page, f"{server.url}/host/login?token={HOST_TOKEN}")
+        page.click("#actions details summary")
+        page.wait_for_selector("#te-position")
+        for color, ids in cities.items():
+            for city in ids:
+                colour = lat.city(city).color
+                page.select_option(f"[data-cities={color}] select[data-city-color={colour}]", city)
+        page.fill("#te-tracks", " ".join(build))
+        check(page, "trans europa, end position form")
+        page.click("#te-position-go")
+        page.wait_for_selector("#game tr[data-round='1']")
+        state = api(server, "GET", "/api/state")
+        assert state["table"]["rounds"][0]["source"] == "position"
+        assert state["table"]["rounds"][0]["complete"] == {"red": True, "white": False}
+        check(page, "trans europa, scored")
+    finally:
+        host.ctx.close()

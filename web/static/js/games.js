@@ -320,18 +320,36 @@ function teActions(container, app) {
   };
   container.appendChild(el("div", { class: "row" }, el("button", { type: "button", class: "primary", id: "te-record" }, i18n.t("te.record"))));
   container.querySelector("#te-record").addEventListener("click", record);
-  const area = el("textarea", { id: "te-position", rows: "5", "aria-label": i18n.t("te.position"), placeholder: '{"players": [{"color": "red", "cities": [...]}], "tracks": ["0906-1005"]}' });
+  // The round's end position as a form: each player's five cities (one per city colour) and the
+  // tracks on the board (links between two points, written with their numbers: 0906-1005). The
+  // service computes the exact penalties (the `transeuropa score` position).
+  const board = app.boards && app.boards.transeuropa;
+  const byColor = {};
+  for (const [id, c] of Object.entries((board && board.cities) || {})) (byColor[c.color] = byColor[c.color] || []).push({ id, name: i18n.has(`te.city.${id}`) ? i18n.t(`te.city.${id}`) : i18n.cities[id] || c.name });
+  const picks = {};
+  const form = el("div", { class: "stack", id: "te-position" });
+  for (const p of state.players) {
+    const row = el("div", { class: "te-cities", dataset: { cities: p.color } });
+    picks[p.color] = Object.keys(byColor).map((col) => {
+      const sel = el("select", { "aria-label": i18n.t("te.city_of", { name: p.name, color: i18n.t(`te.city_color_${col}`) }), dataset: { cityColor: col } }, el("option", { value: "" }, i18n.t(`te.city_color_${col}`)));
+      for (const c of byColor[col].sort((a, b) => a.name.localeCompare(b.name, i18n.lang))) sel.appendChild(el("option", { value: c.id }, c.name));
+      row.appendChild(sel);
+      return sel;
+    });
+    form.appendChild(el("fieldset", null, el("legend", null, playerLabel(p, i18n)), row));
+  }
+  const tracks = el("textarea", { id: "te-tracks", rows: "3", inputmode: "numeric", "aria-label": i18n.t("te.tracks"), placeholder: "0906-1005 1005-1105" });
+  form.appendChild(el("label", null, i18n.t("te.tracks"), tracks));
   const score = () => {
-    let position;
-    try {
-      position = JSON.parse(area.value);
-    } catch {
-      toast(i18n.t("te.bad_json"), "error");
+    const players = state.players.map((p) => ({ color: p.color, cities: picks[p.color].map((s) => s.value).filter(Boolean) }));
+    const links = tracks.value.split(/[\s,、]+/).filter(Boolean);
+    if (players.some((p) => p.cities.length !== picks[p.color].length) || links.some((l) => !/^\d{4}-\d{4}$/.test(l))) {
+      toast(i18n.t("te.bad_position"), "error");
       return;
     }
-    app.act({ type: "score_round", position });
+    app.act({ type: "score_round", position: { players, tracks: links } });
   };
-  container.appendChild(el("details", null, el("summary", null, i18n.t("te.position")), el("p", { class: "muted" }, i18n.t("te.position_hint")), area, el("button", { type: "button", id: "te-position-go", onclick: score }, i18n.t("te.score_position"))));
+  container.appendChild(el("details", null, el("summary", null, i18n.t("te.position")), el("p", { class: "muted" }, i18n.t("te.position_hint")), form, el("button", { type: "button", id: "te-position-go", onclick: score }, i18n.t("te.score_position"))));
 }
 
 function teFinal(container, state, app) {
