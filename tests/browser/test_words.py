@@ -42,6 +42,16 @@ def test_londons_payment_problem_names_places_in_japanese(
         text = toast.first.inner_text()
         assert "Aki（青）の支払い" in text and "ビッグ・ベン" in text, text
         assert [w for w in latin_words(host.page) if w not in ("Aki", "Ben")] == []
+        # London's turn on a phone as Europe's: the choices in the bottom bar
+        url = api(server, "POST", "/api/players/red/pair", {})["url"]
+        ben = Phone(needs_browser)
+        ready(ben.page, url)
+        ben.page.wait_for_selector("#turnbar #drew")
+        assert ben.page.inner_text("#turnbar #drew") == "乗り物カードを引いた"
+        ben.page.click("#turnbar #drew")  # one tap: the turn passes to Aki
+        host.page.wait_for_selector("#whose-turn[data-color=blue]")
+        check(ben.page, "london, phone")
+        ben.ctx.close()
     finally:
         host.ctx.close()
 

@@ -2,7 +2,7 @@
 // new game, pairing. The host may act for anyone; a paired phone only for its own colour.
 
 import { getJSON, post } from "./api.js";
-import { describeOther, isEurope, renderGameActions } from "./games.js";
+import { describeOther, isEurope, openLondonTickets, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { fold } from "./i18n.js";
 import { openProblems, problemText, reasonText, refusalText, settledProblem } from "./notices.js";
@@ -299,7 +299,8 @@ function actorOf(app) {
 export function renderTurnBar(bar, app) {
   const { i18n, state } = app;
   bar.textContent = "";
-  if (!state || !state.game_id || !isEurope(state) || state.mode === "photo" || app.page === "photo" || app.page === "history") {
+  const london = state && state.game === "london";
+  if (!state || !state.game_id || !(isEurope(state) || london) || state.mode === "photo" || app.page === "photo" || app.page === "history") {
     bar.classList.add("hidden");
     document.body.classList.remove("has-bar");
     return;
@@ -307,7 +308,7 @@ export function renderTurnBar(bar, app) {
   const items = [];
   const setupKeep = state.players.filter((p) => !p.ready && canAct(app, p.color) && (state.phase === "setup" || state.phase === "playing"));
   const actor = actorOf(app);
-  if (app.role === "player" && setupKeep.length) {
+  if (app.role === "player" && setupKeep.length && !london) {
     items.push(el("button", { type: "button", class: "primary", dataset: { keep: app.color }, onclick: () => openTickets(app, app.color) }, i18n.t("act.keep_first")));
   }
   // the player who just acted may take it back on their own phone until the next player acts
@@ -317,8 +318,8 @@ export function renderTurnBar(bar, app) {
   // cover its buttons)
   if (actor && !state.tunnel) {
     const acted = !!state.acted;
-    items.push(el("button", { type: "button", id: "drew", disabled: acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew")));
-    items.push(el("button", { type: "button", id: "more-tickets", disabled: acted, onclick: () => openTickets(app, actor) }, i18n.t("act.more_tickets")));
+    items.push(el("button", { type: "button", id: "drew", disabled: acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t(london ? "act.drew_london" : "act.drew")));
+    items.push(el("button", { type: "button", id: "more-tickets", disabled: acted, onclick: () => (london ? openLondonTickets(app, actor) : openTickets(app, actor)) }, i18n.t(london ? "act.keep" : "act.more_tickets")));
     // a turn ends by itself after its action; a game started before that (or the referee
     // box's table) may still have a turn waiting for its end
     if (acted) items.push(el("button", { type: "button", class: "primary", id: "end-turn", onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));

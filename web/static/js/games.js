@@ -99,7 +99,7 @@ function openLondonRoute(app, id) {
   sheet(`${locName(board, r.a)} – ${locName(board, r.b)}`, ...content);
 }
 
-function openLondonTickets(app, color) {
+export function openLondonTickets(app, color) {
   const { i18n, state } = app;
   const board = app.boards.london;
   const held = new Set();
@@ -197,6 +197,8 @@ function londonActions(container, app) {
       }
       s.addEventListener("change", () => s.value && openLondonRoute(app, s.value));
       container.appendChild(s);
+      // a page with the bottom bar has these there, where the thumb is (as in Europe)
+      if (document.getElementById("turnbar")) return;
       const row = el("div", { class: "row" });
       row.appendChild(el("button", { type: "button", id: "drew", disabled: !mine || state.acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew_london")));
       row.appendChild(el("button", { type: "button", id: "more-tickets", disabled: !mine || state.acted, onclick: () => openLondonTickets(app, actor) }, i18n.t("act.keep")));
