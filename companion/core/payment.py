@@ -66,6 +66,7 @@ def check_payment(
             f"{route.id} is {route.length} long and needs exactly {route.length} cards, "
             f"got {len(cards)} ({describe(cards)})",
             rule="payment-count",
+            params={"need": route.length, "got": len(cards)},
         )
     wild = card_set.wild
     if min_wild:
@@ -75,6 +76,7 @@ def check_payment(
                 f"{route.id} is a ferry and needs at least {min_wild} locomotive"
                 f"{'s' if min_wild > 1 else ''}, got {wilds}",
                 rule="ferry-locomotives",
+                params={"need": min_wild, "got": wilds},
             )
     color = paying_color_in(cards, card_set)
     if route.color is not None and color is not wild and color is not route.color:
@@ -82,6 +84,7 @@ def check_payment(
             f"{route.id} is {route.color.value}: pay with {route.color.value} cards or "
             f"{card_set.wild_plural}, not {color.value}",
             rule="payment-colour",
+            params={"need_card": route.color.value, "paid_card": color.value},
         )
     return color
 
@@ -236,6 +239,7 @@ def check_station_payment(
             f"the {ordinal} station costs {need} card{'s' if need > 1 else ''} of one colour, "
             f"got {len(cards)}",
             rule="station-cost",
+            params={"need": need, "got": len(cards)},
         )
     return paying_color(cards)
 

@@ -177,8 +177,13 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         route = self._route(action.route)
         check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
         check_trains(route, p.trains)
+        need = {"need": route.length, "need_card": route.color.value if route.color else "grey"}
         self._check_cards(
-            lambda c: check_route_payment(route, c), action.cards, route.id, (p, "claim", route.id)
+            lambda c: check_route_payment(route, c),
+            action.cards,
+            route.id,
+            (p, "claim", route.id),
+            need,
         )
         if route.tunnel and action.cards is not None:
             played = tuple(action.cards)
@@ -217,6 +222,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
                 action.cards,
                 "the tunnel",
                 (p, "tunnel", t.route),
+                {"need": s.extra, "need_card": s.color.value},
             )
         elif self.payment_mode == "strict":
             raise IllegalActionError(
@@ -238,6 +244,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
             action.cards,
             f"station {built + 1} ({station_cost(built, self.map.station_costs)} cards)",
             (p, "station", action.city),
+            {"need": station_cost(built, self.map.station_costs), "need_card": "grey"},
         )
         self.station_owner[action.city] = p.color
         p.stations.append(action.city)

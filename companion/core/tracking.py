@@ -31,6 +31,11 @@ Setup and turns, as a real table plays them:
   settles it (:meth:`Tracker.settle_clash`: whose keep stands; the others enter another
   ticket) or a correction takes one of the keeps away. A game with a clash open cannot be
   scored.
+- ``auto_end``: a turn is one action in the rulebook, so it ends by itself once its action is
+  complete (a claim with its payment - a tunnel once settled -, a station, cards drawn, tickets
+  drawn: their keep answers the deal later, out of turn). ``ended_by`` remembers whose turn
+  just ended so, until the next player acts; that player's own "end turn" then changes nothing
+  (:meth:`Tracker.ended_already`).
 
 A lenient table accepts a wrong tapped payment and records it as a :class:`PaymentProblem` on
 the claim (``problems``, in the JSON form; ``last_problems``: those of the latest ``apply``), so
@@ -198,6 +203,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.turn_needs_action = turn_needs_action
         self.dealt: dict[str, int] = {}  # colour -> tickets drawn in a turn, not kept yet
         self.reenter: dict[str, int] = {}  # colour -> tickets to enter again (a clash settled)
+        self.auto_end = False  # the turn ends by itself after its action (set per game)
+        self.ended_by: int | None = None  # whose turn just ended by itself (seat index)
 
     def _shared(self) -> tuple[object, ...]:
         """Immutable objects a copy shares (the map; Europe's variant too)."""
@@ -227,6 +234,13 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             return ("reenter", self.reenter[color])
         return None
 
+    def ended_already(self, color: str) -> bool:
+        """Did ``color``'s turn just end by itself, the next player not having acted yet? Then
+        that player's own "end turn" is nothing to do."""
+        if self.ended_by is None or not 0 <= self.ended_by < self.n_players:
+            return False
+        return self.players[self.ended_by].color == color and (self.over or not self.acted)
+
     # --- applying ---------------------------------------------------------------------
     def apply(self, action: Action) -> list[str]:
         """Apply an action; returns the warnings it raised (lenient payments: each is also a
@@ -255,6 +269,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         return problem
 
     def _apply(self, action: Action) -> None:
+        if isinstance(action, EndTurn) and self.ended_already(action.player):
+            return  # that turn ended by itself already
         actor = self.player(action.player)
         if isinstance(action, KeepTickets):
             self._keep(actor, action)  # the answer to a deal, not a turn's action
@@ -271,10 +287,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             self.phase = "playing"
         self._turn_check(actor, action)
         self._check_pending(action)
+        self.ended_by = None
         if isinstance(action, EndTurn):
             self._end_turn()
             return
         if self._settle(actor, action):
+            self._end_if_complete()
             return
         if self.acted:
             raise IllegalActionError(
@@ -289,6 +307,15 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             )
         handler: Callable[[T, Any], None] = getattr(self, name)
         handler(actor, action)
+        self._end_if_complete()
+
+    def _end_if_complete(self) -> None:
+        """With ``auto_end``: the turn's action is complete (nothing left to settle), so the
+        turn ends now; ``ended_by`` says whose it was."""
+        if self.auto_end and self.acted and self._may_end_for_them():
+            seat = self.current
+            self._next_turn_over()
+            self.ended_by = seat
 
     def _first_keep_now(self) -> bool:
         """Is a keep by a player who has not kept yet that player's first keep?"""
@@ -310,8 +337,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             return
         nxt = self.players[(self.current + 1) % self.n_players]
         cur = self.current_player
+        # (two players: who just ended a turn with its action is also the next one; acting again
+        # before the current player has is a second action, not the end of an empty turn)
+        again = self.ended_by is not None and self.players[self.ended_by] is actor
         if (
             actor is nxt
+            and not again
             and self._may_end_for_them()
             and not isinstance(action, EndTurn)
             and (cur.ready or not self.tickets_tracked)
@@ -333,9 +364,12 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         cards: Sequence[C] | None,
         what: str,
         paid: tuple[T, str, str],
+        need: Mapping[str, Any] | None = None,
     ) -> None:
         """Check tapped ``cards`` as the payment mode says (strict, lenient or off). ``paid``:
-        (who pays, the kind of claim, its route or city) for the record of a wrong payment."""
+        (who pays, the kind of claim, its route or city) for the record of a wrong payment;
+        ``need``: what the payment must be (``need`` cards, of ``need_card``), for the words of
+        a strict table's "tap the cards" refusal."""
         if self.payment_mode == "off":
             return
         if cards is None:
@@ -343,6 +377,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
                 raise IllegalActionError(
                     f"tap the cards that pay for {what} (payments are checked strictly)",
                     rule="no-cards-given",
+                    params={"place": paid[2], "color": paid[0].color, **(need or {})},
                 )
             return
         try:
@@ -524,6 +559,8 @@ class Tracker(TurnOrder[T], Generic[T, R]):
             "payment_mode": self.payment_mode,
             "tickets_tracked": self.tickets_tracked,
             "turn_needs_action": self.turn_needs_action,
+            "auto_end": self.auto_end,
+            "ended_by": self.ended_by,
             "phase": self.phase,
             "current": self.current,
             "acted": self.acted,
@@ -542,6 +579,9 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         self.players = players
         self.tickets_tracked = bool(data.get("tickets_tracked", False))
         self.turn_needs_action = bool(data.get("turn_needs_action", False))
+        self.auto_end = bool(data.get("auto_end", False))
+        ended = data.get("ended_by")
+        self.ended_by = None if ended is None else int(ended)
         self.phase = data["phase"]
         self.current = int(data["current"])
         self.acted = bool(data["acted"])

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.service.describe import describe
-from companion.service.errors import Forbidden
+from companion.service.errors import Conflict, Forbidden
 from companion.service.shapes import HOST_ONLY
 
 
@@ -37,10 +37,13 @@ class Actor:
 
 def authorize(action: Mapping[str, Any], actor: Actor) -> None:
     """Refuse (Forbidden) what this actor may not do: the host and devices may do anything, a
-    paired player only their own colour's table actions."""
+    paired player only their own colour's table actions (and the undo of their own last move,
+    which the ledger checks against the game: :func:`~companion.service.fold.own_undo`)."""
     if actor.role == "host" or actor.role == "device":
         return
     kind = action["type"]
+    if kind == "undo" and action.get("seq") is not None:
+        return  # a player's own last move, until the next player acts: the ledger decides
     if kind in HOST_ONLY:
         raise Forbidden(
             f"Only the host can {describe(action).split(':')[0]}.",
@@ -122,3 +125,17 @@ class ClaimWindow:
     def close(self) -> None:
         self.until = None
         self.source = None
+
+
+def check_own_undo(action: Mapping[str, Any], actor: Actor, own: Mapping[str, Any] | None) -> None:
+    """A phone's undo takes back only its own last move (``own``: the game's ``own_undo``),
+    before the next player acts: anything else is the host's (409 ``rule.own-undo-gone``)."""
+    if actor.role != "player":
+        return
+    if own is None or own["player"] != actor.color or own["seq"] != action.get("seq"):
+        raise Conflict(
+            "Only your own last move can be taken back from your phone, before the next player "
+            "acts; ask the host.",
+            rule="own-undo-gone",
+            params={"color": actor.color},
+        )

@@ -48,7 +48,9 @@ class Decision:
 
 def rule_decision(kind: str, exc: RulesError, action: dict[str, Any]) -> Decision:
     """A decision whose reason is a refusal by the rules: code ``rule.<rule>``."""
-    params: dict[str, Any] = {k: action[k] for k in ("route", "city") if k in action}
+    # the refusal's own params first (e.g. whose turn it is), then what the camera saw
+    params: dict[str, Any] = dict(getattr(exc, "params", None) or {})
+    params.update({k: action[k] for k in ("route", "city") if k in action})
     params["color"] = action.get("player")
     params["text"] = sentence(str(exc))
     rule = getattr(exc, "rule", None) or "illegal"

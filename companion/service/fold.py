@@ -156,6 +156,57 @@ def turn_key(fold: AnyFold) -> tuple[Any, ...]:
     return (t.turn, t.current)
 
 
+def fold_tracker(fold: AnyFold) -> Tracker[Any, Any] | None:
+    """The game's table tracker (Europe's, London's), None for a game without one."""
+    if isinstance(fold, GameFold):
+        return fold.tracker
+    tracker = getattr(fold.table, "tracker", None)
+    return tracker if isinstance(tracker, Tracker) else None
+
+
+# What a player does in a turn (and may take back from their own phone, see own_undo).
+TURN_STEPS = frozenset(
+    {
+        "claim",
+        "build_station",
+        "keep_tickets",
+        "tunnel_reveal",
+        "tunnel_pay",
+        "tunnel_withdraw",
+        "drew_cards",
+        "end_turn",
+    }
+)
+
+
+def own_undo(fold: AnyFold | None) -> dict[str, Any] | None:
+    """The step a player may undo from their own phone: their latest action, while it is the
+    game's last effective step and the next player has not acted (``{"player", "seq"}``)."""
+    if fold is None or fold.finished or fold.mode != "table":
+        return None
+    tracker = fold_tracker(fold)
+    last = next((s for s in reversed(fold.steps) if s.effective is not None), None)
+    if tracker is None or last is None or last.effective is None:
+        return None
+    if last.effective.get("type") not in TURN_STEPS:
+        return None
+    player = last.effective.get("player")
+    ended = tracker.ended_by
+    theirs = (ended is not None and tracker.players[ended].color == player) or (
+        not tracker.over and tracker.current_player.color == player
+    )
+    return {"player": player, "seq": last.seq} if theirs else None
+
+
+def turn_ended_already(fold: AnyFold | None, player: Any) -> bool:
+    """An "end turn" for a player whose turn ended by itself, the next player not having acted
+    yet: accepted, and nothing happens (nothing is logged)."""
+    if fold is None or fold.finished:
+        return False
+    tracker = fold_tracker(fold)
+    return tracker is not None and tracker.ended_already(str(player))
+
+
 def fold_game_name(fold: AnyFold | None) -> str | None:
     if fold is None:
         return None
@@ -171,6 +222,7 @@ def start_other_fold(event: Event) -> OtherFold:
     if isinstance(tracker, Tracker):  # London: the table's setup rules, as the game was started
         tracker.tickets_tracked = bool(a.get("tickets_tracked", False))
         tracker.turn_needs_action = bool(a.get("turn_needs_action", False))
+        tracker.auto_end = bool(a.get("auto_end", False))
     fold = OtherFold(event.game_id, kind.name, kind, table, seq=event.seq)
     fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
     fold.add_point()
@@ -194,6 +246,7 @@ def start_fold(event: Event, game_map: GameMap) -> GameFold:
         tickets_tracked=bool(a.get("tickets_tracked", False)),
         turn_needs_action=bool(a.get("turn_needs_action", False)),
     )
+    tracker.auto_end = bool(a.get("auto_end", False))  # a turn ends by itself after its action
     fold = GameFold(event.game_id, a["mode"], a["variant"], tracker, seq=event.seq)
     fold.last = {"seq": event.seq, "type": "new_game", "player": None, "text": "new game"}
     return fold
@@ -484,6 +537,7 @@ def name_target(fold: AnyFold, kind: GameKind | None, events: Sequence[Event]) -
         "move": move,
         "player": target.action.get("player"),
         "text": describe_in(kind, target.action),
+        "action": public_action(target.action),  # what was undone, for the screens' words
     }
 
 

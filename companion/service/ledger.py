@@ -11,7 +11,7 @@ from typing import Any
 from companion.core.board import GameMap
 from companion.core.errors import RulesError
 from companion.games import GameKind
-from companion.service.auth import Actor
+from companion.service.auth import Actor, check_own_undo
 from companion.service.errors import (
     BadRequest,
     Conflict,
@@ -34,12 +34,15 @@ from companion.service.fold import (
     fold_game_name,
     fold_holders,
     fold_names,
+    fold_tracker,
     fold_winners,
     last_of,
+    own_undo,
     problem_key,
     start_any_fold,
     strict_fold,
     tracker_of,
+    turn_ended_already,
     turn_key,
 )
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
@@ -104,10 +107,10 @@ class Ledger:
             self.streams.notice(ann[0], "info", code=ann[1], params=ann[2])
 
     def warn(self, warnings: Sequence[str], action: Mapping[str, Any]) -> None:
-        tracker = getattr(self.fold, "tracker", None)
+        tracker = fold_tracker(self.fold) if self.fold is not None else None  # London's too
         problems = list(getattr(tracker, "last_problems", None) or [])
+        player = action.get("player")
         for i, w in enumerate(warnings):
-            player = action.get("player")
             params: dict[str, Any] = {"player": player, "text": sentence(w)}
             if i < len(problems):  # the wrong payment with its code, for the page's language
                 pr = problems[i]
@@ -154,7 +157,8 @@ class Ledger:
             self.new_game(action, actor, replace=replace)
         elif kind in CORRECTIONS:
             self.correct(action, actor)
-        else:
+        # (an end of turn for a turn that ended by itself with its action: nothing to log)
+        elif kind != "end_turn" or not turn_ended_already(self.fold, action.get("player")):
             self.step(action, actor)
 
     # --- stale views and retries -----------------------------------------------------------
@@ -411,6 +415,7 @@ class Ledger:
         fold = self.require_game()
         kind = action["type"]
         seq = action.get("seq")
+        check_own_undo(action, actor, own_undo(fold))  # a phone: only its own last move
         if kind == "undo" and seq is None:
             live = [s for s in fold.steps if s.effective is not None]
             if not live:

@@ -22,7 +22,7 @@ from companion.service.errors import (
     conflict,
     sentence,
 )
-from companion.service.fold import GameFold, OtherFold, strict_fold
+from companion.service.fold import GameFold, OtherFold, fold_tracker, strict_fold
 from companion.service.ledger import Ledger
 from companion.service.pending import Confirmation, Pending, max_payment, max_tickets
 from companion.service.shapes import card_list
@@ -234,6 +234,8 @@ class Observations:
             if fold.finished or fold.tracker.over:
                 return {"result": "ignored", "text": "The game is over.", "seq": self.seq}
             t = fold.tracker
+            if t.ended_by is not None and not t.acted:
+                return self.ended_already(t.players[t.ended_by].color)
             color = t.current_player.color
             end: dict[str, Any] = {"type": "end_turn", "player": color}
             if not t.acted and t.tunnel is None and fold.mode == "table":
@@ -259,6 +261,10 @@ class Observations:
             self.ledger.correct({"type": "undo"}, Actor.device("button"))
             return {"result": "applied", "text": "Undone.", "seq": self.seq}
         color = fold.table.current_color()
+        tracker = fold_tracker(fold)
+        ended = tracker.ended_by if tracker is not None else None
+        if name == "end_turn" and tracker is not None and ended is not None and not tracker.acted:
+            return self.ended_already(tracker.players[ended].color)
         if name == "end_turn" and color is not None:
             # pressed on the table: may end a turn the screens have not seen an action in
             end = {"type": "end_turn", "player": color, "early": True}
@@ -267,6 +273,15 @@ class Observations:
         return {
             "result": "ignored",
             "text": f"Nothing to {name.replace('_', ' ')}.",
+            "seq": self.seq,
+        }
+
+    def ended_already(self, color: str) -> dict[str, Any]:
+        """The end-turn button pressed after a turn ended by itself (its action complete), the
+        next player not having acted: a habit, not an empty turn for the next player."""
+        return {
+            "result": "ignored",
+            "text": f"{color}'s turn already ended with its action.",
             "seq": self.seq,
         }
 

@@ -49,7 +49,7 @@ SERVICE_STEPS = frozenset(
 )
 # A game the service starts plays by the table's setup rules: turns wait for each player's first
 # keep (unless started with "tickets_tracked": false) and a turn needs an action before it ends.
-SETUP_FLAGS = ("tickets_tracked", "turn_needs_action")
+SETUP_FLAGS = ("tickets_tracked", "turn_needs_action", "auto_end")
 MODES = ("table", "photo")
 
 
@@ -109,11 +109,21 @@ def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, A
 
 def setup_flags(data: Mapping[str, Any], mode: str) -> dict[str, bool]:
     """``tickets_tracked`` (true unless the new game says false; photo mode enters tickets
-    after the game, so never) and ``turn_needs_action`` (always, for a table game)."""
+    after the game, so never), ``turn_needs_action`` (always, for a table game) and
+    ``auto_end`` (a turn ends by itself after its action: true unless the new game says
+    false; a table game only)."""
     tracked = data.get("tickets_tracked", True)
     if not isinstance(tracked, bool):
         raise BadRequest('"tickets_tracked" must be true or false.', code="request.invalid")
-    return {"tickets_tracked": tracked and mode == "table", "turn_needs_action": mode == "table"}
+    auto = data.get("auto_end", True)
+    if not isinstance(auto, bool):
+        raise BadRequest('"auto_end" must be true or false.', code="request.invalid")
+    table = mode == "table"
+    return {
+        "tickets_tracked": tracked and table,
+        "turn_needs_action": table,
+        "auto_end": auto and table,
+    }
 
 
 def request_options(data: Any) -> tuple[int | None, bool]:

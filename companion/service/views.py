@@ -24,6 +24,7 @@ from companion.service.fold import (
     fold_clashes,
     fold_colors,
     fold_names,
+    own_undo,
     problem_key,
 )
 from companion.service.pending import Pending
@@ -133,6 +134,7 @@ def other_public_state(
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
         "undo_seq": undo_target(fold),
+        "own_undo": own_undo(fold),
         "pending": pend,
         "table": pub["table"],
         "series": [dict(p) for p in fold.series],
@@ -176,6 +178,7 @@ def public_state(
             "last": None,
             "can_undo": False,
             "undo_seq": None,
+            "own_undo": None,
             "pending": pend,
         }
     t = fold.tracker
@@ -237,6 +240,8 @@ def public_state(
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
         "undo_seq": undo_target(fold),
+        # the step the player who just acted may take back from their own phone
+        "own_undo": own_undo(fold),
         "pending": pend,
     }
 

@@ -115,7 +115,11 @@ def host_login() -> BaseResponse:
     token = request.args.get("token", "")
     access = host_access()
     if not token or not access.token_ok(token):
-        return message_page("That host link is not valid.", 403)
+        # a page in the phone's language (the plain sentence when the template is missing)
+        out = page("host_link.html", Identity("guest"))
+        if isinstance(out, Response) and out.status_code != 200:
+            return message_page("That host link is not valid.", 403)
+        return out if isinstance(out, Response) else Response(out, 403, mimetype="text/html")
     resp = redirect("/host", code=303)
     set_cookie(resp, HOST_COOKIE, access.new_session("link"))
     return resp

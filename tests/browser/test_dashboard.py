@@ -129,8 +129,7 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
     assert (
         aki.get_attribute("#my-tickets li[data-ticket='paris-wien']", "data-completed") == "false"
     )
-    aki.click("#end-turn")
-    host.wait_for_selector("#whose-turn[data-color=red]")
+    host.wait_for_selector("#whose-turn[data-color=red]")  # the claim ended the turn
 
     # Ben's turn entered by the host: a tunnel, the three revealed cards, the surcharge, pay.
     host.select_option("#route-select", "munchen-zurich")
@@ -142,12 +141,10 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
     assert re.search(r"2 more yellow", host.inner_text("#tunnel .surcharge"))
     host.click("#tunnel-pay")
     see(host, "#scores tr[data-color=red] td.score", "2")
-    host.click("#end-turn")
 
     # Aki draws cards on the phone; Ben (host) builds a station, then the host undoes it.
     aki.wait_for_selector("#whose-turn[data-color=blue]")
-    aki.click("#drew")
-    aki.click("#end-turn")
+    aki.click("#drew")  # one tap: the turn ends with it
     host.wait_for_selector("#whose-turn[data-color=red]")
     host.select_option("#city-select", "wien")
     host.click(".sheet .cards button[data-card=red]")
@@ -316,7 +313,7 @@ def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None
     host.fill("#newgame input[data-i='1']", "Ben")
     host.click("#newgame button[aria-label='Remove 3']")
     host.click("#start-game")
-    host.wait_for_selector("#photo-file")
+    host.wait_for_selector("label.file-pick")
     # (the header of a 16 x 16 JPEG: the server sizes a photo before any job; the fake reads it)
     jpeg = b"\xff\xd8\xff\xc0\x00\x11\x08\x00\x10\x00\x10\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01"
     host.set_input_files(
@@ -340,10 +337,20 @@ def test_photo_mode_read_fix_and_score(photo_server: Server, phone: Any) -> None
     host.click("g.route[data-route='munchen-wien'] .space >> nth=1")
     host.click("g.route[data-route='frankfurt-munchen'] .space >> nth=0")
     see(host, "#photo-check li[data-check=berlin-wien]", "true", attr="data-done")  # fixed
-    # the ticket lists offer the variant's tickets only (Europe: 46)
-    assert host.locator("select[data-photo-tickets=blue] option").count() == 46
-    host.select_option("select[data-photo-tickets=blue]", ["paris-wien"])
+    # the ticket picker offers the variant's tickets only (Europe: 46), searchable
+    host.click("[data-pick-tickets=red]")
+    assert host.locator(".sheet label[data-ticket]").count() == 46
+    host.check(".sheet label[data-ticket='berlin-roma'] input")
+    host.click("#keep-go")
+    host.click("[data-pick-tickets=blue]")
+    assert host.locator(".sheet label[data-ticket]").count() == 45  # red's is not offered
+    host.fill(".sheet input[type=search]", "vienna")
+    host.check(".sheet label[data-ticket='paris-wien'] input")
+    assert "Paris – Wien" in host.inner_text("#tickets-picked")  # what is chosen, shown
+    host.click("#keep-go")
+    # scoring ends the game: it asks first
     host.click("#photo-confirm-go")
+    host.click("#photo-finish-go")
     host.wait_for_selector("#final-panel:not(.hidden) .final-player[data-color=blue]")
     state = api(server, "GET", "/api/state")
     blue = next(p for p in state["players"] if p["color"] == "blue")

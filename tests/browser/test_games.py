@@ -69,17 +69,13 @@ def test_london_by_tapping(server: Server, phone: Any) -> None:
     see(host, "#scores tr[data-color=blue] td.score", "1")
     assert host.inner_text("#scores tr[data-color=blue] td.trains") == "16"
     see(host, "#last-move", "Aki: Big Ben – Waterloo (blue)")
-    # a second claim in the same turn is refused with the server's sentence
-    host.select_option("#route-select", "big-ben--trafalgar-square")
-    host.click("#claim-go")
-    host.wait_for_selector(".toast.error")
-    assert "already took this turn's action" in host.inner_text(".toast.error")
-    host.click(".sheet .actions button >> text=Cancel")
-    host.click("#end-turn")
+    # the claim was the whole turn: it is Ben's now, with no end-turn button
     host.wait_for_selector("#whose-turn[data-color=red]")
-    host.click("#drew")
-    expect(host.locator("#drew")).to_be_disabled()
+    assert host.locator("#end-turn").count() == 0
+    host.click("#drew")  # Ben's turn, ended by the draw
+    host.wait_for_selector("#whose-turn[data-color=blue]")
     host.click("#undo")
+    host.wait_for_selector("#whose-turn[data-color=red]")
     expect(host.locator("#drew")).to_be_enabled()
     japanese(host, "チケット・トゥ・ライド：ロンドン", "ピカデリー・サーカス")
     host.click("#finish")
@@ -106,12 +102,13 @@ def test_transeuropa_rounds_on_the_score_track(server: Server, phone: Any) -> No
     host.wait_for_selector("#game tr[data-round='1']")
     assert score_of(host, "red") == "4" and score_of(host, "green") == "5"
     see(host, "#announcement", "Round 2: Ben (red) starts.")
-    # a bad position is refused with a sentence, nothing changes
+    # the end position's form: an incomplete one is refused with a sentence, nothing changes
     host.click("#actions details summary")
-    host.fill("#te-position", '{"players": [{"color": "red", "cities": ["atlantis"]}]}')
+    host.select_option("[data-cities=red] select[data-city-color=blue]", "roma")
+    host.fill("#te-tracks", "0906-1005 nonsense")
     host.click("#te-position-go")
     host.wait_for_selector(".toast.error")
-    assert "atlantis" in host.inner_text(".toast.error")
+    assert "five cities" in host.inner_text(".toast.error")
     # round 2 sends Ben into the red area: the game ends by itself
     host.fill("input[data-penalty=red]", "5")
     host.click("#te-record")

@@ -41,8 +41,9 @@ def test_notices_are_translated(server: Server, phone: Any) -> None:
         {"kind": "claim_seen", "route": "berlin-wien", "color": "red"},
     )
     assert out["result"] == "pending"
-    text = _toasts(page, "確認してください：赤がベルリン – ウィーンを取りましたか？")
-    assert "今は青の手番で、青はまだ何もしていません。" in text
+    # (players named, not colours)
+    text = _toasts(page, "確認してください：B（赤）がベルリン – ウィーンを取りましたか？")
+    assert "今はA（青）の手番で、A（青）はまだ何もしていません。" in text
     # a card tapped twice
     for _ in range(2):
         api(
@@ -72,12 +73,14 @@ def test_the_final_round_announcement_is_translated(server: Server, phone: Any) 
         routes[r["id"]] = "blue"
         total += r["length"]
     api(server, "POST", "/api/actions", {"type": "set_board", "routes": routes, "stations": {}})
-    api(
-        server, "POST", "/api/actions", {"type": "claim", "player": "blue", "route": "dieppe-paris"}
-    )
     page = phone("ja-JP")
     ready(page, server.url + "/")
     page.wait_for_selector("#conn:not(.off)")
+    # the claim is the whole turn: the final round begins as it ends (an end_turn after it
+    # changes nothing)
+    api(
+        server, "POST", "/api/actions", {"type": "claim", "player": "blue", "route": "dieppe-paris"}
+    )
     api(server, "POST", "/api/actions", {"type": "end_turn", "player": "blue"})
     state = api(server, "GET", "/api/state")
     assert state["announcement_code"] == "final.round"
@@ -85,7 +88,7 @@ def test_the_final_round_announcement_is_translated(server: Server, phone: Any) 
     assert state["announcement"].startswith("Final round: A (blue) has 2 trains left.")
     page.wait_for_selector("#announcement")
     assert page.inner_text("#announcement") == (
-        "最終ラウンド：A（青）の列車は残り2両。全員があと1手番ずつ行い、青で終わります。"
+        "最終ラウンド：A（青）の列車は残り2両。全員があと1手番ずつ行い、Aの手番で終わります。"
     )
     _toasts(page, "最終ラウンド：A（青）")  # the notice of the moment, translated too
     page.click("#lang")
@@ -93,7 +96,7 @@ def test_the_final_round_announcement_is_translated(server: Server, phone: Any) 
 
     expect(page.locator("html")).to_have_attribute("lang", "en")
     assert page.inner_text("#announcement") == (
-        "Final round: A (blue) has 2 trains left. Everyone plays one last turn, ending with blue."
+        "Final round: A (blue) has 2 trains left. Everyone plays one last turn, ending with A."
     )
     assert page.js_errors == []
 
@@ -108,7 +111,8 @@ def test_a_refusal_shows_from_its_code_in_the_pages_language(server: Server, pho
     # a grey route confirmed with no card tapped: strict payments refuse it, in Japanese
     host.select_option("#route-select", "marseille-paris")
     host.click("#claim-go")
-    text = _toasts(host, "支払いに使う列車カード")
-    assert "マルセイユ – パリ" in text
+    # which cards pay: any one colour, four of them
+    text = _toasts(host, "をリーダーにタッチしてください")
+    assert "マルセイユ – パリの支払い（好きな1色の列車カード4枚）" in text
     assert "tap the cards" not in text.lower()
     assert host.js_errors == []

@@ -94,6 +94,18 @@ SMALL_TARGETS = """() => {
 }"""
 
 
+# highlighted routes outside the map's visible part
+OUT_OF_VIEW = """() => {
+  const f = document.querySelector(".map-scroll").getBoundingClientRect();
+  const lines = [...document.querySelectorAll(".highlights polyline.hl")];
+  if (!lines.length) return -1;
+  return lines.filter((p) => {
+    const r = p.getBoundingClientRect();
+    return !(r.right > f.left && r.left < f.right && r.bottom > f.top && r.top < f.bottom);
+  }).length;
+}"""
+
+
 def check_layout(page: Any, where: str) -> None:
     assert page.evaluate(WIDE) == [], (where, page.evaluate(WIDE))
     assert page.evaluate(SMALL_TARGETS) == [], (where, page.evaluate(SMALL_TARGETS))
@@ -190,13 +202,11 @@ def test_a_three_player_game_on_small_phones_in_japanese(
             for ph in phones:
                 ph.page.wait_for_selector(f"#whose-turn[data-color={color}]")
 
-        def end(ph: Phone) -> None:
-            ph.page.locator("#end-turn").click()
-
-        # 1. Aki, a coloured route, no reader: route, confirm (the colour comes filled).
-        expect(aki.page.locator("#end-turn")).to_be_disabled()  # no action yet
+        # 1. Aki, a coloured route, no reader: route, confirm (the colour comes filled); the turn
+        # ends by itself (there is no end-turn button).
+        assert aki.page.locator("#end-turn").count() == 0
         # the current player's choices: in a bar at the bottom of the screen, where the thumb is
-        for button in ("#drew", "#more-tickets", "#end-turn"):
+        for button in ("#drew", "#more-tickets"):
             box = aki.page.locator(button).bounding_box()
             assert box and box["y"] > SMALL["height"] - 80 and box["height"] >= 44, button
         assert ben.page.locator("#turnbar #drew").count() == 0  # not Ben's turn
@@ -207,8 +217,6 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         aki.tap("#claim-go")
         see(hp, "#scores tr[data-color=blue] td.score", "4")
         assert aki.taps == 2
-        expect(aki.page.locator("#end-turn")).to_be_enabled()
-        end(aki)
         turn_of("red")
         # "Start the game" during a game asks first and names the game it would abandon.
         hp.click("#start-game")
@@ -228,7 +236,6 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         ben.tap("#claim-go")
         see(hp, "#scores tr[data-color=red] td.score", "7")
         assert ben.taps == 3
-        end(ben)
         turn_of("green")
 
         # 3. Chie, the cards tapped on the reader first: route, confirm.
@@ -245,11 +252,10 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         chie.tap("#claim-go")
         see(hp, "#scores tr[data-color=green] td.score", "4")
         assert chie.taps == 2
-        end(chie)
         turn_of("blue")
 
         # 4. Aki, a tunnel: route, confirm; the surcharge step opens at the top at once; the
-        # three turned-up cards (the third sends them), pay. End turn waits for it.
+        # three turned-up cards (the third sends them), pay; the turn ends with the payment.
         aki.taps = 0
         aki.route("munchen-zurich")
         aki.tap("#claim-go")
@@ -259,7 +265,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
             aki.page.evaluate("() => document.getElementById('tunnel').getBoundingClientRect().top")
             < 300
         )
-        expect(aki.page.locator("#end-turn")).to_be_disabled()
+        assert aki.page.locator("#end-turn").count() == 0
         assert "トンネル" in aki.page.inner_text("#turn-step")
         for ph, where in ((aki, "player"), (host, "host"), (table, "table")):
             ph.page.wait_for_selector("#turn-slot #tunnel")
@@ -279,7 +285,6 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         aki.tap("#tunnel-pay")
         see(hp, "#scores tr[data-color=blue] td.score", "6")
         assert aki.taps == 2 + 3 + 1
-        end(aki)
         turn_of("red")
 
         # 5. Ben, a ferry (grey, one SL comes filled): route, colour, confirm; paid with the
@@ -291,7 +296,6 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         ben.tap("#claim-go")
         see(hp, "#scores tr[data-color=red] td.score", "9")
         assert ben.taps == 3
-        end(ben)
         turn_of("green")
         chie.taps = 0
         chie.route("brest-paris")
@@ -306,7 +310,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
             ph.page.wait_for_selector("g.route.problem[data-route=brest-paris]")
         hp.wait_for_selector("#log .problem-mark")
         expect(chie.page.locator("#toasts")).to_contain_text(
-            "緑の支払い：列車カードの色がブレスト – パリと合いません。"
+            "Chie（緑）の支払い：ブレスト – パリは黒の路線です："
+            "赤のカードでは払えません（黒かSLカードで払います）。"
         )
         for ph, where in ((chie, "player"), (host, "host"), (table, "table")):
             check(ph.page, f"{where}, payment problem")
@@ -317,7 +322,6 @@ def test_a_three_player_game_on_small_phones_in_japanese(
             ph.page.wait_for_selector("#problems li", state="detached")
             expect(ph.page.locator("g.route.problem")).to_have_count(0)
         hp.wait_for_selector("#log .problem-mark", state="detached")
-        end(chie)
         turn_of("blue")
 
         # 6. Aki, a station: city, colour, confirm; then the host undoes it.
@@ -332,8 +336,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         hp.wait_for_selector("#log li.undone")
         for ph, where in ((aki, "player"), (host, "host"), (table, "table")):
             check(ph.page, f"{where}, undo")
+        turn_of("blue")  # the undo gave Aki her turn back
         aki.page.locator("#drew").click()
-        end(aki)
         turn_of("red")
 
         # The final round: the host corrects the board so that Ben has 2 trains left.
@@ -356,8 +360,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         api(server, "POST", "/api/actions", {"type": "set_board", "routes": owners, "stations": {}})
         ben.page.wait_for_selector("#whose-turn[data-color=red]")
         ben.route("brest-dieppe")
-        ben.tap("#claim-go")
-        end(ben)  # with 2 trains or fewer left, the final round starts as the turn ends
+        ben.tap("#claim-go")  # 2 trains or fewer left: the final round starts as the turn ends
         turn_of("green")
         for ph, where in ((ben, "player"), (host, "host"), (table, "table")):
             ph.page.wait_for_selector("#final-round")
@@ -374,11 +377,9 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         chie.tap("#station-go")
         hp.wait_for_selector("[data-station=marseille]")
         assert chie.taps == 3
-        end(chie)
         for ph, color in ((aki, "blue"), (ben, "red")):
             turn_of(color)
             ph.page.locator("#drew").click()
-            end(ph)
 
         # Finished: the breakdown, each station's borrowed route (none here), the history.
         hp.click("#finish")
@@ -394,6 +395,10 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         assert table.page.locator(".highlights polyline.borrowed").count() == 1
         table.page.click(".final-player[data-color=green] button.show-all")
         assert table.page.locator(".highlights polyline.borrowed").count() == 1
+        # the longest trail is brought into view, over a white casing
+        table.page.click(".final-player[data-color=red] button.show-trail")
+        assert table.page.locator(".highlights polyline.hl-casing").count() > 0
+        assert table.page.evaluate(OUT_OF_VIEW) == 0
         shot(table.page, "ja-final", top="#final-panel")
         english.page.wait_for_selector("#final-panel:not(.hidden) .final-player")
         check_layout(english.page, "english table, finished")
@@ -410,12 +415,12 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         moves = hist.page.get_attribute("#replay-slider", "max")
         hist.page.locator("#replay-slider").fill("4")  # 3 first keeps, then Aki's claim
         see(hist.page, ".replay-label", f"{moves}手中4手目の後")
-        assert "Aki: ベルリン – ウィーン" in hist.page.inner_text("#replay-move")
+        assert "Aki：ベルリン – ウィーンを建設しました" in hist.page.inner_text("#replay-move")
         assert hist.page.inner_text("#replay-scores") != final
         assert hist.page.locator("g.route.claimed").count() == 1  # the board after move 4
-        # move 16, Chie's wrong payment (accepted later): marked in the replay and on its map
-        hist.page.locator("#replay-slider").fill("16")
-        see(hist.page, "#replay-move", "Chie: ブレスト – パリ (赤 ×3)")
+        # move 11, Chie's wrong payment (accepted later): marked in the replay and on its map
+        hist.page.locator("#replay-slider").fill("11")
+        see(hist.page, "#replay-move", "Chie：ブレスト – パリを建設しました（赤 ×3）")
         hist.page.wait_for_selector("#replay li[data-problem]")
         assert "ブレスト – パリ" in hist.page.inner_text("#replay li[data-problem]")
         assert hist.page.locator("g.route.problem[data-route=brest-paris]").count() == 1
@@ -440,7 +445,7 @@ def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_bro
         page.fill("#newgame input[data-i='1']", NAMES["red"])
         page.click("#newgame .player-row >> nth=2 >> button")
         page.click("#start-game")
-        page.wait_for_selector("#photo-file")
+        page.wait_for_selector("label.file-pick")
         page.set_input_files(
             "#photo-file",
             files=[{"name": "board.png", "mimeType": "image/png", "buffer": tiny_png()}],

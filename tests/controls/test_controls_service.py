@@ -216,7 +216,8 @@ def test_the_undo_button_undoes_the_last_step(game: Rig) -> None:
 def test_holding_undo_opens_the_host_menu_and_end_turn_changes_the_payment_mode(
     game: Rig,
 ) -> None:
-    game.svc.act({"type": "claim", "player": "red", "route": "berlin-wien"}, HOST)
+    # (red has not acted: a claim would have ended red's turn by itself)
+    game.svc.act({"type": "set_payment_mode", "payment_mode": "lenient"}, HOST)
     seq = game.svc.seq
     game.hold_undo()
     assert game.wait_status("host_menu")

@@ -25,7 +25,9 @@ KEEP = {
 
 def events(*actions: dict[str, Any], game_id: str = "g1") -> list[Event]:
     """A game's log: new_game, every player keeps their tickets, then ``actions``."""
-    start = check_action_shape({"type": "new_game", "players": PLAYERS}, MAP)
+    # the explicit end-of-turn table (a turn ends with its end_turn or the next player's
+    # action); test_auto_end.py plays the turns that end by themselves
+    start = check_action_shape({"type": "new_game", "players": PLAYERS, "auto_end": False}, MAP)
     keeps = [{"type": "keep_tickets", "player": c, "tickets": t} for c, t in KEEP.items()]
     out = []
     for seq, a in enumerate([start, *keeps, *actions], start=1):

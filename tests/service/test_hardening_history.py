@@ -13,6 +13,7 @@ from companion.service.views import event_list
 from tests.webapp.conftest import BEARER
 from tests.webapp.live import LiveServer
 
+# (games with an explicit end of turn: the log positions below count the end_turn events)
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
 
@@ -32,7 +33,7 @@ def act(live: LiveServer, action: dict[str, object]) -> dict[str, object]:
 
 
 def test_after_finish_and_undo_no_position_shows_the_tickets(live: LiveServer) -> None:
-    act(live, {"type": "new_game", "players": PLAYERS})
+    act(live, {"type": "new_game", "players": PLAYERS, "auto_end": False})
     for color, ids in TICKETS.items():
         act(live, {"type": "keep_tickets", "player": color, "tickets": ids})
     finished = act(live, {"type": "finish"})
@@ -67,7 +68,7 @@ def test_after_finish_and_undo_no_position_shows_the_tickets(live: LiveServer) -
 
 def test_history_is_computed_once_per_log_position(live: LiveServer) -> None:
     history = live.service.history
-    act(live, {"type": "new_game", "players": PLAYERS})
+    act(live, {"type": "new_game", "players": PLAYERS, "auto_end": False})
     for color, ids in TICKETS.items():  # (the tickets first: then a turn)
         act(live, {"type": "keep_tickets", "player": color, "tickets": ids})
     for color in ("red", "blue", "red"):
@@ -106,7 +107,7 @@ def test_states_from_the_replay_marks_are_the_fold_of_the_effective_log(
     from companion.service.views import public_state
 
     monkeypatch.setattr(Replay, "every", 3)  # many marks in a short game
-    act(live, {"type": "new_game", "players": PLAYERS})
+    act(live, {"type": "new_game", "players": PLAYERS, "auto_end": False})
     for color, ids in TICKETS.items():
         act(live, {"type": "keep_tickets", "player": color, "tickets": ids})
     for color in ("red", "blue", "red", "blue", "red"):
@@ -144,7 +145,7 @@ def test_a_long_log_goes_gzipped_and_an_unchanged_one_is_a_304(live: LiveServer)
     import gzip
     import http.client
 
-    act(live, {"type": "new_game", "players": PLAYERS})
+    act(live, {"type": "new_game", "players": PLAYERS, "auto_end": False})
     for color, ids in TICKETS.items():
         act(live, {"type": "keep_tickets", "player": color, "tickets": ids})
     for i in range(60):  # a log of some 20 kB

@@ -39,7 +39,8 @@ def store(tmp_path: Path) -> Iterator[EventStore]:
 @pytest.fixture
 def svc(store: EventStore) -> Iterator[Service]:
     s = Service(store).start()
-    s.act({"type": "new_game", "players": PLAYERS}, HOST)
+    # the referee box's table: its end-turn button ends each turn (no auto_end)
+    s.act({"type": "new_game", "players": PLAYERS, "auto_end": False}, HOST)
     for color, tickets in KEEP.items():
         s.act({"type": "keep_tickets", "player": color, "tickets": tickets}, HOST)
     yield s

@@ -69,8 +69,15 @@ def test_a_new_game_is_checked_and_normalised() -> None:
         "payment_mode": "lenient",
         "tickets_tracked": True,
         "turn_needs_action": True,
+        "auto_end": True,
         "players": [{"name": "Aki", "color": "red"}, {"name": "blue", "color": "blue"}],
     }
+    # a turn ends by itself after its action unless the new game says otherwise; photo mode
+    # has no turns
+    assert parse_new_game({"players": PLAYERS, "auto_end": False}, MAP)["auto_end"] is False
+    assert parse_new_game({"players": PLAYERS, "mode": "photo"}, MAP)["auto_end"] is False
+    with pytest.raises(BadRequest, match="auto_end"):
+        parse_new_game({"players": PLAYERS, "auto_end": "yes"}, MAP)
     with pytest.raises(Conflict) as few:
         parse_new_game({"players": PLAYERS[:1]}, MAP)
     assert few.value.status == 409 and few.value.rule == "player-count"

@@ -38,7 +38,8 @@ def svc(tmp_path: Path) -> Iterator[Service]:
 
 
 def new_game(s: Service, **extra: object) -> dict:
-    return s.act({"type": "new_game", "players": PLAYERS, **extra}, HOST)
+    # a table whose turns end with end_turn (test_auto_end.py: the turns that end by themselves)
+    return s.act({"type": "new_game", "players": PLAYERS, "auto_end": False, **extra}, HOST)
 
 
 def setup_tickets(s: Service) -> None:

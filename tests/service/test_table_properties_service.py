@@ -60,7 +60,12 @@ def test_first_keeps_out_of_turn_double_taps_and_stale_views_stay_in_the_simulat
         s = Service(store)  # no loop thread: each call runs at once, in order
         try:
             players = [{"name": p.name, "color": p.color} for p in g.players]
-            body = {"type": "new_game", "players": players, "payment_mode": "strict"}
+            body = {
+                "type": "new_game",
+                "players": players,
+                "payment_mode": "strict",
+                "auto_end": False,  # the simulated game ends each turn itself
+            }
             s.act(body, HOST)
             before_turn = s.seq  # a log position from before the latest turn change
             for i, step in enumerate([*steps, None]):

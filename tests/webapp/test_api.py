@@ -123,7 +123,8 @@ def test_illegal_actions_are_409_with_the_rule(client: FlaskClient) -> None:
     assert r.status_code == 409 and r.json["rule"] == "route-taken"
     assert r.json["error"][0].isupper() and r.json["error"].endswith(".")
     r = post(client, {"type": "claim", "player": "red", "route": "nowhere-land"})
-    assert r.status_code == 409 and r.json["rule"] in ("unknown-route", "one-action-per-turn")
+    # (red's claim ended red's turn by itself: red acting again is out of turn)
+    assert r.status_code == 409 and r.json["rule"] in ("unknown-route", "not-your-turn")
     r = post(client, {"type": "keep_tickets", "player": "green", "tickets": ["paris-wien"]})
     assert r.status_code == 409 and r.json["rule"] == "unknown-player"
     r = post(client, {"type": "new_game", "players": [PLAYERS[0]]})

@@ -156,14 +156,16 @@ def test_london_flow(client: FlaskClient, tmp_path: Path) -> None:
     st = ok(client, {"type": "claim", "player": "red", "route": "big-ben--waterloo"})
     red = st["players"][0]
     assert red["routes"] == ["big-ben--waterloo"] and red["score"] == 1 and red["buses_left"] == 16
+    # the claim was the whole turn: it ended by itself (red may take it back until blue acts)
+    assert st["current"] == "blue" and st["own_undo"]["player"] == "red"
     text = refused(client, {"type": "claim", "player": "red", "route": "big-ben--trafalgar-square"})
-    assert "already took this turn's action" in text
+    assert "It is blue's turn" in text
     assert refused(client, {"type": "claim", "player": "blue", "route": "big-ben--waterloo"})
-    ok(client, {"type": "end_turn", "player": "red"})
+    ok(client, {"type": "end_turn", "player": "red"})  # accepted: nothing to end
     st = ok(client, {"type": "drew_cards", "player": "blue", "count": 2})
-    assert st["acted"] is True and st["current"] == "blue"
+    assert st["acted"] is False and st["current"] == "red"
     st = ok(client, {"type": "undo"})
-    assert st["acted"] is False and st["can_undo"] is True
+    assert st["current"] == "blue" and st["acted"] is False and st["can_undo"] is True
     ok(client, {"type": "drew_cards", "player": "blue", "count": 2})
     ok(client, {"type": "end_turn", "player": "blue"})
     ok(client, {"type": "claim", "player": "red", "route": "piccadilly-circus--trafalgar-square-1"})

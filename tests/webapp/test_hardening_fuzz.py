@@ -39,7 +39,7 @@ FIELDS = [
     "players", "mode", "variant", "game", "payment_mode", "routes", "stations", "action",
     "accept", "card", "ticket", "uid", "kind", "name", "unsure", "line", "stop", "tram",
     "penalties", "position", "points", "options", "rotate", "locomotives", "after", "replace",
-    "early", "tickets_tracked", "turn_needs_action",
+    "early", "tickets_tracked", "turn_needs_action", "auto_end",
 ]  # fmt: skip
 COLORS = ["red", "blue", "green", "yellow", "black", "purple", "white", "RED", "", "x" * 300]
 BIG = [2**53, 2**53 + 1, 2**63, 2**64, -(2**63) - 1, 10**300]  # 4,300 digits: test_odd_json

@@ -145,7 +145,9 @@ def test_a_client_that_goes_away_gives_its_slot_back(live: LiveServer) -> None:
 
 
 def test_a_reconnect_resumes_after_its_last_event_id(live: LiveServer) -> None:
-    live.request("POST", "/api/actions", {"type": "new_game", "players": PLAYERS}, BEARER)
+    # (turns ended by end_turn: four logged events below)
+    start = {"type": "new_game", "players": PLAYERS, "auto_end": False}
+    live.request("POST", "/api/actions", start, BEARER)
     for color, ids in TICKETS.items():
         keep = {"type": "keep_tickets", "player": color, "tickets": ids}
         assert live.request("POST", "/api/actions", keep, BEARER)[0] == 200

@@ -43,7 +43,9 @@ def refused(client: FlaskClient, body: dict[str, Any], status: int = 409, **kw: 
 
 
 def new_game(client: FlaskClient, players: list[dict[str, str]] = THREE, **extra: Any) -> Any:
-    return ok(client, {"type": "new_game", "players": players, **extra})
+    # a table whose turns end with end_turn (tests/service/test_auto_end.py: turns that end by
+    # themselves)
+    return ok(client, {"type": "new_game", "players": players, "auto_end": False, **extra})
 
 
 def keep(client: FlaskClient, color: str, **extra: Any) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 // new game, pairing. The host may act for anyone; a paired phone only for its own colour.
 
 import { getJSON, post } from "./api.js";
-import { describeOther, isEurope, renderGameActions } from "./games.js";
+import { describeOther, isEurope, openLondonTickets, renderGameActions } from "./games.js";
 import { PLAYER_COLORS } from "./map.js";
 import { fold } from "./i18n.js";
 import { keepTickets } from "./keep.js";
@@ -49,7 +49,10 @@ export function openRoute(app, id) {
   const info = el("p", null, app.board.describeRoute(id), " · ", i18n.t("route.points", { n: r.points }));
   const content = [info];
   const actor = app.role === "host" ? state?.current : app.color;
-  if (!owner && state && state.phase === "playing" && !state.tunnel && actor && canAct(app, actor)) {
+  // what the rules would refuse is said before the tap, not offered and refused after it
+  const cannot = owner || !state || state.phase !== "playing" ? null : claimBlocked(app, r, actor);
+  if (cannot) content.push(el("p", { class: "cannot", id: "cannot", role: "note" }, cannot));
+  if (!cannot && !owner && state && state.phase === "playing" && !state.tunnel && actor && canAct(app, actor)) {
     const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for"), name: "player" }) : null;
     const color = () => (who ? who.value : actor);
     const tapped = tappedFor(app, color());
@@ -62,8 +65,27 @@ export function openRoute(app, id) {
     else if (r.color === "grey") content.push(el("p", { class: "muted" }, i18n.t("cards.grey_hint", { n: r.length })));
     if (who) content.push(el("label", null, i18n.t("act.claim_for"), who));
     const claim = (cards) => app.act({ type: "claim", player: color(), route: id, ...(cards ? { cards } : {}) }).then((s) => s && closeSheet());
+    // a tunnel: the three cards turned up are tapped here too; the third sends the claim with
+    // its payment and the reveal (no surcharge: built, the turn ends; else pay or withdraw)
+    const reveal =
+      r.tunnel && state.payment_mode !== "off"
+        ? cardPicker(i18n, {
+            max: 3,
+            caption: el("strong", null, i18n.t("tunnel.reveal_now")),
+            onChange: async (cards) => {
+              const pay = picker.cards.length ? picker.cards : tapped;
+              if (cards.length !== 3 || !pay) return;
+              const who = color();
+              const s = await app.act({ type: "claim", player: who, route: id, cards: pay });
+              if (!s) return;
+              closeSheet();
+              revealTunnel(app, who, cards);
+            },
+          })
+        : null;
     content.push(
       picker.el,
+      reveal ? el("div", { id: "reveal-now" }, reveal.el) : null,
       state.payment_mode === "strict" ? null : el("div", { class: "actions" }, el("button", { type: "button", id: "claim-nocards", onclick: () => claim(undefined) }, i18n.t("act.no_cards"))),
       el(
         "div",
@@ -78,6 +100,26 @@ export function openRoute(app, id) {
   sheet(i18n.route(r), ...content.filter(Boolean));
 }
 
+// Why this page cannot claim route r for actor now (a sentence), or null: a phone whose player
+// is not to move, a double route closed by its twin, a double's twin already the actor's.
+function claimBlocked(app, r, actor) {
+  const { i18n, state } = app;
+  if (app.role === "player" && state.current && state.current !== app.color) {
+    const cur = player(state, state.current);
+    return i18n.t("turn.not_you", { name: cur ? cur.name : "", color: i18n.color(state.current) });
+  }
+  if (app.board.isClosed(r.id)) return i18n.t("route.closed");
+  if (r.twin && actor && app.board.owners[r.twin] === actor) return i18n.t("route.twin_own");
+  return null;
+}
+
+// The tunnel's three turned-up cards; with no surcharge the tunnel is built at once: say so.
+export async function revealTunnel(app, who, cards) {
+  const s = await app.act({ type: "tunnel_reveal", player: who, cards });
+  if (s && !s.tunnel) toast(app.i18n.t("tunnel.none"), "info", 5000);
+  return s;
+}
+
 export function openCity(app, id) {
   const { i18n, state } = app;
   app.board.select(id);
@@ -86,7 +128,12 @@ export function openCity(app, id) {
   const content = [el("p", null, owner ? i18n.t("city.station_of", { name, color: i18n.color(owner) }) : i18n.t("city.no_station"))];
   const actor = app.role === "host" ? state?.current : app.color;
   const me = actor && state ? player(state, actor) : null;
-  if (!owner && me && state.phase === "playing" && !state.tunnel && canAct(app, actor) && me.stations_left > 0) {
+  const notYou = !owner && state && state.phase === "playing" && app.role === "player" && state.current !== app.color;
+  if (notYou) {
+    const cur = player(state, state.current);
+    content.push(el("p", { class: "cannot", id: "cannot", role: "note" }, i18n.t("turn.not_you", { name: cur ? cur.name : "", color: i18n.color(state.current) })));
+  }
+  if (!notYou && !owner && me && state.phase === "playing" && !state.tunnel && canAct(app, actor) && me.stations_left > 0) {
     const n = 4 - me.stations_left;
     const who = app.role === "host" ? colorSelect(state.players, actor, i18n, { "aria-label": i18n.t("act.claim_for") }) : null;
     const picker = cardPicker(i18n, { fill: STATION_COSTS[n - 1] || n });
@@ -106,13 +153,29 @@ export function openCity(app, id) {
 
 // ---- tickets ---------------------------------------------------------------------------
 
-export function openTickets(app, color) {
+// The ticket picker: search by city (either language, kana, no diacritics), the tickets chosen
+// listed above the list. Offered: the variant's tickets, less those this page knows the player
+// holds (a phone its own; photo mode the ones given to others) and, after the first keep, the
+// long ones (dealt only at the start, except in Big Cities). opts: {held, initial, first, onDone}
+// (onDone(ids): instead of keeping them, e.g. photo mode's board).
+export function openTickets(app, color, opts = {}) {
   const { i18n, map, state } = app;
   const variant = map.variants.find((v) => v.id === state.variant) || map.variants[0];
-  const all = Object.values(map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d)));
+  const me = player(state, color);
+  const first = opts.first ?? !(me && me.ready);
+  const held = new Set(opts.held || (color === app.color && app.heldTickets) || []);
+  const longs = first || variant.decks.includes("big_cities");
+  const all = Object.values(map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d)) && !held.has(t.id) && (longs || !t.long));
   all.sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
-  const chosen = new Set();
-  const count = el("span", { class: "muted", "aria-live": "polite" }, i18n.t("tickets.selected", { n: 0 }));
+  const chosen = new Set(opts.initial || []);
+  const count = el("span", { class: "muted", "aria-live": "polite" }, i18n.t("tickets.selected", { n: chosen.size }));
+  const picked = el("p", { class: "picked", id: "tickets-picked", "aria-live": "polite" });
+  const showPicked = () => {
+    const names = [...chosen].map((id) => (map.tickets[id] ? i18n.ticket(map.tickets[id]) : id));
+    picked.textContent = names.length ? i18n.colon(i18n.t("tickets.chosen"), names.join(i18n.t("fmt.list_sep"))) : i18n.t("tickets.none_chosen");
+    count.textContent = i18n.t("tickets.selected", { n: chosen.size });
+  };
+  showPicked();
   const list = el("div", { class: "pick-list" });
   const filter = el("input", { type: "search", placeholder: i18n.t("act.search"), "aria-label": i18n.t("act.search") });
   const labels = [];
@@ -120,13 +183,14 @@ export function openTickets(app, color) {
     const box = el("input", {
       type: "checkbox",
       value: t.id,
+      checked: chosen.has(t.id),
       onchange: (e) => {
         if (e.target.checked) chosen.add(t.id);
         else chosen.delete(t.id);
-        count.textContent = i18n.t("tickets.selected", { n: chosen.size });
+        showPicked();
       },
     });
-    const text = `${i18n.ticket(t)} (${t.points})${t.long ? ` · ${i18n.t("tickets.long")}` : ""}`;
+    const text = `${i18n.ticket(t)}${i18n.paren(t.points)}${t.long ? ` · ${i18n.t("tickets.long")}` : ""}`;
     const label = el("label", { dataset: { ticket: t.id, search: `${i18n.citySearch(t.a)} ${i18n.citySearch(t.b)}` } }, box, el("span", null, text));
     labels.push(label);
     list.appendChild(label);
@@ -144,16 +208,24 @@ export function openTickets(app, color) {
     }
     search();
   });
-  const p = player(state, color);
+  const keep = () => {
+    if (opts.onDone) {
+      opts.onDone([...chosen]);
+      closeSheet();
+      return;
+    }
+    keepTickets(app, color, [...chosen]).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets()));
+  };
   sheet(
-    `${i18n.t("tickets.pick")} – ${p ? p.name : i18n.color(color)}`,
+    `${i18n.t("tickets.pick")} – ${me ? me.name : i18n.color(color)}`,
+    picked,
     filter,
     list,
     el(
       "div",
       { class: "actions" },
       count,
-      el("button", { type: "button", class: "primary", id: "keep-go", onclick: () => keepTickets(app, color, [...chosen]).then((s) => s && (closeSheet(), app.refreshTickets && app.refreshTickets())) }, i18n.t("act.keep")),
+      el("button", { type: "button", class: "primary", id: "keep-go", onclick: keep }, i18n.t(opts.onDone ? "act.ok" : "act.keep")),
       el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel")),
     ),
   );
@@ -174,7 +246,7 @@ export function tunnelPanel(app, tunnel) {
   }
   if (!tunnel.revealed) {
     // the third card tapped sends the reveal at once
-    const send = (cards) => app.act({ type: "tunnel_reveal", player: tunnel.player, cards });
+    const send = (cards) => revealTunnel(app, tunnel.player, cards);
     const picker = cardPicker(i18n, { max: 3, caption: el("strong", null, i18n.t("tunnel.reveal")), onChange: (cards) => cards.length === 3 && send(cards) });
     box.append(picker.el);
     box.appendChild(el("div", { class: "row" }, el("button", { type: "button", id: "reveal-go", onclick: () => send(picker.cards) }, i18n.t("tunnel.reveal_btn"))));
@@ -184,7 +256,9 @@ export function tunnelPanel(app, tunnel) {
     const msg = !extra ? i18n.t("tunnel.no_extra") : c && c !== "locomotive" ? i18n.t("tunnel.extra", { n: extra, color: i18n.card(c) }) : i18n.t("tunnel.extra_loco", { n: extra });
     box.appendChild(el("p", { class: "surcharge", role: "status" }, el("strong", null, msg), el("br"), el("span", { class: "muted" }, i18n.t("tunnel.revealed", { cards: i18n.cardList(tunnel.revealed) }))));
     const picker = cardPicker(i18n, { initial: Array(extra).fill(c || "locomotive"), max: Math.max(extra, 3), caption: i18n.t("tunnel.pay_pick") });
-    if (extra) box.appendChild(picker.el);
+    // the surcharge comes filled; changing it is the exception, folded away so that the pay and
+    // withdraw buttons stay in view
+    if (extra) box.appendChild(el("details", { class: "pay-other" }, el("summary", null, i18n.t("tunnel.pay_other", { cards: i18n.cardList(picker.cards) })), picker.el));
     box.appendChild(
       el(
         "div",
@@ -226,7 +300,8 @@ function actorOf(app) {
 export function renderTurnBar(bar, app) {
   const { i18n, state } = app;
   bar.textContent = "";
-  if (!state || !state.game_id || !isEurope(state) || state.mode === "photo" || app.page === "photo" || app.page === "history") {
+  const london = state && state.game === "london";
+  if (!state || !state.game_id || !(isEurope(state) || london) || state.mode === "photo" || app.page === "photo" || app.page === "history") {
     bar.classList.add("hidden");
     document.body.classList.remove("has-bar");
     return;
@@ -234,19 +309,39 @@ export function renderTurnBar(bar, app) {
   const items = [];
   const setupKeep = state.players.filter((p) => !p.ready && canAct(app, p.color) && (state.phase === "setup" || state.phase === "playing"));
   const actor = actorOf(app);
-  if (app.role === "player" && setupKeep.length) {
+  if (app.role === "player" && setupKeep.length && !london) {
     items.push(el("button", { type: "button", class: "primary", dataset: { keep: app.color }, onclick: () => openTickets(app, app.color) }, i18n.t("act.keep_first")));
   }
-  if (actor) {
-    const tunnel = !!state.tunnel;
+  // the player who just acted may take it back on their own phone until the next player acts
+  const own = state.own_undo;
+  if (own && app.role === "player" && own.player === app.color && !state.tunnel) items.push(ownUndo(app, own));
+  // (a tunnel being settled: its own panel at the top holds every choice; the bar would only
+  // cover its buttons)
+  if (actor && !state.tunnel) {
     const acted = !!state.acted;
-    items.push(el("button", { type: "button", id: "drew", disabled: acted || tunnel, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew")));
-    items.push(el("button", { type: "button", id: "more-tickets", disabled: acted || tunnel, onclick: () => openTickets(app, actor) }, i18n.t("act.more_tickets")));
-    items.push(el("button", { type: "button", class: acted && !tunnel ? "primary" : "", id: "end-turn", disabled: !acted || tunnel, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
+    items.push(el("button", { type: "button", id: "drew", disabled: acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t(london ? "act.drew_london" : "act.drew")));
+    items.push(el("button", { type: "button", id: "more-tickets", disabled: acted, onclick: () => (london ? openLondonTickets(app, actor) : openTickets(app, actor)) }, i18n.t(london ? "act.keep" : "act.more_tickets")));
+    // a turn ends by itself after its action; a game started before that (or the referee
+    // box's table) may still have a turn waiting for its end
+    if (acted) items.push(el("button", { type: "button", class: "primary", id: "end-turn", onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
   }
   bar.classList.toggle("hidden", !items.length);
   document.body.classList.toggle("has-bar", !!items.length);
   if (items.length) bar.append(...items);
+}
+
+// The player's own last move, named, with the button that takes it back (their own undo).
+function ownUndo(app, own) {
+  const { i18n } = app;
+  const step = (app.events || []).find((e) => e.seq === own.seq);
+  const last = app.state.last && app.state.last.seq === own.seq ? { ...app.state.last, ...(app.state.last.action || {}) } : step && step.action;
+  const what = last ? doneText(last, app) : "";
+  return el(
+    "div",
+    { class: "own-undo", id: "own-undo", role: "status" },
+    el("span", { class: "grow" }, what),
+    el("button", { type: "button", id: "own-undo-go", onclick: () => app.act({ type: "undo", seq: own.seq }) }, i18n.t("act.take_back")),
+  );
 }
 
 function routeChooser(app, actor) {
@@ -256,7 +351,7 @@ function routeChooser(app, actor) {
   const s = el("select", { id: "route-select", "aria-label": i18n.t("act.claim") }, el("option", { value: "" }, i18n.t("act.claim_pick")));
   const free = Object.values(map.routes).filter((r) => !taken[r.id]);
   free.sort((a, b) => i18n.route(a).localeCompare(i18n.route(b), i18n.lang));
-  for (const r of free) s.appendChild(el("option", { value: r.id }, `${i18n.route(r)} (${r.length}, ${i18n.card(r.color)}${r.tunnel ? `, ${i18n.t("route.tunnel")}` : ""})`));
+  for (const r of free) s.appendChild(el("option", { value: r.id }, `${i18n.route(r)}${i18n.paren(`${r.length}・${i18n.card(r.color)}${r.tunnel ? `・${i18n.t("route.tunnel")}` : ""}`)}`));
   s.addEventListener("change", () => s.value && openRoute(app, s.value));
   const c = el("select", { id: "city-select", "aria-label": i18n.t("act.station") }, el("option", { value: "" }, i18n.t("act.station_pick")));
   const cities = Object.keys(map.cities).filter((id) => !app.board.stationOwners[id]);
@@ -346,7 +441,7 @@ export function renderPending(container, app) {
       el(
         "div",
         { class: "row" },
-        el("span", { class: "grow" }, `${name(c.color)}: ${what} — ${reasonText(c, app)}`),
+        el("span", { class: "grow" }, i18n.colon(name(c.color), `${what} — ${reasonText(c, app)}`)),
         el("button", { type: "button", class: "primary", onclick: () => answer(true) }, i18n.t("act.accept")),
         el("button", { type: "button", onclick: () => answer(false) }, i18n.t("act.reject")),
       ),
@@ -421,7 +516,7 @@ export function renderNewGame(container, app, mode = "table") {
     else if (kind.game === "london") action = { type: "new_game", game: "london", payment_mode: pay.value, tickets_tracked: tracked.checked, players };
     else if (kind.game === "transeuropa") action = { type: "new_game", game: "transeuropa", start_points: Number(startPoints.value) || 13, players };
     else action = { type: "new_game", game: kind.game, players };
-    const go = (replace) => app.act(replace ? { ...action, replace: true } : action).then((s) => s && (closeSheet(), toast(i18n.t("notice.saved"))));
+    const go = (replace) => app.act(replace ? { ...action, replace: true } : action).then((s) => s && (closeSheet(), toast(i18n.t("new.started"))));
     const st = app.state;
     if (st && st.game_id && ["setup", "playing", "over"].includes(st.phase)) {
       // a running game is replaced only when the host says so; it stays in the history
@@ -490,41 +585,49 @@ function moveOf(app, seq) {
   return (app.moves && app.moves.get(seq)) ?? seq;
 }
 
+// A move in the log, in the past tense: 「アキ：ベルリン – ウィーンを建設しました（緑×4）」.
 export function describeAction(a, app) {
   const { i18n, map, state } = app;
   const who = a.player ? (state && player(state, a.player)?.name) || i18n.color(a.player) : "";
   const r = a.route && map.routes[a.route];
+  const line = (what) => i18n.t("log.line", { name: who, what });
+  const target = a.target && a.target.action;
   switch (a.type) {
     case "claim":
       if (!isEurope(state)) return describeOther(a, app) || i18n.t("log.other");
-      return `${who}: ${r ? i18n.route(r) : i18n.t("log.a_route")}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
+      return line(a.cards && a.cards.length ? i18n.t("log.claim_cards", { route: r ? i18n.route(r) : i18n.t("log.a_route"), cards: i18n.cardList(a.cards) }) : i18n.t("log.claim", { route: r ? i18n.route(r) : i18n.t("log.a_route") }));
     case "build_station":
-      return `${who}: ${i18n.t("log.station", { city: i18n.city(a.city) })}`;
+      return line(i18n.t("log.station", { city: i18n.city(a.city) }));
     case "keep_tickets":
-      return `${who}: ${i18n.t("log.keep", { n: Array.isArray(a.tickets) ? a.tickets.length : Number(a.tickets) || 0 })}`;
+      return line(i18n.t("log.keep", { n: Array.isArray(a.tickets) ? a.tickets.length : Number(a.tickets) || 0 }));
     case "drew_cards":
-      return `${who}: ${i18n.t("act.drew")}`;
+      return line(i18n.t("log.drew"));
     case "draw_tickets":
-      return `${who}: ${i18n.t("log.draw_tickets")}`;
+      return line(i18n.t("log.draw_tickets"));
     case "settle_clash":
       return i18n.t("log.settle_clash");
     case "end_turn":
-      return `${who}: ${i18n.t("act.end")}`;
+      return line(i18n.t("log.end_turn"));
     case "tunnel_reveal":
-      return `${who}: ${i18n.t("log.tunnel_reveal", { cards: i18n.cardList(a.cards) })}`;
+      return line(i18n.t("log.tunnel_reveal", { cards: i18n.cardList(a.cards) }));
     case "tunnel_pay":
-      return `${who}: ${i18n.t("log.tunnel_pay")}`;
+      return line(i18n.t("log.tunnel_pay"));
     case "tunnel_withdraw":
-      return `${who}: ${i18n.t("log.tunnel_withdraw")}`;
+      return line(i18n.t("log.tunnel_withdraw"));
     case "new_game":
       return i18n.t("log.new_game");
     case "finish":
-      return i18n.t("act.finish");
+      return i18n.t("log.finish");
+    // a correction says what it changed (the state's last.target names the step), not where
+    // it sits in the log
     case "undo":
+      if (target) return i18n.t("log.undo_what", { what: moveNoun(target, app) });
       return a.seq ? i18n.t("log.undo_n", { n: moveOf(app, a.seq) }) : i18n.t("log.undo");
     case "redo":
+      if (target) return i18n.t("log.redo_what", { what: moveNoun(target, app) });
       return i18n.t("log.redo_n", { n: moveOf(app, a.seq) });
     case "replace":
+      if (target) return i18n.t("log.replace_what", { what: moveNoun(target, app) });
       return i18n.t("log.replace_n", { n: moveOf(app, a.seq) });
     case "set_payment_mode":
       return i18n.t("log.payment_mode", { mode: i18n.t(`pay.${a.payment_mode}`) });
@@ -533,8 +636,38 @@ export function describeAction(a, app) {
     case "accept_problem":
       return i18n.t("log.accept_problem");
     default:
-      return describeOther(a, app) || (who ? `${who}: ${i18n.t("log.other")}` : i18n.t("log.other"));
+      return describeOther(a, app) || (who ? line(i18n.t("log.other")) : i18n.t("log.other"));
   }
+}
+
+// A move as a noun, for "… was undone": 「さくらのフランクフルト – パリ」.
+export function moveNoun(a, app) {
+  const { i18n, map, state } = app;
+  const name = a.player ? (state && player(state, a.player)?.name) || i18n.color(a.player) : "";
+  const r = a.route && map.routes[a.route];
+  switch (a.type) {
+    case "claim":
+      if (r) return i18n.t("what.claim", { name, route: i18n.route(r) });
+      break;
+    case "build_station":
+      return i18n.t("what.station", { name, city: i18n.city(a.city) });
+    case "keep_tickets":
+      return i18n.t("what.keep", { name });
+    case "drew_cards":
+    case "end_turn":
+    case "tunnel_reveal":
+    case "tunnel_pay":
+    case "tunnel_withdraw":
+      return i18n.t(`what.${a.type === "drew_cards" ? "drew" : a.type}`, { name });
+    default:
+      break;
+  }
+  const text = describeAction(a, app);
+  return text || i18n.t("what.move", { n: moveOf(app, a.seq) });
+}
+
+function doneText(a, app) {
+  return moveNoun(a, app);
 }
 
 // A payment problem recorded with a claim (lenient mode): a mark until the host settles it, by
@@ -570,8 +703,11 @@ export async function renderLog(container, app) {
   app.events = events;
   app.moves = new Map(events.map((e) => [e.seq, typeof e.move === "number" ? e.move : e.seq]));
   container.textContent = "";
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
   const row = (ev) => {
-    const a = ev.action || {};
+    let a = ev.action || {};
+    // a correction names the move it changed
+    if (["undo", "redo", "replace"].includes(a.type) && bySeq.has(a.seq)) a = { ...a, target: { action: bySeq.get(a.seq).action } };
     const problem = problemOf(ev, app);
     const li = el("li", { class: ev.undone ? "undone" : "", value: String(moveOf(app, ev.seq)) }, describeAction(a, app), ev.undone ? ` (${i18n.t("log.undone")}) ` : " ");
     if (problem && !ev.undone) li.appendChild(el("span", { class: "problem-mark", role: "img", title: problemText(problem, app), "aria-label": problemText(problem, app) }, `⚠ ${i18n.t("log.payment_problem")}`));

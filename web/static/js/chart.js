@@ -95,7 +95,7 @@ export function drawChart(container, points, state, i18n) {
   container.appendChild(s);
   const legend = el("div", { class: "legend" });
   for (const p of state.players) {
-    legend.appendChild(el("span", null, el("span", { class: `swatch ${p.color}` }), ` ${p.name} (${i18n.color(p.color)}): ${points[points.length - 1].scores[p.color]}`));
+    legend.appendChild(el("span", null, el("span", { class: `swatch ${p.color}` }), ` ${i18n.colon(`${p.name}${i18n.paren(i18n.color(p.color))}`, points[points.length - 1].scores[p.color])}`));
   }
   container.appendChild(legend);
 }

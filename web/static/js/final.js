@@ -21,7 +21,7 @@ export function drawFinal(container, state, app) {
         null,
         el("dt", null, i18n.t("final.routes")),
         el("dd", null, String(f.route_points)),
-        el("dt", null, `${i18n.t("final.tickets")} (${i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length })})`),
+        el("dt", null, `${i18n.t("final.tickets")}${i18n.paren(i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length }))}`),
         el("dd", null, sign(f.ticket_points)),
         el("dt", null, i18n.t("final.stations")),
         el("dd", null, sign(f.station_points)),
@@ -31,7 +31,7 @@ export function drawFinal(container, state, app) {
         el("dd", null, el("strong", null, String(f.total))),
       ),
     );
-    const trail = el("button", { type: "button", class: "show-trail", onclick: () => app.show([{ routes: f.longest_trail, color: PLAYER_COLORS[p.color] }]) }, `${i18n.t("final.show_trail")} (${f.longest_route})`);
+    const trail = el("button", { type: "button", class: "show-trail", onclick: () => app.show([{ routes: f.longest_trail, color: PLAYER_COLORS[p.color] }]) }, `${i18n.t("final.show_trail")}${i18n.paren(f.longest_route)}`);
     // every completed ticket's path and the route each station borrowed, together on the map
     const borrowed = Object.entries(f.station_routes || {});
     const all = () =>

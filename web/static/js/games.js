@@ -44,7 +44,7 @@ function locName(board, id) {
 }
 
 function londonRoute(board, r, i18n) {
-  return `${locName(board, r.a)} – ${locName(board, r.b)} (${r.length}, ${i18n.card(r.color)})`;
+  return `${locName(board, r.a)} – ${locName(board, r.b)}${i18n.paren(`${r.length}・${i18n.card(r.color)}`)}`;
 }
 
 // Which districts each player's own buses join (the same reading as the scoring: one network
@@ -100,7 +100,7 @@ function openLondonRoute(app, id) {
   sheet(`${locName(board, r.a)} – ${locName(board, r.b)}`, ...content);
 }
 
-function openLondonTickets(app, color) {
+export function openLondonTickets(app, color) {
   const { i18n, state } = app;
   const board = app.boards.london;
   const held = new Set();
@@ -119,7 +119,7 @@ function openLondonTickets(app, color) {
         count.textContent = i18n.t("tickets.selected", { n: chosen.size });
       },
     });
-    list.appendChild(el("label", { dataset: { ticket: id } }, box, el("span", null, `${locName(board, t.a)} – ${locName(board, t.b)} (${t.points})`)));
+    list.appendChild(el("label", { dataset: { ticket: id } }, box, el("span", null, `${locName(board, t.a)} – ${locName(board, t.b)}${i18n.paren(t.points)}`)));
   }
   sheet(
     `${i18n.t("tickets.pick")} – ${nameOf(state, color)}`,
@@ -198,10 +198,13 @@ function londonActions(container, app) {
       }
       s.addEventListener("change", () => s.value && openLondonRoute(app, s.value));
       container.appendChild(s);
+      // a page with the bottom bar has these there, where the thumb is (as in Europe)
+      if (document.getElementById("turnbar")) return;
       const row = el("div", { class: "row" });
       row.appendChild(el("button", { type: "button", id: "drew", disabled: !mine || state.acted, onclick: () => app.act({ type: "drew_cards", player: actor, count: 2 }) }, i18n.t("act.drew_london")));
       row.appendChild(el("button", { type: "button", id: "more-tickets", disabled: !mine || state.acted, onclick: () => openLondonTickets(app, actor) }, i18n.t("act.keep")));
-      row.appendChild(el("button", { type: "button", class: state.acted ? "primary" : "", id: "end-turn", disabled: !mine || !state.acted, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
+      // the turn ends by itself after its action; only a game started without that waits here
+      if (state.acted) row.appendChild(el("button", { type: "button", class: "primary", id: "end-turn", disabled: !mine, onclick: () => app.act({ type: "end_turn", player: actor }) }, i18n.t("act.end")));
       container.appendChild(row);
     }
   }
@@ -229,7 +232,7 @@ function londonFinal(container, state, app) {
           null,
           el("dt", null, i18n.t("final.routes")),
           el("dd", null, String(f.route_points)),
-          el("dt", null, `${i18n.t("final.tickets")} (${i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length })})`),
+          el("dt", null, `${i18n.t("final.tickets")}${i18n.paren(i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length }))}`),
           el("dd", null, sign(f.ticket_points)),
           el("dt", null, `${i18n.t("london.districts")}${districts.length ? ` (${districts.join(", ")})` : ""}`),
           el("dd", { class: "districts" }, sign(f.district_points)),
@@ -320,18 +323,36 @@ function teActions(container, app) {
   };
   container.appendChild(el("div", { class: "row" }, el("button", { type: "button", class: "primary", id: "te-record" }, i18n.t("te.record"))));
   container.querySelector("#te-record").addEventListener("click", record);
-  const area = el("textarea", { id: "te-position", rows: "5", "aria-label": i18n.t("te.position"), placeholder: '{"players": [{"color": "red", "cities": [...]}], "tracks": ["0906-1005"]}' });
+  // The round's end position as a form: each player's five cities (one per city colour) and the
+  // tracks on the board (links between two points, written with their numbers: 0906-1005). The
+  // service computes the exact penalties (the `transeuropa score` position).
+  const board = app.boards && app.boards.transeuropa;
+  const byColor = {};
+  for (const [id, c] of Object.entries((board && board.cities) || {})) (byColor[c.color] = byColor[c.color] || []).push({ id, name: i18n.has(`te.city.${id}`) ? i18n.t(`te.city.${id}`) : i18n.cities[id] || c.name });
+  const picks = {};
+  const form = el("div", { class: "stack", id: "te-position" });
+  for (const p of state.players) {
+    const row = el("div", { class: "te-cities", dataset: { cities: p.color } });
+    picks[p.color] = Object.keys(byColor).map((col) => {
+      const sel = el("select", { "aria-label": i18n.t("te.city_of", { name: p.name, color: i18n.t(`te.city_color_${col}`) }), dataset: { cityColor: col } }, el("option", { value: "" }, i18n.t(`te.city_color_${col}`)));
+      for (const c of byColor[col].sort((a, b) => a.name.localeCompare(b.name, i18n.lang))) sel.appendChild(el("option", { value: c.id }, c.name));
+      row.appendChild(sel);
+      return sel;
+    });
+    form.appendChild(el("fieldset", null, el("legend", null, playerLabel(p, i18n)), row));
+  }
+  const tracks = el("textarea", { id: "te-tracks", rows: "3", inputmode: "numeric", "aria-label": i18n.t("te.tracks"), placeholder: "0906-1005 1005-1105" });
+  form.appendChild(el("label", null, i18n.t("te.tracks"), tracks));
   const score = () => {
-    let position;
-    try {
-      position = JSON.parse(area.value);
-    } catch {
-      toast(i18n.t("te.bad_json"), "error");
+    const players = state.players.map((p) => ({ color: p.color, cities: picks[p.color].map((s) => s.value).filter(Boolean) }));
+    const links = tracks.value.split(/[\s,、]+/).filter(Boolean);
+    if (players.some((p) => p.cities.length !== picks[p.color].length) || links.some((l) => !/^\d{4}-\d{4}$/.test(l))) {
+      toast(i18n.t("te.bad_position"), "error");
       return;
     }
-    app.act({ type: "score_round", position });
+    app.act({ type: "score_round", position: { players, tracks: links } });
   };
-  container.appendChild(el("details", null, el("summary", null, i18n.t("te.position")), el("p", { class: "muted" }, i18n.t("te.position_hint")), area, el("button", { type: "button", id: "te-position-go", onclick: score }, i18n.t("te.score_position"))));
+  container.appendChild(el("details", null, el("summary", null, i18n.t("te.position")), el("p", { class: "muted" }, i18n.t("te.position_hint")), form, el("button", { type: "button", id: "te-position-go", onclick: score }, i18n.t("te.score_position"))));
 }
 
 function teFinal(container, state, app) {
@@ -510,24 +531,27 @@ export function describeOther(a, app) {
   const board = app.boards?.london;
   switch (a.type) {
     case "round_penalties":
-      return `${i18n.t("te.round")}: ${Object.entries(a.penalties || {})
-        .map(([c, n]) => `${state ? nameOf(state, c) : c} ${n ? `−${n}` : "0"}`)
-        .join(", ")}`;
+      return i18n.colon(
+        i18n.t("te.round"),
+        Object.entries(a.penalties || {})
+          .map(([c, n]) => `${state ? nameOf(state, c) : c} ${n ? `−${n}` : "0"}`)
+          .join(i18n.t("fmt.list_sep")),
+      );
     case "score_round":
       return i18n.t("te.score_position");
     case "passenger":
-      return `${i18n.t(`tram.color_${a.terminal}`)}: ${i18n.t("tram.add_passenger")}`;
+      return i18n.colon(i18n.t(`tram.color_${a.terminal}`), i18n.t("tram.add_passenger"));
     case "terminal_scoring":
-      return `${i18n.t(`tram.color_${a.terminal}`)}: ${i18n.t("tram.score_now")}`;
+      return i18n.colon(i18n.t(`tram.color_${a.terminal}`), i18n.t("tram.score_now"));
     case "start_line":
-      return `${who}: ${i18n.t("tram.new_line")} (${i18n.t(`tram.color_${a.color}`)})`;
+      return i18n.colon(who, `${i18n.t("tram.new_line")}${i18n.paren(i18n.t(`tram.color_${a.color}`))}`);
     case "stop":
-      return `${who}: ${lineName(i18n, a.line)} ← ${a.card === "C" ? i18n.t("tram.conductor") : a.card}`;
+      return i18n.colon(who, `${lineName(i18n, a.line)} ← ${a.card === "C" ? i18n.t("tram.conductor") : a.card}`);
     case "tram":
-      return `${who}: ${lineName(i18n, a.line)} ← ${i18n.t(`tram.tram_${a.tram}`)}`;
+      return i18n.colon(who, `${lineName(i18n, a.line)} ← ${i18n.t(`tram.tram_${a.tram}`)}`);
     case "claim": {
       const r = board && board.routes[a.route];
-      return `${who}: ${r ? `${locName(board, r.a)} – ${locName(board, r.b)}` : a.route}${a.cards ? ` (${i18n.cardList(a.cards)})` : ""}`;
+      return i18n.colon(who, `${r ? `${locName(board, r.a)} – ${locName(board, r.b)}` : a.route}${a.cards ? i18n.paren(i18n.cardList(a.cards)) : ""}`);
     }
     default:
       return null;

@@ -104,6 +104,15 @@ export class I18n {
     return [this.city(id), this.mapNames[id], id, ...(this.readings[id] || [])].filter(Boolean).map(fold).join(" ");
   }
 
+  // Punctuation as each language writes it (the glossary: full-width 「：」 and （） in Japanese)
+  paren(x) {
+    return this.t("fmt.paren", { x });
+  }
+
+  colon(a, b) {
+    return this.t("fmt.colon", { a, b });
+  }
+
   card(c) {
     return this.t(`card.${c}`);
   }

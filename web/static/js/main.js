@@ -130,6 +130,8 @@ async function refreshChart(app, full) {
 function render(app) {
   app.i18n.apply();
   if (app.gone) return;
+  // the game's phase: a page's parts that declare their phases (data-phases) come first in it
+  document.body.dataset.phase = (app.state && app.state.phase) || "none";
   for (const a of document.querySelectorAll("nav.tabs a")) {
     if (a.dataset.nav === app.page) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -185,6 +187,7 @@ async function main() {
   app.show = (lines) => {
     if (!app.board) return;
     app.board.highlight(lines);
+    app.board.reveal(lines);
     $("map").scrollIntoView({ behavior: "smooth", block: "start" });
   };
   app.setState = (s) => {
@@ -194,7 +197,12 @@ async function main() {
     if (app.state && s.seq < app.state.seq && !gameChanged) return; // an older state arriving late
     app.state = s;
     if (s.pending) app.pending = s.pending;
-    if (changed && app.board) app.board.highlight([]);
+    if (changed && app.board) {
+      app.board.highlight([]);
+      // the route last tapped keeps its outline only while its sheet is open (an undone route
+      // must not look like the last move)
+      if (!document.querySelector(".sheet")) app.board.select(null);
+    }
     if (!isEurope(s) && !(app.boards && app.boards[s.game])) {
       loadBoard(app, s.game)
         .then(() => app.state === s && (render(app), refreshChart(app, false)))

@@ -157,8 +157,16 @@ export class BoardMap {
     if (r.tunnel) parts.push(i.t("route.tunnel"));
     if (r.ferry) parts.push(i.t("route.ferry", { n: r.locomotives }));
     const owner = this.owners[id];
-    parts.push(owner ? i.t("route.owner", { name: this.names?.[owner] || i.color(owner), color: i.color(owner) }) : i.t("route.free"));
+    parts.push(owner ? i.t("route.owner", { name: this.names?.[owner] || i.color(owner), color: i.color(owner) }) : this.isClosed(id) ? i.t("route.closed") : i.t("route.free"));
     return parts.join(" · ");
+  }
+
+  // A free route of a double whose twin is taken, in a game of 2 or 3 players: nobody may use
+  // it (the rules' DOUBLES_CLOSED_UP_TO).
+  isClosed(id) {
+    const r = this.map.routes[id];
+    if (!r || !r.twin || this.owners[id] || !this.owners[r.twin]) return false;
+    return Object.keys(this.names || {}).length <= 3;
   }
 
   setZoom(z, fx, fy) {
@@ -193,6 +201,7 @@ export class BoardMap {
       const o = this.owners[id];
       g.classList.toggle("claimed", !!o);
       g.classList.toggle("unsure", !!(unsure && unsure.has(id)));
+      g.classList.toggle("closed", this.isClosed(id));
       for (const rect of g.querySelectorAll(".space")) rect.setAttribute("fill", o ? PLAYER_COLORS[o] : CARD_COLORS[this.map.routes[id].color]);
       if (o) g.dataset.owner = o;
       else delete g.dataset.owner;
@@ -235,6 +244,8 @@ export class BoardMap {
     this.hl.textContent = "";
     for (const line of lines || []) {
       for (const id of line.routes || []) {
+        // a white casing under the line: it stands out from the player's own trains
+        svg("polyline", { points: this.routeLine(id), class: "hl-casing" }, this.hl);
         svg("polyline", { points: this.routeLine(id), class: `hl ${line.cls || ""}`, stroke: line.color || "#ff00aa" }, this.hl);
       }
       for (const cid of line.cities || []) {
@@ -242,6 +253,22 @@ export class BoardMap {
         if (c) svg("circle", { cx: c.x, cy: c.y, r: 17, class: "hl-city", stroke: line.color || "#ff00aa" }, this.hl);
       }
     }
+  }
+
+  // Bring the highlighted routes and cities into view: zoom so that they fit, centred on them.
+  reveal(lines) {
+    const pts = [];
+    for (const line of lines || []) {
+      for (const id of line.routes || []) for (const s of this.map.routes[id]?.spaces || []) pts.push([s.x, s.y]);
+      for (const cid of line.cities || []) if (this.map.cities[cid]) pts.push([this.map.cities[cid].x, this.map.cities[cid].y]);
+    }
+    if (!pts.length) return;
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    const [w, h] = [1500, 1000];
+    const span = Math.max((Math.max(...xs) - Math.min(...xs) + 160) / w, (Math.max(...ys) - Math.min(...ys) + 160) / h);
+    const zoom = Math.max(1, Math.min(this.zoom || 1, 1 / span));
+    this.setZoom(zoom, (Math.max(...xs) + Math.min(...xs)) / 2 / w, (Math.max(...ys) + Math.min(...ys)) / 2 / h);
   }
 
   select(id) {

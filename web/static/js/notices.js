@@ -4,10 +4,19 @@
 
 const COLOR_PARAMS = new Set(["color", "owner", "current", "player"]);
 
+// A player's colour param names the player: 「アキ（赤）」, not 「赤」 (a colour nobody plays
+// stays a colour).
+export function playerText(color, app) {
+  const { i18n, state } = app;
+  const p = state && state.players && state.players.find((x) => x.color === color);
+  return p ? i18n.t("player.label", { name: p.name, color: i18n.color(color) }) : i18n.color(color);
+}
+
 function paramText(key, value, app) {
   const { i18n, map } = app;
   if (value === null || value === undefined) return COLOR_PARAMS.has(key) ? i18n.t("route.free") : "";
-  if (COLOR_PARAMS.has(key)) return i18n.color(value);
+  if (COLOR_PARAMS.has(key)) return playerText(value, app);
+  if (key.endsWith("_card")) return value === "grey" ? i18n.t("card.any_one") : i18n.card(value);
   if (key === "route") {
     const r = map && map.routes[value];
     return r ? i18n.route(r) : String(value);
@@ -18,6 +27,13 @@ function paramText(key, value, app) {
     const r = map && map.routes[value];
     if (r) return i18n.route(r);
     if (map && map.cities[value]) return i18n.city(value);
+  }
+  if ((key === "place" || key === "route") && typeof value === "string") {
+    // a London route: its two places, in the page's language
+    const board = app.boards && app.boards.london;
+    const lr = board && board.routes && board.routes[value];
+    const name = (id) => (i18n.places && i18n.places[id]) || (board.locations[id] && board.locations[id].name) || id;
+    if (lr) return `${name(lr.a)} – ${name(lr.b)}`;
   }
   if (key === "card") return i18n.card(value);
   if (key === "ticket") return ticketName(value, app);
@@ -47,6 +63,8 @@ export function noticeText(n, app, context) {
   if (!n.code || !i18n.has(key)) return n.text || "";
   const vars = {};
   for (const [k, v] of Object.entries(params)) vars[k] = paramText(k, v, app);
+  // {hue}: the colour itself where a string needs it beside the player (a print's colour)
+  if (params.color) vars.hue = i18n.color(params.color);
   // {place}: the route or the city the message is about
   if (vars.place === undefined) vars.place = params.route !== undefined ? vars.route : params.city !== undefined ? vars.city : "";
   const out = i18n.t(key, vars);

@@ -4,7 +4,8 @@
 
 import { getJSON, post } from "./api.js";
 import { refusalText } from "./notices.js";
-import { el, playerLabel } from "./ui.js";
+import { openTickets } from "./actions.js";
+import { closeSheet, el, playerLabel, sheet } from "./ui.js";
 
 function cycle(current, colors) {
   const i = current ? colors.indexOf(current) : -1;
@@ -73,7 +74,7 @@ export async function setup(app) {
       if (!route && !city) continue;
       const owner = route ? draft.routes[id] : draft.stations[id];
       const what = route ? i18n.route(route) : i18n.t("photo.check_station", { city: i18n.city(id) });
-      const seen = owner ? `${names[owner] || ""} (${i18n.color(owner)})` : i18n.t(route ? "route.free" : "city.no_station");
+      const seen = owner ? `${names[owner] || ""}${i18n.paren(i18n.color(owner))}` : i18n.t(route ? "route.free" : "city.no_station");
       const done = draft.confirmed.has(id);
       const show = () => {
         app.board.highlight([{ routes: route ? [id] : [], cities: city ? [id] : [route.a, route.b].filter(Boolean), color: "#ff00aa" }]);
@@ -131,7 +132,7 @@ export async function setup(app) {
         draft.check = [...new Set([...(reading.check || []), ...draft.unsure])];
         draft.problems = reading.problems || [];
         draft.confirmed.clear();
-        status.textContent = `${i18n.t("photo.fix")}${draft.check.length ? ` (${i18n.t("photo.low")}: ${draft.check.length})` : ""}`;
+        status.textContent = `${i18n.t("photo.fix")}${draft.check.length ? i18n.paren(i18n.colon(i18n.t("photo.low"), draft.check.length)) : ""}`;
         redrawMap();
         drawCheck();
         return;
@@ -143,13 +144,17 @@ export async function setup(app) {
 
   const confirm = async () => {
     const tickets = {};
-    for (const p of app.state.players) {
-      const sel = document.querySelector(`select[data-photo-tickets="${p.color}"]`);
-      if (sel) tickets[p.color] = [...sel.selectedOptions].map((o) => o.value);
-    }
+    for (const p of app.state.players) tickets[p.color] = draft.tickets[p.color] || [];
     const s = await app.act({ type: "set_board", routes: draft.routes, stations: draft.stations, tickets });
     if (s) await app.act({ type: "finish" });
   };
+  // scoring ends the game: asked first
+  const askConfirm = () =>
+    sheet(
+      i18n.t("photo.finish_title"),
+      el("p", null, i18n.t("photo.finish_text")),
+      el("div", { class: "actions" }, el("button", { type: "button", class: "primary", id: "photo-finish-go", onclick: () => (closeSheet(), confirm().catch((e) => app.refused(e))) }, i18n.t("photo.finish_go")), el("button", { type: "button", onclick: closeSheet }, i18n.t("act.cancel"))),
+    );
 
   app.pageRender = () => {
     const panel = document.getElementById("photo");
@@ -169,9 +174,13 @@ export async function setup(app) {
       panel.appendChild(el("p", { class: "muted" }, i18n.t("photo.start")));
       return;
     }
-    const input = el("input", { type: "file", accept: "image/*", capture: "environment", id: "photo-file", "aria-label": i18n.t("photo.upload") });
+    // the browser's own file button speaks its own language ("Choose File"): a button of the
+    // page's own words opens it, and a word beside it says whether a photo is chosen
+    const chosen = el("span", { class: "muted grow", id: "photo-chosen" }, i18n.t("photo.none_chosen"));
+    const input = el("input", { type: "file", accept: "image/*", capture: "environment", id: "photo-file", class: "file-hidden", "aria-label": i18n.t("photo.upload"), onchange: () => (chosen.textContent = i18n.t(input.files[0] ? "photo.chosen" : "photo.none_chosen")) });
     panel.append(
-      el("label", null, i18n.t("photo.upload"), input),
+      el("div", null, i18n.t("photo.upload")),
+      el("div", { class: "row" }, el("label", { class: "file-pick", for: "photo-file" }, i18n.t("photo.choose"), input), chosen),
       el(
         "div",
         { class: "row" },
@@ -183,14 +192,21 @@ export async function setup(app) {
     );
     drawCheck();
     if (state.phase === "finished") return;
-    // the tickets of this game's variant only
-    const variant = app.map.variants.find((v) => v.id === state.variant) || app.map.variants[0];
-    const tickets = Object.values(app.map.tickets).filter((t) => t.decks.some((d) => variant.decks.includes(d))).sort((a, b) => i18n.ticket(a).localeCompare(i18n.ticket(b), i18n.lang));
-    for (const p of state.players) {
-      const sel = el("select", { multiple: true, size: "5", dataset: { photoTickets: p.color }, "aria-label": i18n.t("photo.tickets", { name: p.name }) });
-      for (const t of tickets) sel.appendChild(el("option", { value: t.id }, `${i18n.ticket(t)} (${t.points})`));
-      fix.appendChild(el("label", null, el("div", { class: "row" }, playerLabel(p, i18n)), i18n.t("photo.tickets", { name: p.name }), sel));
-    }
-    fix.appendChild(el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "photo-confirm-go", onclick: () => confirm().catch((e) => app.refused(e)) }, i18n.t("photo.confirm"))));
+    // each player's tickets with the ticket picker (the variant's tickets, searchable; the ones
+    // given to another player are not offered)
+    const rows = el("div", { id: "photo-tickets" });
+    const drawRows = () => {
+      rows.textContent = "";
+      for (const p of state.players) {
+        const mine = draft.tickets[p.color] || [];
+        const others = Object.entries(draft.tickets).filter(([c]) => c !== p.color).flatMap(([, ids]) => ids);
+        const names = mine.map((id) => (app.map.tickets[id] ? i18n.ticket(app.map.tickets[id]) : id)).join(i18n.t("fmt.list_sep"));
+        const pick = () => openTickets(app, p.color, { held: others, initial: mine, first: true, onDone: (ids) => ((draft.tickets[p.color] = ids), drawRows()) });
+        rows.appendChild(el("div", { class: "row photo-ticket-row", dataset: { photoTickets: p.color } }, playerLabel(p, i18n), el("span", { class: "muted grow" }, names), el("button", { type: "button", dataset: { pickTickets: p.color }, onclick: pick }, i18n.t("photo.pick_tickets", { name: p.name, n: mine.length }))));
+      }
+    };
+    drawRows();
+    fix.appendChild(rows);
+    fix.appendChild(el("div", { class: "row", style: "margin-top:.6rem" }, el("button", { type: "button", class: "primary", id: "photo-confirm-go", onclick: askConfirm }, i18n.t("photo.confirm"))));
   };
 }

@@ -24,7 +24,7 @@ export function drawTickets(container, data, app) {
     return;
   }
   const me = app.state?.players?.find((p) => p.color === app.color);
-  if (me) container.appendChild(el("p", { class: "row" }, el("span", { class: `swatch ${me.color}` }), i18n.t("me.you_are", { color: `${me.name} (${i18n.color(me.color)})` })));
+  if (me) container.appendChild(el("p", { class: "row" }, el("span", { class: `swatch ${me.color}` }), i18n.t("me.you_are", { color: i18n.t("player.label", { name: me.name, color: i18n.color(me.color) }) })));
   if (!data || data.error) {
     container.appendChild(el("p", { class: "muted" }, data && data.error === 404 ? i18n.t("phase.none") : i18n.t("me.not_paired")));
     return;
@@ -46,6 +46,7 @@ export function drawTickets(container, data, app) {
     return;
   }
   const list = el("ul", { class: "tickets", id: "my-tickets" });
+  app.heldTickets = new Set(data.tickets.map((t) => t.id)); // not offered again by the picker
   for (const t of data.tickets) {
     const tk = map.tickets[t.id] || t;
     const state = t.completed ? "ok" : t.reachable ? "open" : "bad";

@@ -26,7 +26,7 @@ export function swatch(color, i18n) {
 }
 
 export function playerLabel(p, i18n) {
-  return el("span", { class: "pname" }, swatch(p.color, i18n), el("span", null, p.name), el("small", null, `(${i18n.color(p.color)})`));
+  return el("span", { class: "pname" }, swatch(p.color, i18n), el("span", null, p.name), el("small", null, i18n.paren(i18n.color(p.color)).trim()));
 }
 
 let openSheet = null;
@@ -82,7 +82,7 @@ export function cardPicker(i18n, { max = 99, initial = [], deck = CARDS, fill = 
       buttons[c].querySelector(".n").textContent = counts[c] ? String(counts[c]) : "";
       buttons[c].setAttribute("aria-pressed", counts[c] ? "true" : "false");
     }
-    paid.textContent = `${i18n.cardList(cards)}${cards.length ? ` (${i18n.t("cards.count", { n: cards.length })})` : ""}`;
+    paid.textContent = cards.length ? i18n.t("cards.paid_line", { cards: i18n.cardList(cards), n: cards.length }) : i18n.cardList(cards);
   };
   const WILD = new Set(["locomotive", "bus"]);
   const tap = (c) => {
