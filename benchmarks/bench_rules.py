@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
-    res = Results("bench_rules", write=args.write, mode="--quick" if args.quick else "")
+    res = Results("bench_rules", write=args.write)
     m = europe_map()
     rng = random.Random(1)
     n_states = 20 if args.quick else 100

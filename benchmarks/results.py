@@ -7,7 +7,7 @@ measured, the figure, and the run's date, commit, machine, load average (at star
 the process's niceness) and library versions. The scripts run as scripts, so import it as
 ``from results import Results``::
 
-    res = Results("bench_rules", write=args.write, mode="--quick" if args.quick else "")
+    res = Results("bench_rules", write=args.write)
     res.add("rules-score-median", "final scoring, dense states", f"median {ms:.1f} ms")
     res.save()
 
@@ -84,7 +84,8 @@ class Results:
 
     bench: str
     write: bool = False
-    mode: str = ""
+    mode: str | None = None  # how it was run; default: the script's arguments but --write
+    libraries: str | None = None  # when the figures come from another interpreter: its versions
     rows: list[tuple[str, str, str]] = field(default_factory=list)
     load_start: float = field(default_factory=lambda: os.getloadavg()[0])
     started: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
@@ -96,6 +97,11 @@ class Results:
             raise ValueError(f"row id {row_id!r} given twice")
         self.rows.append((row_id, what, figure))
 
+    def run(self) -> str:
+        if self.mode is None:
+            self.mode = " ".join(a for a in sys.argv[1:] if a != "--write")
+        return self.mode or "defaults"
+
     def render(self) -> str:
         load = f"{self.load_start:.1f} → {os.getloadavg()[0]:.1f}, nice {os.nice(0)}"
         context = [
@@ -103,8 +109,8 @@ class Results:
             commit(),
             machine(),
             load,
-            libraries(),
-            self.mode or "full",
+            self.libraries or libraries(),
+            self.run(),
         ]
         lines = [
             f"# {self.bench}",
