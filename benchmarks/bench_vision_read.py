@@ -25,8 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from results import Results, wants_write  # noqa: E402
-
+from benchmarks.results import Results, wants_write  # noqa: E402
 from companion.sim.perturb import CAMERA_VARIATIONS  # noqa: E402
 from companion.vision.context import make_context  # noqa: E402
 from companion.vision.geometry import corners_homography  # noqa: E402
