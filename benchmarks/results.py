@@ -137,12 +137,12 @@ class Results:
         if not self.rows:
             print("nothing measured: results file left as it was", file=sys.stderr)
             return None
-        RESULTS_DIR.mkdir(exist_ok=True)
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         path = RESULTS_DIR / f"{self.bench}.md"
         tmp = path.with_suffix(".md.tmp")
         tmp.write_text(self.render(), encoding="utf-8")
         tmp.replace(path)
-        print(f"written: {path.relative_to(HERE.parent)}")
+        print(f"written: {path}")
         return path
 
 
@@ -154,3 +154,39 @@ def read_rows(path: Path) -> dict[str, str]:
         if m:
             rows[m.group(1)] = m.group(3).replace("\\|", "|")
     return rows
+
+
+# A README figure row: | what | figure | [id](benchmarks/results/<script>.md#id) |
+README_ROW = re.compile(
+    r"^\| (?P<what>.*?) \| (?P<figure>.*?) \| "
+    r"\[(?P<label>[a-z0-9-]+)\]"
+    r"\((?P<file>benchmarks/results/[a-z0-9_]+\.md)#(?P<id>[a-z0-9-]+)\) \|$"
+)
+
+
+def refresh_readme(readme: Path) -> list[str]:
+    """Copy each linked row's figure into the README's figures table; the rows changed."""
+    root = readme.parent
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    changed = []
+    for i, line in enumerate(lines):
+        m = README_ROW.match(line)
+        if not m:
+            continue
+        rows = read_rows(root / m["file"])
+        if m["id"] not in rows:
+            raise SystemExit(f"{readme.name}: no row {m['id']} in {m['file']}")
+        figure = rows[m["id"]].replace("|", "\\|")
+        if figure != m["figure"]:
+            lines[i] = line.replace(f"| {m['figure']} |", f"| {figure} |", 1)
+            changed.append(m["id"])
+    readme.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return changed
+
+
+if __name__ == "__main__":
+    # python benchmarks/results.py --readme: the README's figures from the results files
+    if sys.argv[1:] != ["--readme"]:
+        raise SystemExit("usage: python benchmarks/results.py --readme")
+    done = refresh_readme(HERE.parent / "README.md")
+    print(f"README.md: {len(done)} figures refreshed" + (f" ({', '.join(done)})" if done else ""))
