@@ -337,10 +337,10 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
     def lowres_scene(seed: int) -> Scene:
         return random_scene(np.random.default_rng(600 + seed), gb, claimed=0.6, stations=8)
 
-    for label, make, low in (
-        ("trains on their own print", same_scene, False),
-        ("one colour on both lanes", double_scene, False),
-        ("whole board 1,100 px wide", lowres_scene, True),
+    for slug, label, make, low in (
+        ("check-own-print", "trains on their own print", same_scene, False),
+        ("check-both-lanes", "one colour on both lanes", double_scene, False),
+        ("check-small-board", "whole board 1,100 px wide", lowres_scene, True),
     ):
         without, with_profile = Tally(), Tally()
         for seed in seeds:
@@ -369,7 +369,6 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             reading = checked(s, ctx, profile)
             score(reading, truth, with_profile, f"{label} {seed}")
         print(f"  {label:28s} {without.row()}")
-        slug = "check-" + "-".join(label.replace(",", "").split()[:3])
         record(slug, f"rendered, {label}, no table profile", without)
         for n in without.notes[:12]:
             print(f"      silent: {n}")
@@ -380,9 +379,9 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
                 print(f"      silent: {n}")
     # Whole boards (random games, 2,000 px) under a lamp to one side and with dull colour
     # processing (saturation x0.6): no profile.
-    for label, change in (
-        ("a lamp to one side", lambda i: light_gradient(i, 0.45)),
-        ("saturation x0.6", lambda i: saturation(i, 0.6)),
+    for slug, label, change in (
+        ("check-lamp", "a lamp to one side", lambda i: light_gradient(i, 0.45)),
+        ("check-dull-colour", "saturation x0.6", lambda i: saturation(i, 0.6)),
     ):
         tally = Tally()
         for seed in seeds:
@@ -397,11 +396,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             reading = checked(at_corners(change(top), corners, ctx), ctx)
             score(reading, truth, tally, f"{label} {12 + seed}")
         print(f"  {label:28s} {tally.row()}")
-        record(
-            "check-" + "-".join(label.replace(".", "").split()[:3]),
-            f"rendered whole boards, {label}, no table profile",
-            tally,
-        )
+        record(slug, f"rendered whole boards, {label}, no table profile", tally)
         for n in tally.notes[:12]:
             print(f"      silent: {n}")
 
