@@ -1,4 +1,7 @@
-"""Run every benchmark script in turn: ``python -m benchmarks [--quick] [NAME ...]``."""
+"""Run every benchmark script in turn: ``python -m benchmarks [--quick] [--write] [NAME ...]``.
+
+``--write``: each script that records its figures (``benchmarks/results.py``) replaces its rows in
+``benchmarks/results/<script>.md``."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
+    write = "--write" in argv
     names = [a for a in argv if not a.startswith("-")]
     scripts = sorted(HERE.glob("bench_*.py"))
     if names:
@@ -19,8 +23,11 @@ def main(argv: list[str]) -> int:
     for script in scripts:
         print(f"\n=== {script.stem} ===", flush=True)
         args = [sys.executable, str(script)]
-        if quick and "--quick" in script.read_text(encoding="utf-8"):
+        text = script.read_text(encoding="utf-8")
+        if quick and "--quick" in text:
             args.append("--quick")
+        if write and "--write" in text:
+            args.append("--write")
         failed += subprocess.run(args, check=False).returncode != 0
     return 1 if failed else 0
 

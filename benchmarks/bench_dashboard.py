@@ -1,6 +1,6 @@
 """Page weight of the phone dashboard: the bytes a phone fetches on its first load.
 
-Run: ``.venv/bin/python benchmarks/bench_dashboard.py``
+Run: ``.venv/bin/python benchmarks/bench_dashboard.py [--write]``
 
 The real app (service + Flask, event log in a temporary directory) is driven through Flask's test
 client, with a 3-player game 16 moves in so that ``/api/state`` is realistic. For each page
@@ -23,6 +23,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.results import Results, wants_write  # noqa: E402
 
 TOKEN = "bench-host-token-" + "y" * 26
 IMPORT = re.compile(r"""(?:^|\n)\s*import\s[^;]*?from\s+["'](\./[^"']+)["']""")
@@ -105,6 +107,7 @@ def main() -> int:
     from companion.store import EventStore
     from companion.webapp import create_app
 
+    results = Results("bench_dashboard", write=wants_write(sys.argv))
     with tempfile.TemporaryDirectory() as tmp:
         store = EventStore(Path(tmp))
         service = Service(store).start()
@@ -124,11 +127,11 @@ def main() -> int:
             phone.get(f"/pair/{token}")
             print("Dashboard page weight, first load (bytes; gzip -6 in brackets)")
             print()
-            for label, c, page, lang in (
-                ("table view /", client, "/", "en"),
-                ("table view / (Japanese)", client, "/", "ja"),
-                ("host /host", host, "/host", "en"),
-                ("paired phone /me", phone, "/me", "en"),
+            for row_id, label, c, page, lang in (
+                ("dashboard-table", "table view /", client, "/", "en"),
+                ("dashboard-table-ja", "table view / (Japanese)", client, "/", "ja"),
+                ("dashboard-host", "host /host", host, "/host", "en"),
+                ("dashboard-phone", "paired phone /me", phone, "/me", "en"),
             ):
                 files = crawl(c, page, lang, {})
                 raw = sum(len(b) for _, b in files)
@@ -147,6 +150,11 @@ def main() -> int:
                     k[1] += len(body)
                     k[2] += len(gzip.compress(body, 6))
                 print(f"{label}: {len(files)} requests, {raw:,} B raw ({gz:,} B gzip'd)")
+                results.add(
+                    row_id,
+                    f"dashboard, first load of {label} (HTML, CSS, JS, map, language, state)",
+                    f"{raw / 1000:.0f} kB raw, {gz / 1000:.0f} kB gzip'd, {len(files)} requests",
+                )
                 for kind, (n, r, g) in sorted(kinds.items()):
                     print(f"    {kind:5s} {n:2d} files {r:8,} B  ({g:7,} B)")
             print()
@@ -157,6 +165,7 @@ def main() -> int:
         finally:
             service.stop()
             store.close()
+    results.save()
     return 0
 
 

@@ -2,7 +2,7 @@
 frame, its sharpness, glare and steadiness) per frame size, and the whole command with the
 demo's simulated camera and reader.
 
-Run: ``.venv/bin/python benchmarks/bench_doctor.py [--quick]``
+Run: ``.venv/bin/python benchmarks/bench_doctor.py [--quick] [--write]``
 
 The camera part is what ``GET /api/doctor`` adds to the 10 s of frames it waits for (the
 frames come from the running camera, so reading them costs nothing here); the command's time
@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from results import Results  # noqa: E402
 from timing import timed  # noqa: E402
 
 
@@ -56,6 +57,7 @@ def command(repeat: int) -> float:
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     repeat = 1 if quick else 3
+    res = Results("bench_doctor", write="--write" in argv)
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     print("| frames | camera part (locate + measures of 5 frames), median ms | lines |")
     print("|---|---|---|")
@@ -63,9 +65,20 @@ def main(argv: list[str]) -> int:
         ms, status = camera_part(size, repeat)
         bad = ", ".join(f"{k} {v}" for k, v in status.items() if v != "ok") or "all ok"
         print(f"| {size[0]}x{size[1]} | {ms:.0f} | {bad} |")
+        res.add(
+            f"doctor-camera-{size[1]}p",
+            f"set-up check, the camera part (locate + measures of 5 frames) at {size[0]}x{size[1]}",
+            f"{ms:.0f} ms median",
+        )
     ms = command(repeat)
     print(f"companion doctor --camera sim --reader sim (whole process), median: {ms:.0f} ms")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    res.add(
+        "doctor-command",
+        "`companion doctor --camera sim --reader sim`, the whole process",
+        f"{ms:.0f} ms median",
+    )
+    res.save()
     return 0
 
 

@@ -1,6 +1,7 @@
 """Hardening benchmark: what hostile or careless clients on the Wi-Fi cost `companion serve`.
 
     .venv/bin/python benchmarks/bench_hardening.py [--quick] [--events 10000] [--readers 20]
+        [--write]
 
 Starts `companion serve` on 127.0.0.1 (a free port, a temporary state directory) and measures:
 
@@ -40,6 +41,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from tests.serving import serve_cmd  # noqa: E402
 from tests.webapp.images import bomb, jpeg_header  # noqa: E402
 
@@ -127,7 +129,7 @@ def ms(values: list[float]) -> str:
     return f"p50 {statistics.median(v):.1f} ms, p95 {p95:.1f} ms, max {v[-1]:.1f} ms"
 
 
-def bodies(server: Server) -> None:
+def bodies(res: Results, server: Server) -> None:
     with socket.create_connection(("127.0.0.1", server.port)) as s:
         t0 = time.perf_counter()
         s.sendall(
@@ -137,7 +139,8 @@ def bodies(server: Server) -> None:
         )
         head = s.recv(4096)
         dt = (time.perf_counter() - t0) * 1000
-    print(f"  declared 300 MB body: {head.split(b' ')[1].decode()} after {dt:.1f} ms, 0 bytes read")
+    declared = f"{head.split(b' ')[1].decode()} after {dt:.1f} ms, 0 bytes read"
+    print(f"  declared 300 MB body: {declared}")
     with socket.create_connection(("127.0.0.1", server.port)) as s:
         s.sendall(
             b"POST /api/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
@@ -162,9 +165,14 @@ def bodies(server: Server) -> None:
                 continue
     code = status.split(b" ")[1].decode() if status else "none"
     print(f"  chunked action body: {code} after {sent // 1024} kB sent (limit 64 kB)")
+    res.add(
+        "hardening-bodies",
+        "a declared 300 MB body (refused from its headers); a chunked action body (limit 64 kB)",
+        f"{declared}; the chunked body {code} after {sent // 1024} kB sent",
+    )
 
 
-def bombs(server: Server) -> None:
+def bombs(res: Results, server: Server) -> None:
     before = server.memory()
     the_bomb = bomb()
     headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "image/png"}
@@ -190,9 +198,18 @@ def bombs(server: Server) -> None:
         [sys.executable, "-c", probe], input=the_bomb, capture_output=True, timeout=300
     )
     print(f"  for scale, decoding it with OpenCV (shape, peak MB): {out.stdout.decode().strip()}")
+    decoded = out.stdout.decode().split(")")[-1].strip()
+    res.add(
+        "hardening-bomb",
+        f"a decompression bomb ({len(the_bomb) // 1024} kB PNG of 20000 x 20000, 5 times; a"
+        " 10000 x 8000 JPEG header): the answers and the server's peak resident memory",
+        f"answers {', '.join(map(str, codes))}; peak {before['VmHWM']:.0f} MB before,"
+        f" {after['VmHWM']:.0f} MB after (limit 700 MB); the same PNG decoded by OpenCV:"
+        f" peak {decoded} MB",
+    )
 
 
-def big_photo(server: Server) -> None:
+def big_photo(res: Results, server: Server) -> None:
     """A real photo near the pixel limit: a rendered board of 8000 x 5333 (43 MP), read."""
     import cv2
 
@@ -225,9 +242,15 @@ def big_photo(server: Server) -> None:
         f"{len(jpeg) // 1024} kB): {code}, {status['status']} in {took:.1f} s ({routes} routes "
         f"with trains); server peak RSS {server.memory()['VmHWM']:.0f} MB"
     )
+    res.add(
+        "hardening-big-photo",
+        f"a real photo near the pixel limit (a rendered board, {width} x {height} ="
+        f" {width * height / 1e6:.0f} MP, {len(jpeg) / 1e6:.1f} MB JPEG), read by the server",
+        f"{status['status']} in {took:.1f} s, server peak {server.memory()['VmHWM']:.0f} MB",
+    )
 
 
-def connections(server: Server, counts: list[int]) -> None:
+def connections(res: Results, server: Server, counts: list[int]) -> None:
     for n in counts:
         held = []
         for i in range(n):
@@ -247,6 +270,12 @@ def connections(server: Server, counts: list[int]) -> None:
             assert status == 200
             time.sleep(0.02)
         print(f"  {n} slow/idle connections held: /api/state {ms(times)}")
+        res.add(
+            f"hardening-connections-{n}",
+            f"{n} slow or idle connections held (half sending a header line now and then): the"
+            " latency of /api/state (40 requests)",
+            ms(times),
+        )
         for s in held:
             s.close()
         time.sleep(0.5)
@@ -286,7 +315,7 @@ def write_long_game(state_dir: Path, events: int) -> str:
     return game
 
 
-def history(state_dir: Path, events: int, readers: int) -> None:
+def history(res: Results, state_dir: Path, events: int, readers: int) -> None:
     t0 = time.perf_counter()
     game = write_long_game(state_dir, events)
     server = Server(state_dir)
@@ -314,7 +343,8 @@ def history(state_dir: Path, events: int, readers: int) -> None:
                 color[0] = "red" if color[0] == "blue" else "blue"
             return out
 
-        print(f"  host actions, no readers: {ms(host_actions(30))}")
+        alone = ms(host_actions(30))
+        print(f"  host actions, no readers: {alone}")
         stop = threading.Event()
         reads = [0]
 
@@ -354,6 +384,13 @@ def history(state_dir: Path, events: int, readers: int) -> None:
             f"  host actions, {readers} guests reading history in a loop: {ms(with_readers)} "
             f"({reads[0]} history reads, {reads[0] / max(took, 1e-9):.0f}/s)"
         )
+        res.add(
+            "hardening-history",
+            f"a game of {events} events, {readers} guests reading its history in a loop as the"
+            " history page does: the host's action latency",
+            f"{ms(with_readers)}; {reads[0] / max(took, 1e-9):.0f} history reads/s; with no"
+            f" readers {alone}",
+        )
     finally:
         server.stop()
 
@@ -363,24 +400,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer events and connections")
     ap.add_argument("--events", type=int, default=10_000)
     ap.add_argument("--readers", type=int, default=20)
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args(argv)
+    res = Results("bench_hardening", write=args.write)
     events = 2000 if args.quick else args.events
     print(f"machine: {platform.machine()}, {platform.python_version()}")
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "a")
         try:
             print("bodies")
-            bodies(server)
+            bodies(res, server)
             print("images")
-            bombs(server)
+            bombs(res, server)
             if not args.quick:
-                big_photo(server)
+                big_photo(res, server)
             print("connections")
-            connections(server, [150] if args.quick else [150, 600])
+            connections(res, server, [150] if args.quick else [150, 600])
         finally:
             server.stop()
         print("history")
-        history(Path(tmp) / "b", events, args.readers)
+        history(res, Path(tmp) / "b", events, args.readers)
+    res.save()
     return 0
 
 

@@ -1,6 +1,6 @@
 """London rules speed: final scoring on dense end states, and simulated games per second.
 
-Run: .venv/bin/python benchmarks/bench_london.py [--quick]
+Run: .venv/bin/python benchmarks/bench_london.py [--quick] [--write]
 Dense states: 4 players each spend all 17 buses on the shortest routes around one location
 (the most networks and district checks) and hold 5 of the 20 tickets.
 """
@@ -12,6 +12,7 @@ import random
 import statistics
 import time
 
+from results import WRITE_HELP, Results
 from timing import timed
 
 from companion.london.board import LondonMap, london_map
@@ -59,7 +60,9 @@ def dense_state(m: LondonMap, rng: random.Random, n_players: int = 4) -> list[Pl
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
+    res = Results("bench_london", write=args.write)
     m = london_map()
     rng = random.Random(1)
     n_states = 50 if args.quick else 300
@@ -75,6 +78,13 @@ def main() -> None:
         f"  states: {n_states}  median {statistics.median(per_state):.3f} ms  "
         f"max {max(per_state):.3f} ms  ({1000 / statistics.median(per_state):.0f} scorings/s)"
     )
+    res.add(
+        "london-score",
+        f"London: final scoring, dense end states (4 players x 17 buses, 5 tickets each),"
+        f" {n_states} states",
+        f"median {statistics.median(per_state):.2f} ms, max {max(per_state):.2f} ms",
+    )
+    rates = []
 
     print("London simulated games (all rules, seeded, final scoring included)")
     games = 40 if args.quick else 200
@@ -92,6 +102,13 @@ def main() -> None:
                 f"  {label}, {n} players: {games / dt:.0f} games/s  "
                 f"({actions / dt:.0f} actions/s, {actions / games:.0f} actions/game)"
             )
+            rates.append(games / dt)
+    res.add(
+        "london-games",
+        "London: simulated games, all rules (random and ticket bots, 2-4 players)",
+        f"{min(rates):.0f}-{max(rates):.0f} games/s",
+    )
+    res.save()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """CPU budget per camera frame and memory of the whole service, measured here, scaled to a Pi 4/5.
 
     .venv/bin/python benchmarks/bench_pi_budget.py [--frames N] [--fps F] [--pi4 X] [--pi5 Y]
-                                                   [--window S] [--seed N]
+                                                   [--window S] [--seed N] [--write]
 
 What is measured on this machine (one thread: OpenCV is told to use one core, as a per-core
 budget is what matters on a Pi whose other cores serve the web app). Times are this process's CPU
@@ -364,7 +364,11 @@ def main() -> int:
     parser.add_argument(
         "--window", type=float, default=30.0, help="seconds the running service is watched"
     )
+    from results import WRITE_HELP, Results  # a script's sibling (this module is imported too)
+
+    parser.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = parser.parse_args()
+    res = Results("bench_pi_budget", write=args.write)
 
     import cv2
 
@@ -451,6 +455,16 @@ def main() -> int:
                 f"{pi}: a frame that reads takes ~{ms:.0f} ms, which {verdict} the "
                 f"{interval:.0f} ms between frames"
             )
+        res.add(
+            "pi-budget-live",
+            f"live pipeline per 1080p frame at {args.fps:g} fps (watcher + pixel reader, mean"
+            f" over a rendered game): measured here; Pi 4 / Pi 5 estimated (x{args.pi4:g} /"
+            f" x{args.pi5:g}, assumed factors)",
+            f"here {live.mean:.1f} ms; Pi 4 ~{live.mean * args.pi4:.0f} ms"
+            f" ({live.mean * args.pi4 * args.fps / 10:.0f} % of a core; a frame that reads"
+            f" ~{live.read_mean * args.pi4:.0f} ms), Pi 5 ~{live.mean * args.pi5:.0f} ms"
+            f" ({live.mean * args.pi5 * args.fps / 10:.0f} %)",
+        )
     print()
 
     run = measure_serve(args.seed, args.window)
@@ -470,6 +484,13 @@ def main() -> int:
         f"(+{PI_CAMERA_MB:.0f} MB assumed for picamera2/libcamera and its buffers; the renderer "
         "measured here is not on a Pi)"
     )
+    res.add(
+        "pi-budget-memory",
+        f"memory of the whole service with a 1080p simulated camera, pixel reader and controls"
+        f" ({args.window:g} s; the renderer drawing the frames included)",
+        f"peak {run.peak_mb:.0f} MB here; {run.reads} board reads",
+    )
+    res.save()
     return 0
 
 

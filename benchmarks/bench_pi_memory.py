@@ -2,7 +2,7 @@
 the camera a real-sized still-image source (no renderer: nothing simulated is imported), the
 pixel reader, the controls on gpiozero's mock pins, no card reader. Target: <= 200 MB RSS.
 
-    python benchmarks/bench_pi_memory.py [--python PY] [--window SECONDS] [--quick]
+    python benchmarks/bench_pi_memory.py [--python PY] [--window SECONDS] [--quick] [--write]
 
 Frames: the shared board photos (../shared/photos) scaled to 1920x1080, what the Pi camera is
 configured for, shown in turn (a folder of links, read by the ``file`` camera backend as fast
@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_pi_budget import cpu_seconds, free_port, vm_kb  # noqa: E402
+from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 
 PHOTOS = REPO.parent / "shared" / "photos"
 SIZE = (1920, 1080)
@@ -89,6 +90,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--python", default=sys.executable, help="interpreter to run the service")
     ap.add_argument("--window", type=float, default=90.0, help="seconds to watch it (default 90)")
     ap.add_argument("--quick", action="store_true", help="a 20 s window")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args(argv)
     window = 20.0 if args.quick else args.window
     python = os.path.abspath(args.python)  # not resolved: a venv's python is a link
@@ -166,6 +168,16 @@ def main(argv: list[str]) -> int:
         keep = ("bench:", "companion: camera", "companion: buttons", "companion: warn")
         if line.startswith(keep) or "camera stopped" in line or "Traceback" in line:
             print("  " + line.rstrip())
+    versions = next((ln.split("bench: ", 1)[1].strip() for ln in lines if "bench: numpy" in ln), "")
+    res = Results("bench_pi_memory", write=args.write, libraries=f"{python}: {versions}")
+    res.add(
+        "pi-memory",
+        "memory of the production service as a Pi runs it (`serve` with its config file, a 1080p"
+        " still-image camera read by the pixel reader, controls on mock pins, no renderer, no card"
+        f" reader), {window:.0f} s",
+        f"{start_rss:.0f} MB when ready, peak {peak:.0f} MB (target <= 200 MB)",
+    )
+    res.save()
     verdict = "within" if peak <= 200 else "OVER"
     print(
         f"serve, still-image camera + pixel reader + mock controls, {window:.0f} s: "

@@ -1,7 +1,7 @@
 """Card reader host benchmarks: parser lines/s (pure), lines/s through a real pseudo-terminal,
 and tap-to-event latency through the pty (median, p95).
 
-Run: .venv/bin/python benchmarks/bench_reader.py [--lines N] [--taps N]
+Run: .venv/bin/python benchmarks/bench_reader.py [--lines N] [--taps N] [--write]
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from results import WRITE_HELP, Results
 
 from companion.reader import protocol as p
 from companion.reader.cards import CardCatalog
@@ -111,10 +113,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--taps", type=int, default=500)
+    parser.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = parser.parse_args()
+    res = Results("bench_reader", write=args.write)
     python = sys.version.split()[0]
     print(f"machine: {platform.machine()} {platform.processor() or ''} Python {python}")
-    print(f"parser (pure, 4 KiB chunks):  {bench_parser(args.lines):>10,.0f} lines/s")
+    parsed = bench_parser(args.lines)
+    print(f"parser (pure, 4 KiB chunks):  {parsed:>10,.0f} lines/s")
     with tempfile.TemporaryDirectory() as tmp:
         rate = bench_pty_throughput(args.lines // 2, Path(tmp) / "reader")
         print(f"through a pty (transport):    {rate:>10,.0f} lines/s")
@@ -124,6 +129,17 @@ def main() -> int:
         f"tap -> CardEvent via pty ({len(lat)} taps): median {statistics.median(lat):.3f} ms, "
         f"p95 {p95:.3f} ms, max {lat[-1]:.3f} ms"
     )
+    res.add(
+        "reader-lines",
+        "card reader, host parser / through a pseudo-terminal",
+        f"{parsed / 1000:.0f}k lines/s / {rate / 1000:.0f}k lines/s",
+    )
+    res.add(
+        "reader-tap",
+        f"card reader, tap -> event through a pseudo-terminal ({len(lat)} taps)",
+        f"median {statistics.median(lat):.1f} ms, p95 {p95:.1f} ms",
+    )
+    res.save()
     return 0
 
 

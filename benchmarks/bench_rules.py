@@ -1,6 +1,6 @@
 """Rules core speed: final scoring on worst-case states, and simulated games per second.
 
-Run: .venv/bin/python benchmarks/bench_rules.py [--quick]
+Run: .venv/bin/python benchmarks/bench_rules.py [--quick] [--write]
 Worst case for scoring: every player spends 45 trains on the shortest routes of one dense
 region (many forks and loops for the longest-trail search), builds 3 stations on the busiest
 cities next to other players' routes (the most borrowing choices), and holds 12 tickets.
@@ -13,6 +13,7 @@ import random
 import statistics
 import time
 
+from results import WRITE_HELP, Results
 from timing import timed
 
 from companion.core.board import GameMap
@@ -96,7 +97,9 @@ def worst_single_network(m: GameMap, rng: random.Random, tries: int) -> list[str
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
+    res = Results("bench_rules", write=args.write)
     m = europe_map()
     rng = random.Random(1)
     n_states = 20 if args.quick else 100
@@ -112,6 +115,13 @@ def main() -> None:
         f"  states: {n_states}  median {statistics.median(per_state):.2f} ms  "
         f"max {max(per_state):.2f} ms  (target <= 5 ms)"
     )
+    res.add(
+        "rules-score",
+        f"final scoring of a whole table, worst-case dense states (5 players x 45 trains in one"
+        f" region, 3 stations each on the busiest cities, 12 tickets each), {n_states} states",
+        f"median {statistics.median(per_state):.1f} ms, max {max(per_state):.1f} ms"
+        " (target <= 5 ms)",
+    )
 
     net = worst_single_network(m, rng, 60 if args.quick else 300)
     t = timed(lambda: longest_trail([m.routes[r] for r in net]), 5)
@@ -120,8 +130,14 @@ def main() -> None:
         f"  slowest single network found: {len(net)} routes, trail {trail.length} trains, "
         f"longest-trail search {min(t):.2f} ms"
     )
+    res.add(
+        "rules-longest",
+        f"longest-trail search, the slowest single 45-train network found ({len(net)} routes)",
+        f"{min(t):.1f} ms",
+    )
 
     print("simulated games (random bots, all rules, seeded)")
+    rates = []
     for n in (2, 3, 4, 5):
         games = 10 if args.quick else 40
         t0 = time.perf_counter()
@@ -132,6 +148,9 @@ def main() -> None:
             actions += len(acts)
         dt = time.perf_counter() - t0
         print(f"  {n} players: {games / dt:.1f} games/s  ({actions / dt:.0f} actions/s)")
+        rates.append(f"{games / dt:.0f} games/s ({n} players, {actions / dt:,.0f} actions/s)")
+    res.add("rules-games", "full simulated games, random bots, all rules", ", ".join(rates))
+    res.save()
 
 
 if __name__ == "__main__":

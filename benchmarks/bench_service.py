@@ -2,6 +2,7 @@
 memory of `companion serve --demo` over a full demo game.
 
     .venv/bin/python benchmarks/bench_service.py [--n 200] [--demo-delay 0] [--realtime 60]
+        [--write]
 
 1. Starts `companion serve` on 127.0.0.1 (a free port, a temporary state dir), subscribes to
    /api/events with a plain HTTP client, and times, from just before the POST to the moment the
@@ -36,6 +37,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from results import WRITE_HELP, Results  # noqa: E402
 
 from tests.serving import serve_cmd  # noqa: E402
 
@@ -129,7 +132,7 @@ def pct(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
 
-def latency(n: int) -> None:
+def latency(res: Results, n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proc, port, token = start_server(Path(tmp))
         try:
@@ -169,14 +172,19 @@ def latency(n: int) -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
-    for name, vals in (
-        ("card tap -> pending event", taps),
-        ("end-turn button -> state event (synced write)", ends),
+    for row_id, name, vals in (
+        ("service-tap", "card tap -> pending event", taps),
+        ("service-end-turn", "end-turn button -> state event (synced write)", ends),
     ):
         ms = [v * 1000 for v in vals]
         print(
             f"{name:48s} n={len(ms)}  median {statistics.median(ms):6.2f} ms  "
             f"p95 {pct(ms, 95):6.2f} ms  max {max(ms):6.2f} ms"
+        )
+        res.add(
+            row_id,
+            f"service, {name} at a subscribed client (real waitress on 127.0.0.1), n={len(ms)}",
+            f"median {statistics.median(ms):.1f} ms, p95 {pct(ms, 95):.1f} ms",
         )
 
 
@@ -210,7 +218,7 @@ def claim_paths(port: str, game_id: str) -> str:
     return ", ".join(f"{n} by {who}" for who, n in sorted(seen.items()))
 
 
-def demo_memory(delay: float) -> None:
+def demo_memory(res: Results, delay: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proc, port, _ = start_server(Path(tmp), "--demo", "--demo-delay", str(delay))
         try:
@@ -238,12 +246,18 @@ def demo_memory(delay: float) -> None:
                 f"peak RSS (VmHWM) {peak / 1024:.1f} MB (target <= 200 MB)"
             )
             print(f"  claims and stations: {claim_paths(port, st['game_id'])}")
+            res.add(
+                "service-demo-memory",
+                "service, peak memory of `serve --demo` over a full 4-player game (camera, vision,"
+                " pty reader, 2 SSE clients)",
+                f"{peak / 1024:.0f} MB (target <= 200 MB)",
+            )
         finally:
             proc.terminate()
             proc.wait(timeout=10)
 
 
-def demo_realtime(window: float) -> None:
+def demo_realtime(res: Results, window: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proc, port, _ = start_server(Path(tmp), "--demo")
         try:
@@ -265,6 +279,12 @@ def demo_realtime(window: float) -> None:
                 f"peak RSS {max(peak, vm_hwm(proc.pid)) / 1024:.1f} MB, "
                 f"turn {st['turn']}, {claimed} claims and stations on the board"
             )
+            res.add(
+                "service-demo-realtime",
+                f"service, the watchable demo (2 s per move, camera at 5 fps) over {took:.0f} s",
+                f"CPU {100 * cpu / took:.0f} % of one core, peak"
+                f" {max(peak, vm_hwm(proc.pid)) / 1024:.0f} MB",
+            )
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -281,15 +301,18 @@ def main() -> int:
     ap.add_argument(
         "--realtime", type=float, default=0.0, help="also watch the real-time demo for S seconds"
     )
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
+    res = Results("bench_service", write=args.write)
     print(
         f"machine: {platform.machine()} {platform.processor() or ''} "
         f"python {platform.python_version()}"
     )
-    latency(args.n)
-    demo_memory(args.demo_delay)
+    latency(res, args.n)
+    demo_memory(res, args.demo_delay)
     if args.realtime > 0:
-        demo_realtime(args.realtime)
+        demo_realtime(res, args.realtime)
+    res.save()
     return 0
 
 

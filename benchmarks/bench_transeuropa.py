@@ -1,6 +1,6 @@
 """Trans Europa penalty speed: the exact Steiner tree on the worst positions.
 
-Run: .venv/bin/python benchmarks/bench_transeuropa.py [--quick] [--all]
+Run: .venv/bin/python benchmarks/bench_transeuropa.py [--quick] [--all] [--write]
 
 The worst positions for the penalty are the emptiest boards (nothing to contract: the whole
 210-node lattice takes part) with the five cities spread across the map (the largest trees).
@@ -20,6 +20,8 @@ import random
 import statistics
 import time
 
+from results import WRITE_HELP, Results
+
 from companion.transeuropa import CITY_COLORS, EndTurn, PlaceStart, Round, connection, trans_europa
 
 
@@ -33,7 +35,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smaller sample")
     parser.add_argument("--all", action="store_true", help="every one of the 16,807 hands")
+    parser.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = parser.parse_args()
+    res = Results("bench_transeuropa", write=args.write)
     lat = trans_europa()
     rng = random.Random(2024)
     by_color = [sorted(c.id for c in lat.cities_of_color(col)) for col in CITY_COLORS]
@@ -61,6 +65,13 @@ def main() -> None:
         f"   time per penalty: mean {statistics.mean(walls):.2f} ms "
         f"(cpu {statistics.mean(cpus):.2f}), median {walls[len(walls) // 2]:.2f}, "
         f"p95 {walls[int(len(walls) * 0.95)]:.2f}, max {walls[-1]:.2f} ms"
+    )
+    res.add(
+        "transeuropa-penalty",
+        f"Trans Europa: exact penalty (Steiner tree), empty board, {len(hands)} hands"
+        f"{' (all)' if args.all else ' (seeded sample)'}",
+        f"mean {statistics.mean(cpus):.1f} ms CPU, max {max(cpus):.1f} ms CPU"
+        f" (penalty up to {max(pens)})",
     )
 
     worst = sorted(costs, reverse=True)[:5]
@@ -99,6 +110,12 @@ def main() -> None:
         f"   whole round (6 penalties): mean {statistics.mean(ws):.1f} ms "
         f"(cpu {statistics.mean(cs):.1f}), max {max(ws):.1f} ms"
     )
+    res.add(
+        "transeuropa-round",
+        "Trans Europa: a 6-player round scored early (6 penalties)",
+        f"mean {statistics.mean(cs):.1f} ms CPU",
+    )
+    res.save()
 
 
 if __name__ == "__main__":

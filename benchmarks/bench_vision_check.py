@@ -19,7 +19,7 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 * speed (one thread): a 12 MP photo located, read and checked; a 1080p frame at a known place
   read and checked, on its own and as live mode reads it (a ``ReadCache`` kept across frames).
 
-    .venv/bin/python benchmarks/bench_vision_check.py [--quick]
+    .venv/bin/python benchmarks/bench_vision_check.py [--quick] [--write]
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.results import Results, wants_write  # noqa: E402
 from companion.sim.perturb import (  # noqa: E402
     CAMERA_VARIATIONS,
     channel_gains,
@@ -89,6 +90,20 @@ class Tally:
             f"pictures {self.pictures:3d}  routes right {share:6.2f}%  wrong {self.wrong:3d}  "
             f"silent {self.silent:3d}  list median {np.median(lst):4.1f} max {lst.max():3d}"
         )
+
+
+RESULTS = Results("bench_vision_check")
+
+
+def record(row_id: str, what: str, tally: Tally) -> None:
+    """A results row of a tally: wrong, silent (wrong and not on the check list), the list."""
+    lst = np.array(tally.lists or [0])
+    RESULTS.add(
+        row_id,
+        f"vision, check list: {what} ({tally.pictures} pictures)",
+        f"wrong {tally.wrong}, silent {tally.silent}; list median {np.median(lst):.1f}, max"
+        f" {lst.max()}; routes {100.0 * tally.routes_right / max(tally.routes_total, 1):.1f} %",
+    )
 
 
 # The last picture read (its samples, context and classifier result): ``score`` explains the
@@ -204,6 +219,7 @@ def photo_section(ctx: ReadContext) -> None:
         reading = checked(samples[p.name], ctx)
         score(reading, truth(p), tally, p.name)
     print(f"  shipped numbers      {tally.row()}")
+    record("check-photos", "the shared photos, shipped numbers", tally)
     for n in tally.notes:
         print(f"      silent: {n}")
     tally = Tally()
@@ -219,6 +235,7 @@ def photo_section(ctx: ReadContext) -> None:
         reading = checked(samples[p.name], held)
         score(reading, truth(p), tally, p.name)
     print(f"  leave-one-photo-out  {tally.row()}")
+    record("check-photos-held-out", "the shared photos, leave-one-photo-out", tally)
     for n in tally.notes:
         print(f"      silent: {n}")
     tally = Tally()
@@ -236,6 +253,7 @@ def photo_section(ctx: ReadContext) -> None:
             reading = checked(located(CAMERA_VARIATIONS[vn](images[p.name])), ctx)
             score(reading, truth(p), tally, f"{p.name} / {vn}")
     print(f"  8 camera variations  {tally.row()}")
+    record("check-photos-variations", "the shared photos, 8 camera/room variations", tally)
     for n in tally.notes:
         print(f"      silent: {n}")
     blank = next(p for p in photos if "blank" in p.name)
@@ -251,6 +269,8 @@ def photo_section(ctx: ReadContext) -> None:
     print("  blank photo as the profile of the others (other shots, other light):")
     print(f"    without profile    {before.row()}")
     print(f"    with profile       {after.row()}")
+    record("check-photos-blank-profile", "the shared photos without a table profile", before)
+    record("check-photos-blank-profile-on", "the shared photos, the blank photo as profile", after)
     for n in after.notes:
         print(f"      silent: {n}")
 
@@ -284,6 +304,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             reading = checked(at_corners(light(top), corners, ctx), ctx)
             score(reading, empty_truth, tally, f"empty {ln} {seed} top")
     print(f"  empty boards, 5 lights x top/angle    {tally.row()}")
+    record("check-empty", "rendered empty boards, 5 lights x top-down/angled", tally)
     for n in tally.notes:
         print(f"      silent: {n}")
 
@@ -316,10 +337,10 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
     def lowres_scene(seed: int) -> Scene:
         return random_scene(np.random.default_rng(600 + seed), gb, claimed=0.6, stations=8)
 
-    for label, make, low in (
-        ("trains on their own print", same_scene, False),
-        ("one colour on both lanes", double_scene, False),
-        ("whole board 1,100 px wide", lowres_scene, True),
+    for slug, label, make, low in (
+        ("check-own-print", "trains on their own print", same_scene, False),
+        ("check-both-lanes", "one colour on both lanes", double_scene, False),
+        ("check-small-board", "whole board 1,100 px wide", lowres_scene, True),
     ):
         without, with_profile = Tally(), Tally()
         for seed in seeds:
@@ -348,17 +369,19 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             reading = checked(s, ctx, profile)
             score(reading, truth, with_profile, f"{label} {seed}")
         print(f"  {label:28s} {without.row()}")
+        record(slug, f"rendered, {label}, no table profile", without)
         for n in without.notes[:12]:
             print(f"      silent: {n}")
         if with_profile.pictures:
             print(f"    ... with a profile         {with_profile.row()}")
+            record(slug + "-profile", f"rendered, {label}, with a table profile", with_profile)
             for n in with_profile.notes[:12]:
                 print(f"      silent: {n}")
     # Whole boards (random games, 2,000 px) under a lamp to one side and with dull colour
     # processing (saturation x0.6): no profile.
-    for label, change in (
-        ("a lamp to one side", lambda i: light_gradient(i, 0.45)),
-        ("saturation x0.6", lambda i: saturation(i, 0.6)),
+    for slug, label, change in (
+        ("check-lamp", "a lamp to one side", lambda i: light_gradient(i, 0.45)),
+        ("check-dull-colour", "saturation x0.6", lambda i: saturation(i, 0.6)),
     ):
         tally = Tally()
         for seed in seeds:
@@ -373,6 +396,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
             reading = checked(at_corners(change(top), corners, ctx), ctx)
             score(reading, truth, tally, f"{label} {12 + seed}")
         print(f"  {label:28s} {tally.row()}")
+        record(slug, f"rendered whole boards, {label}, no table profile", tally)
         for n in tally.notes[:12]:
             print(f"      silent: {n}")
 
@@ -439,6 +463,7 @@ def speed_section(ctx: ReadContext) -> None:
 def main() -> int:
     cv2.setNumThreads(1)
     quick = "--quick" in sys.argv
+    RESULTS.write = wants_write(sys.argv)
     ctx = make_context()
     if PHOTOS.is_dir():
         photo_section(ctx)
@@ -446,6 +471,7 @@ def main() -> int:
         print(f"shared photos skipped: {PHOTOS} is absent")
     render_section(ctx, quick)
     speed_section(ctx)
+    RESULTS.save()
     return 0
 
 

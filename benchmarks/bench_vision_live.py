@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_vision_live.py [--seeds 11 12] [--size 960x540] [--fps 5]
                                                       [--no-real-reader] [--quick]
-                                                      [--static-seeds 100 116]
+                                                      [--static-seeds 100 116] [--write]
 
 Everything runs on one core (cv2.setNumThreads(1)). Games come from the simulated camera (the
 project's own renderer: hands and arms reaching over the board, shadows, a bumped table):
@@ -35,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.results import WRITE_HELP, Results
 from companion.sim.camera import SimulatedCamera, simulated_game
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
@@ -174,7 +175,9 @@ def run_game(
     }
 
 
-def static_reads(renderer: BoardRenderer, seeds: range, size: tuple[int, int]) -> None:
+def static_reads(
+    res: Results, renderer: BoardRenderer, seeds: range, size: tuple[int, int]
+) -> None:
     """locate_board and read_board on random rendered games (no hands), one frame each."""
     from companion.sim.render import random_scene, random_view
     from companion.vision.locate import BoardLocation, locate_board
@@ -225,6 +228,14 @@ def static_reads(renderer: BoardRenderer, seeds: range, size: tuple[int, int]) -
         f"({100 * tot[0] / max(1, tot[1]):.2f} %), cities {tot[2]}/{tot[3]} "
         f"({100 * tot[2] / max(1, tot[3]):.2f} %); locate {1000 * statistics.mean(t_loc):.0f} ms, "
         f"read {1000 * statistics.mean(t_read):.0f} ms per frame"
+    )
+    res.add(
+        "vision-live-static",
+        f"vision, rendered 1920x1080 overhead frames of random games (seeds {seeds[0]}-"
+        f"{seeds[-1]}), the renderer's plastic",
+        f"board located {located}/{n}, routes {tot[0]}/{tot[1]}"
+        f" ({100 * tot[0] / max(1, tot[1]):.1f} %), cities {tot[2]}/{tot[3]}"
+        f" ({100 * tot[2] / max(1, tot[3]):.1f} %)",
     )
     for (printed, want, got), k in confusion.most_common():
         print(f"    route printed {printed:6}: {want:6} read as {got:6} x{k}")
@@ -289,7 +300,9 @@ def main() -> int:
     )
     ap.add_argument("--no-static", action="store_true", help="skip the static reads")
     ap.add_argument("--static-seeds", type=int, nargs=2, default=[100, 116], metavar=("A", "B"))
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
+    res = Results("bench_vision_live", write=args.write)
     cv2.setNumThreads(1)
     renderer = BoardRenderer()
     size = _size(args.size)
@@ -339,18 +352,34 @@ def main() -> int:
             f"  {reader}: {int(false)} false claims in {int(frames)} frames "
             f"({1000 * false / max(1, frames):.2f} per 1,000); found {int(found)} of {int(true)}"
         )
+        res.add(
+            f"vision-live-{reader}",
+            f"vision, live watcher with the {reader} reader on rendered games with hands in view"
+            f" and a table bump (seeds {', '.join(map(str, args.seeds))}, {size[0]}x{size[1]},"
+            f" {args.fps:g} fps)",
+            f"{1000 * false / max(1, frames):.1f} false claims per 1,000 frames ({int(false)} in"
+            f" {int(frames)}), {int(found)}/{int(true)} claims found",
+        )
     if not args.no_real_reader and not args.no_static:
         a, b = args.static_seeds
         print(
             f"\nstatic reads: random rendered games in 1920x1080 overhead frames, seeds {a}-{b - 1}"
         )
-        static_reads(renderer, range(a, b), (1920, 1080))
+        static_reads(res, renderer, range(a, b), (1920, 1080))
     if args.speed_frames <= 0:
+        res.save()
         return 0
     print(f"\nspeed at 1920x1080, one core, {args.speed_frames} frames of a game with hands:")
     sp = speed(renderer, args.seeds[0], args.speed_frames)
     for k, v in sp.items():
         print(f"  {k:26} {v:7.1f} ms")
+    res.add(
+        "vision-live-speed",
+        f"vision, live pipeline per 1920x1080 frame of a game with hands ({args.speed_frames}"
+        " frames, one core): watcher + pixel reader, mean / on a frame that reads",
+        f"{sp['vision_ms_mean']:.1f} ms / {sp.get('vision_read_frame_ms', 0.0):.1f} ms",
+    )
+    res.save()
     return 0
 
 

@@ -8,7 +8,7 @@ single-threaded speed (wall median / p95 and this process's CPU time, with the m
 cropped and uncropped 12-megapixel photos (locate + read), 1080p live frames with a known
 location (without and with a ``ReadCache``) and locating a 1080p frame.
 
-    .venv/bin/python benchmarks/bench_vision_read.py
+    .venv/bin/python benchmarks/bench_vision_read.py [--write]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.results import Results, wants_write  # noqa: E402
 from companion.sim.perturb import CAMERA_VARIATIONS  # noqa: E402
 from companion.vision.context import make_context  # noqa: E402
 from companion.vision.geometry import corners_homography  # noqa: E402
@@ -76,11 +77,25 @@ def timed(fn, repeat: int, warm: int = 1) -> tuple[list[float], list[float]]:
     return wall, cpu
 
 
-def stats(label: str, fn, repeat: int, warm: int = 1) -> None:
+def stats(label: str, fn, repeat: int, warm: int = 1) -> float:
+    """Print the wall and CPU times of ``fn``; return the CPU median (ms)."""
     wall, cpu = timed(fn, repeat, warm)
     print(
         f"  {label}: wall median {np.median(wall):.1f} ms, p95 {np.percentile(wall, 95):.1f} ms; "
         f"CPU median {np.median(cpu):.1f} ms  (n={repeat})"
+    )
+    return float(np.median(cpu))
+
+
+def share(a: int, b: int) -> str:
+    return f"{a}/{b} ({100 * a / b:.1f} %)" if b else "-"
+
+
+def accuracy(acc: Accuracy) -> str:
+    return (
+        f"routes {share(acc.routes_right, acc.routes_total)}, stations "
+        f"{share(acc.stations_right, acc.stations_total)}, spaces "
+        f"{share(acc.spaces_right, acc.spaces_total)}"
     )
 
 
@@ -97,6 +112,7 @@ def main() -> int:
         print(f"skipped: {PHOTOS} is absent")
         return 0
     cv2.setNumThreads(1)
+    res = Results("bench_vision_read", write=wants_write(sys.argv))
     ctx = make_context()
     photos = labelled_photos(PHOTOS, ctx)
     images = {p.name: cv2.imread(str(p.path)) for p in photos}
@@ -111,6 +127,11 @@ def main() -> int:
         for w in wrong:
             print(f"    {w}")
     print(f"{'overall':42s} {total.row()}")
+    res.add(
+        "vision-photos",
+        f"vision, the {len(photos)} shared photos, board located automatically",
+        accuracy(total),
+    )
 
     print("\n== leave-one-photo-out: space model fitted on the other photos ==")
     samples = {p.name: photo_samples(images[p.name], ctx) for p in photos}
@@ -132,9 +153,16 @@ def main() -> int:
     rows = station_rows(photos, [images[p.name] for p in photos], ctx)
     right, n, _ = stations_held_out(rows, ctx)
     print(f"stations, leave one city out (thresholds fitted on all the other cities): {right}/{n}")
+    res.add(
+        "vision-photos-held-out",
+        "vision, the shared photos, leave-one-photo-out (space model fitted on the others);"
+        " the station rule held out city by city",
+        f"{accuracy(total)}; stations city by city {share(right, n)}",
+    )
 
     print("\n== other cameras and rooms: every photo transformed, located and read ==")
     worst = 1.0
+    route_shares, station_shares, refusals = [], [], 0
     for name, change in CAMERA_VARIATIONS.items():
         total, refused = Accuracy(), []
         for p in photos:
@@ -147,9 +175,22 @@ def main() -> int:
             total.add(acc)
         if total.routes_total:
             worst = min(worst, total.routes_right / total.routes_total)
+            route_shares.append(100 * total.routes_right / total.routes_total)
+        if total.stations_total:
+            station_shares.append(100 * total.stations_right / total.stations_total)
+        refusals += len(refused)
         note = f"  REFUSED: {', '.join(refused)}" if refused else ""
         print(f"  {name:20s} {total.row()}{note}")
     print(f"  worst routes share over the variations: {100 * worst:.2f} %")
+    res.add(
+        "vision-variations",
+        f"vision, the shared photos as {len(CAMERA_VARIATIONS)} other cameras and rooms would take"
+        " them (light colour and strength, tone curve, saturation, JPEG, size, blur, noise, a lamp"
+        " to one side, vignetting, turned, lens distortion)",
+        f"routes {min(route_shares):.1f}-{max(route_shares):.1f} %, stations"
+        f" {min(station_shares):.1f}-{max(station_shares):.1f} % per variation;"
+        f" photos refused: {refusals}",
+    )
 
     print("\n== raw photos at an angle (in-memory warps onto a table, some upside down) ==")
     rng = np.random.default_rng(2024)
@@ -179,6 +220,11 @@ def main() -> int:
         f"routes {100 * right / max(tot, 1):.2f}% ({right}/{tot}); locate median "
         f"{np.median(times):.0f} ms, locate+read median {np.median(both):.0f} ms (wall)"
     )
+    res.add(
+        "vision-angled",
+        "vision, raw photos at an angle on a table (4000x3000, 8 in-memory warps)",
+        f"found {len(errs)}/8, routes {share(right, tot)}",
+    )
 
     print("\n== refusals (must all be refused) ==")
     blank = next(images[p.name] for p in photos if "blank" in p.name)
@@ -200,12 +246,20 @@ def main() -> int:
         "noise": rng.integers(0, 256, (1500, 2000, 3), dtype=np.uint8),
         "plain table": table((2000, 1500), rng),
     }
+    refused_cases = 0
     for name, img in cases.items():
         try:
             loc = locate_board(img, context=ctx)
             print(f"  {name}: ACCEPTED (quality {loc.quality:.2f})  <-- wrong")
         except NoBoardError:
             print(f"  {name}: refused")
+            refused_cases += 1
+    res.add(
+        "vision-not-a-board",
+        "vision, images that are not the board (mirrored, upside-down mirror, scrambled tiles,"
+        " noise, a plain table)",
+        f"refused {refused_cases}/{len(cases)}",
+    )
 
     print(f"\n== speed, one thread ({load()}) ==")
     img = images[photos[0].name]
@@ -218,21 +272,34 @@ def main() -> int:
     )
     f12 = np.sqrt(12e6 / (img.shape[0] * img.shape[1]))
     big = cv2.resize(img, None, fx=f12, fy=f12, interpolation=cv2.INTER_LINEAR)
-    stats(
+    ms12 = stats(
         f"locate+read cropped 12 MP ({big.shape[1]}x{big.shape[0]})",
         lambda: read_board(big, context=ctx),
         9,
     )
+    res.add(
+        "vision-read-12mp",
+        "vision, locate + read a cropped 12 MP photo (one thread)",
+        f"{ms12:.0f} ms CPU median",
+    )
+    angled = []
     for trial in range(3):  # uncropped 12 MP photos, board at an angle on a table
         p = photos[trial % len(photos)]
         c = np.array([[600, 500], [3500, 400], [3250, 2700], [700, 2450]], np.float64)
         c += rng.uniform(-200, 200, c.shape)
         frame12 = warp_onto(images[p.name], np.roll(c, -trial, axis=0), (4000, 3000), rng)
-        stats(
-            f"locate+read uncropped 12 MP at an angle #{trial}",
-            lambda f=frame12: read_board(f, context=ctx),
-            5,
+        angled.append(
+            stats(
+                f"locate+read uncropped 12 MP at an angle #{trial}",
+                lambda f=frame12: read_board(f, context=ctx),
+                5,
+            )
         )
+    res.add(
+        "vision-read-12mp-angled",
+        "vision, locate + read an uncropped 12 MP photo at an angle (3 photos, one thread)",
+        f"{min(angled):.0f}-{max(angled):.0f} ms CPU median",
+    )
     c = np.array([[300, 120], [1620, 100], [1650, 980], [270, 1000]], np.float64)
     frame = warp_onto(img, c, (1920, 1080), rng)
     loc = BoardLocation(corners_homography(c), 1.0, (1920, 1080))
@@ -241,13 +308,13 @@ def main() -> int:
         np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8) for _ in range(8)
     ]
     k = iter(range(10**9))
-    stats(
+    live = stats(
         "read 1080p live frame, known location (no cache)",
         lambda: read_board(noisy[next(k) % 8], location=loc, context=ctx),
         50,
     )
     cache = ReadCache()
-    stats(
+    unchanged = stats(
         "read 1080p live frame, known location, ReadCache, board unchanged",
         lambda: read_board(noisy[next(k) % 8], location=loc, context=ctx, cache=cache),
         50,
@@ -264,7 +331,14 @@ def main() -> int:
         50,
     )
     print(f"    (frames read in full: {cache.full_reads} of {cache.frames})")
+    res.add(
+        "vision-read-1080p",
+        "vision, read a 1080p live frame at a known location (one thread): no cache / an unchanged"
+        " board with the read cache",
+        f"{live:.1f} ms / {unchanged:.1f} ms CPU median",
+    )
     stats("locate 1080p frame (board at an angle)", lambda: locate_board(frame, context=ctx), 9)
+    res.save()
     return 0
 
 

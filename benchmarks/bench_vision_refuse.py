@@ -14,7 +14,7 @@ refused ones came to being accepted:
 
 Both are read by wrapping ``companion.vision.locate.board_fit`` while the benchmark runs (the
 locator itself is not changed). Run: ``.venv/bin/python benchmarks/bench_vision_refuse.py``
-(``--quick``: 5 seeds per kind; ``--seeds N``; ``--kinds landscape,europe``).
+(``--quick``: 5 seeds per kind; ``--seeds N``; ``--kinds landscape,europe``; ``--write``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from results import WRITE_HELP, Results
 
 from companion.sim.other_maps import KINDS, other_map, render_case
 from companion.sim.render import BoardRenderer
@@ -96,7 +97,7 @@ class Tally:
         self.outcomes.append(o)
 
 
-def run(kinds: list[str], seeds: int) -> int:
+def run(kinds: list[str], seeds: int, res: Results) -> int:
     cv2.setNumThreads(1)
     ctx = make_context()
     cfg = ctx.cfg["locate"]
@@ -134,6 +135,16 @@ def run(kinds: list[str], seeds: int) -> int:
                         Outcome(seed, ok, quality, probe.sub, probe.full, err, ms)
                     )
             report_kind(kind, tallies, min_explained, accept)
+            outs = [o for view in VIEWS for o in tallies[(kind, view)].outcomes]
+            found = sum(o.accepted for o in outs)
+            res.add(
+                f"refuse-{kind}",
+                f"vision, {'the Europe board (control)' if kind == 'europe' else kind + ' maps'}"
+                f" drawn by the renderer, 1920x1080 {' and '.join(VIEWS)}, seeds 0-{seeds - 1}",
+                f"found {found}/{len(outs)}"
+                if kind == "europe"
+                else f"refused {len(outs) - found}/{len(outs)}",
+            )
     print(f"\n(total {time.perf_counter() - t_all:.0f} s, rendering included)")
     return 0
 
@@ -184,6 +195,7 @@ def report_kind(
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="5 seeds per kind")
+    parser.add_argument("--write", action="store_true", help=WRITE_HELP)
     parser.add_argument("--seeds", type=int, default=50, help="seeds per kind (default 50)")
     parser.add_argument(
         "--kinds",
@@ -196,7 +208,10 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown kind(s): {', '.join(unknown)}", file=sys.stderr)
         return 2
-    return run(kinds, 5 if args.quick else max(1, args.seeds))
+    res = Results("bench_vision_refuse", write=args.write)
+    code = run(kinds, 5 if args.quick else max(1, args.seeds), res)
+    res.save()
+    return code
 
 
 if __name__ == "__main__":

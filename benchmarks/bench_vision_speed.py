@@ -18,6 +18,7 @@ Times are CPU milliseconds of the calling thread (``time.thread_time``: other pr
 machine do not count), with wall time and the machine's load beside them.
 
     .venv/bin/python benchmarks/bench_vision_speed.py [--quick] [--case NAME ...] [--repeat N]
+        [--write]     # --write: the medians into benchmarks/results/bench_vision_speed.md
     .venv/bin/python benchmarks/bench_vision_speed.py --hash      # readings' fingerprints
     .venv/bin/python benchmarks/bench_vision_speed.py --profile NAME   # cProfile of one case
     .venv/bin/python benchmarks/bench_vision_speed.py --json FILE   # every timing, as JSON
@@ -44,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_vision_read import load, warp_onto  # noqa: E402
+from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
 from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
@@ -156,8 +158,9 @@ ALL = [
 
 def run_speed(
     ctx: ReadContext, names: list[str], repeat: int, rounds: int, dump: str | None = None
-) -> None:
-    """Every case ``repeat`` times per round, the cases interleaved round after round."""
+) -> dict[str, float]:
+    """Every case ``repeat`` times per round, the cases interleaved round after round; the
+    median CPU ms of each case."""
     calls = cases(ctx, names)
     cpu: dict[str, list[float]] = {n: [] for n in calls}
     wall: dict[str, list[float]] = {n: [] for n in calls}
@@ -180,6 +183,40 @@ def run_speed(
             f"min {a.min():6.1f}  max {a.max():6.1f}   wall median {np.median(w):6.1f}  "
             f"(n={len(a)})"
         )
+    return {n: float(np.median(v)) for n, v in cpu.items()}
+
+
+def record(res: Results, ms: dict[str, float]) -> None:
+    """The rows of the cases that ran (CPU ms medians of the thread)."""
+
+    def pair(a: str, b: str) -> str:
+        return f"{ms[a]:.1f} ms without a table profile, {ms[b]:.1f} ms with one"
+
+    if "cropped" in ms:
+        res.add(
+            "vision-speed-12mp",
+            "vision, locate + read + check a cropped 12 MP photo, CPU of one thread",
+            f"{ms['cropped']:.0f} ms median (target <= 200 ms)",
+        )
+    angles = [ms[n] for n in ("angle0", "angle1", "angle2") if n in ms]
+    if angles:
+        res.add(
+            "vision-speed-12mp-angled",
+            f"vision, locate + read + check an uncropped 12 MP photo at an angle ({len(angles)}"
+            " photos), CPU of one thread",
+            f"{min(angles):.0f}-{max(angles):.0f} ms median (target <= 200 ms)",
+        )
+    for row_id, a, what in (
+        ("vision-speed-live", "live", "as live mode reads it (read cache kept, a known place)"),
+        ("vision-speed-located", "located", "at the place found by locating the frame"),
+        ("vision-speed-first", "first", "the first frame at a place (no cache)"),
+    ):
+        if a in ms and f"{a}+profile" in ms:
+            res.add(
+                row_id,
+                f"vision, read + check a 1080p live frame {what}, CPU of one thread",
+                pair(a, f"{a}+profile") + " (median; target <= 15 ms)",
+            )
 
 
 # The stages of a read, as ``read.py`` calls them (module, attribute): timed by wrapping.
@@ -306,6 +343,7 @@ def main() -> int:
     ap.add_argument("--profile", metavar="CASE")
     ap.add_argument("--stages", metavar="CASE", help="CPU ms per stage of one case")
     ap.add_argument("--json", metavar="FILE", help="write every timing to FILE")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
     cv2.setNumThreads(1)
     ctx = make_context()
@@ -329,7 +367,9 @@ def main() -> int:
     names = args.case or ALL
     repeat = args.repeat or (3 if args.quick else 5)
     rounds = args.rounds or (2 if args.quick else 4)
-    run_speed(ctx, names, repeat, rounds, args.json)
+    res = Results("bench_vision_speed", write=args.write)
+    record(res, run_speed(ctx, names, repeat, rounds, args.json))
+    res.save()
     return 0
 
 

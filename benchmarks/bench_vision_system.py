@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_vision_system.py [--seeds 11 12] [--size 960x540] [--fps 5]
                                                         [--readers oracle vision located]
                                                         [--end-turn report prompt] [--quick]
+                                                        [--write]
 
 Each game is a simulated game (``sources.simulated_game``: five players, hands and arms over the
 board, card draws, passing shadows, a bumped table) rendered by the project's renderer at
@@ -37,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.results import WRITE_HELP, Results
 from companion.sim.camera import SimulatedCamera, simulated_game
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
@@ -101,7 +103,9 @@ def main() -> int:
     ap.add_argument("--end-turn", nargs="+", default=["report"], choices=["report", "prompt"])
     ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
     ap.add_argument("--verbose", action="store_true", help="every question and veto")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()
+    res = Results("bench_vision_system", write=args.write)
     cv2.setNumThreads(1)
     w, h = (int(v) for v in args.size.lower().split("x"))
     renderer = BoardRenderer()
@@ -143,6 +147,16 @@ def main() -> int:
                 f"{total.true_accepted} accepted, {total.true_asked} asked of {total.pieces}; "
                 f"{total.entered_by_host} entered by the host"
             )
+            res.add(
+                f"system-{reader}-{end_turn}",
+                f"vision through the service: the live watcher ({reader} reader) on rendered games"
+                f" with hands (seeds {', '.join(map(str, args.seeds))}, {w}x{h}), every sighting"
+                f" through the service's checks, turns ended by {end_turn}",
+                f"{total.false_accepted} false claims accepted in {total.frames} frames; true:"
+                f" {total.true_accepted} accepted + {total.true_asked} asked of {total.pieces};"
+                f" {total.false_asked} false asked; {total.entered_by_host} entered by the host",
+            )
+    res.save()
     return 0
 
 
