@@ -114,7 +114,6 @@ class Game(Simulation[Card, PlayerState, Route]):
 
     map: GameMap
     CARD_NOUN: ClassVar[str] = "train card"
-    REDEALS: ClassVar[int] = 20
     NOT_SIMULATED: ClassVar[str] = "{type} is a table-tracker action, not part of a simulated game"
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
         **Simulation.HANDLERS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -177,6 +177,7 @@ def check_draw_keep(chosen: Sequence[str], drawn: int, keep_min: int) -> None:
 
 
 R = TypeVar("R")
+K = TypeVar("K")  # a card of any board
 
 
 def lookup_route(route: Callable[[str], R], route_id: str) -> R:
@@ -185,6 +186,20 @@ def lookup_route(route: Callable[[str], R], route_id: str) -> R:
         return route(route_id)
     except NotationError as exc:
         raise IllegalActionError(str(exc), rule="unknown-route") from None
+
+
+def row_is_legal(row: Iterable[object], wild: object, limit: int) -> bool:
+    """A face-up row (empty slots as None) with fewer than ``limit`` wild cards."""
+    return sum(1 for c in row if c == wild) < limit
+
+
+def legal_row_exists(pool: Mapping[K, int], wild: K, slots: int, limit: int) -> bool:
+    """Whether some row of ``slots`` cards dealt from ``pool`` (the cards left: draw pile,
+    discards and the row itself) is legal: a row takes every card when fewer are left, and
+    otherwise holds the fewest wild cards when every other card is in it."""
+    total = sum(pool.values())
+    plain = total - pool.get(wild, 0)
+    return max(0, min(slots, total) - plain) < limit
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,14 @@ from .cards import CardSet, TrainCard
 from .errors import IllegalActionError
 from .networks import Link
 from .payment import PaidRoute, has_cards
-from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
+from .rules import (
+    FinalRound,
+    TurnRules,
+    check_draw_keep,
+    legal_row_exists,
+    lookup_route,
+    row_is_legal,
+)
 from .seats import Seat, TurnOrder
 
 C = TypeVar("C", bound=TrainCard)
@@ -93,7 +100,6 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
 
     map: MapLookups[R, Any]  # each board's class names its map type
     CARD_NOUN: ClassVar[str] = "card"  # "after drawing one <noun> ...", "no <noun> ... drawn"
-    REDEALS: ClassVar[int] = 20  # at most this many redeals of a face-up row with too many wilds
     NOT_SIMULATED: ClassVar[str] = "{type} is not part of a simulated game"
     # action type -> the name of the method that handles it (actor, action)
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
@@ -163,24 +169,22 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
         return self.deck.pop() if self.deck else None
 
     def _check_face_up(self) -> None:
-        """Three or more face-up wild cards: discard all five and turn up five more.
+        """Three or more face-up wild cards: discard all five and turn up five more, until the
+        row is legal, as the rulebook says, unless no row dealt from the cards left (draw pile,
+        discards and the row) can be legal: then the row stays as it is.
 
-        Repeated until the row holds fewer, unless the cards outside the hands cannot make such
-        a row (then the row stays); at most REDEALS times.
+        When a legal row exists, each redeal takes the next cards of the pile and, once the
+        pile runs out, the discards in a new seeded shuffle: some deal finds it.
         """
         limit = self.rules.face_up_wild_limit
         wild = self.cards.wild
-        for _ in range(self.REDEALS):
-            if sum(1 for c in self.face_up if c is wild) < limit:
-                return
-            pool = (
-                Counter(self.deck)
-                + Counter(self.discard)
-                + Counter(c for c in self.face_up if c is not None)
-            )
-            plain = sum(n for c, n in pool.items() if c is not wild)
-            if plain < len(self.face_up) - limit + 1:
-                return  # no reshuffle can help: leave the row as it is
+        if row_is_legal(self.face_up, wild, limit):
+            return
+        row = Counter(c for c in self.face_up if c is not None)
+        pool = Counter(self.deck) + Counter(self.discard) + row
+        if not legal_row_exists(pool, wild, len(self.face_up), limit):
+            return
+        while not row_is_legal(self.face_up, wild, limit):
             self.discard.extend(c for c in self.face_up if c is not None)
             self.face_up = [self._take_from_deck() for _ in range(len(self.face_up))]
 

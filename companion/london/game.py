@@ -50,9 +50,6 @@ class Game(Simulation[Card, PlayerState, Route]):
 
     map: LondonMap
     CARD_NOUN: ClassVar[str] = "card"
-    # Redeals of a row with 3 buses: a better row is always possible when one is tried, so the
-    # cap only guards against an endless loop.
-    REDEALS: ClassVar[int] = 1000
     NOT_SIMULATED: ClassVar[str] = "{type} is not an action of a simulated London game"
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
         **Simulation.HANDLERS,
