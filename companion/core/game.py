@@ -44,7 +44,7 @@ from .rules import (
     check_trains,
     route_open,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import FinalScore, PlayerEnd, Results, score_final
 from .seats import PiecesAlias
 from .simulation import Phase, SimPlayer, Simulation
 
@@ -73,15 +73,6 @@ class PlayerState(StationSeat, SimPlayer[Card]):
     PIECES: ClassVar[str] = "trains"
     CARD: ClassVar[Callable[[str], Any]] = Card
 
-    def end_position(self) -> PlayerEnd:
-        return PlayerEnd(
-            color=self.color,
-            name=self.name,
-            routes=tuple(self.routes),
-            stations=tuple(self.stations),
-            tickets=tuple(self.tickets),
-        )
-
 
 @dataclass(frozen=True)
 class PendingTunnel:
@@ -109,10 +100,12 @@ class PendingTunnel:
         )
 
 
-class Game(Simulation[Card, PlayerState, Route]):
+class Game(Results[PlayerEnd, FinalScore], Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: Europe with all hidden information."""
 
     map: GameMap
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)
     CARD_NOUN: ClassVar[str] = "train card"
     NOT_SIMULATED: ClassVar[str] = "{type} is a table-tracker action, not part of a simulated game"
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
@@ -303,13 +296,6 @@ class Game(Simulation[Card, PlayerState, Route]):
     def _end_turn(self) -> None:
         self.tunnel = None
         super()._end_turn()
-
-    # --- results ----------------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [p.end_position() for p in self.players]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
 
     # --- JSON form --------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

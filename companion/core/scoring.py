@@ -10,34 +10,67 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass, field, fields
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from .board import GameMap, Route
 from .cards import PLAYER_COLORS
 from .errors import InvalidStateError
 from .longest import longest_trail
 from .networks import Graph, Link, Networks, route_graph, shortest_path
+from .seats import Seat
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerEnd:
-    """One player's position at the end of the game: what is on the table and in hand."""
+class SeatEnd:
+    """What every board's player shows at the end: colour, name, routes, and the board's own
+    tuples of ids after them (Europe: stations and tickets; London: tickets)."""
 
     color: str
     name: str = ""
     routes: tuple[str, ...] = ()
-    stations: tuple[str, ...] = ()
-    tickets: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name or self.color,
             "color": self.color,
-            "routes": list(self.routes),
-            "stations": list(self.stations),
-            "tickets": list(self.tickets),
+            **{f.name: list(getattr(self, f.name)) for f in fields(self)[2:]},
         }
+
+    @classmethod
+    def of(cls, seat: Seat) -> Self:
+        """The end position of a seat (simulated or tracked) as the board's game has it."""
+        ids = {f.name: tuple(getattr(seat, f.name)) for f in fields(cls)[2:]}
+        return cls(seat.color, seat.name, **ids)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEnd(SeatEnd):
+    """One player's position at the end of the game: what is on the table and in hand."""
+
+    stations: tuple[str, ...] = ()
+    tickets: tuple[str, ...] = ()
+
+
+E = TypeVar("E")
+F = TypeVar("F")
+
+
+class Results(Generic[E, F]):
+    """The results of any board's game or table (simulated or tracked): each player's end
+    position (``_end``, the board's ``PlayerEnd.of``) and the final score (``_score``, the
+    board's ``score_final``)."""
+
+    map: Any
+    players: list[Any]
+    _end: Callable[[Any], E]
+    _score: Callable[[Any, list[E]], F]
+
+    def end_positions(self) -> list[E]:
+        return [self._end(p) for p in self.players]
+
+    def final_score(self) -> F:
+        return self._score(self.map, self.end_positions())
 
 
 @dataclass(slots=True)

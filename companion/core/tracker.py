@@ -47,7 +47,7 @@ from .rules import (
     check_station_free,
     check_trains,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import FinalScore, PlayerEnd, Results, score_final
 from .seats import PiecesAlias
 from .tracking import PAYMENT_MODES, Tracked, Tracker
 
@@ -103,10 +103,12 @@ class TrackedTunnel:
         )
 
 
-class TableTracker(Tracker[TrackedPlayer, Route]):
+class TableTracker(Results[PlayerEnd, FinalScore], Tracker[TrackedPlayer, Route]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
 
     map: GameMap
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)
 
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
         **Tracker.HANDLERS,
@@ -302,15 +304,6 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         super()._end_turn()
 
     # --- results and forms ------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [
-            PlayerEnd(p.color, p.name, tuple(p.routes), tuple(p.stations), tuple(p.tickets))
-            for p in self.players
-        ]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
-
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": "tracker",

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from companion.core.errors import IllegalActionError, NotationError
 from companion.core.rules import route_open
+from companion.core.scoring import Results
 from companion.core.seats import PiecesAlias
 from companion.core.simulation import Phase, SimPlayer, Simulation
 
@@ -41,14 +42,13 @@ class PlayerState(SimPlayer[Card]):
     PIECES: ClassVar[str] = "buses"
     CARD: ClassVar[Callable[[str], Any]] = Card
 
-    def end_position(self) -> PlayerEnd:
-        return PlayerEnd(self.color, self.name, tuple(self.routes), tuple(self.tickets))
 
-
-class Game(Simulation[Card, PlayerState, Route]):
+class Game(Results[PlayerEnd, FinalScore], Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: London with all hidden information."""
 
     map: LondonMap
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)
     CARD_NOUN: ClassVar[str] = "card"
     NOT_SIMULATED: ClassVar[str] = "{type} is not an action of a simulated London game"
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
@@ -120,13 +120,6 @@ class Game(Simulation[Card, PlayerState, Route]):
             and next(payment_options(route, p.hand), None) is not None
             for route in self.map.routes.values()
         )
-
-    # --- results ----------------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [p.end_position() for p in self.players]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
 
     # --- JSON form --------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from companion.core.networks import Networks, route_graph
 from companion.core.notation import id_list, player_entries, state_object
 from companion.core.scoring import (
     ScoreSheet,
+    SeatEnd,
     Standings,
     TicketResult,
     check_end_doubles,
@@ -46,21 +47,10 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerEnd:
+class PlayerEnd(SeatEnd):
     """One player's position at the end of a London game: routes on the board, tickets held."""
 
-    color: str
-    name: str = ""
-    routes: tuple[str, ...] = ()
     tickets: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name or self.color,
-            "color": self.color,
-            "routes": list(self.routes),
-            "tickets": list(self.tickets),
-        }
 
 
 @dataclass(slots=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import NotationError
+from companion.core.scoring import Results
 from companion.core.seats import PiecesAlias
 from companion.core.tracking import PAYMENT_MODES, Tracked, Tracker
 
@@ -44,11 +45,13 @@ class TrackedPlayer(Tracked):
     PIECES: ClassVar[str] = "buses"
 
 
-class TableTracker(Tracker[TrackedPlayer, Route]):
+class TableTracker(Results[PlayerEnd, FinalScore], Tracker[TrackedPlayer, Route]):
     """Follows a real London table. ``apply`` raises IllegalActionError and changes nothing
     if the action is refused."""
 
     map: LondonMap
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)
 
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {**Tracker.HANDLERS, ClaimRoute: "_claim"}
     TICKET_ID: ClassVar[str] = "London ticket id"
@@ -100,12 +103,6 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         check_draw_keep(self.map, tickets, drawn)
 
     # --- results and forms ------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [PlayerEnd(p.color, p.name, tuple(p.routes), tuple(p.tickets)) for p in self.players]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
-
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": "tracker",
