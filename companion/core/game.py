@@ -17,7 +17,6 @@ from .actions import (
     Action,
     BuildStation,
     ClaimRoute,
-    DrawFaceUp,
     KeepTickets,
     PayTunnel,
     WithdrawTunnel,
@@ -44,7 +43,7 @@ from .rules import (
     check_trains,
     route_open,
 )
-from .scoring import FinalScore, PlayerEnd, Results, score_final
+from .scoring import EuropeResults
 from .seats import PiecesAlias
 from .simulation import Phase, SimPlayer, Simulation
 
@@ -100,18 +99,14 @@ class PendingTunnel:
         )
 
 
-class Game(Results[PlayerEnd, FinalScore], Simulation[Card, PlayerState, Route]):
+class Game(EuropeResults, Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: Europe with all hidden information."""
 
     map: GameMap
-    _end = staticmethod(PlayerEnd.of)
-    _score = staticmethod(score_final)
     CARD_NOUN: ClassVar[str] = "train card"
     NOT_SIMULATED: ClassVar[str] = "{type} is a table-tracker action, not part of a simulated game"
-    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
+    HANDLERS: ClassVar[Mapping[type, str]] = {
         **Simulation.HANDLERS,
-        DrawFaceUp: "_draw_face_up",
-        ClaimRoute: "_claim",
         PayTunnel: "_pay_tunnel",
         WithdrawTunnel: "_withdraw_tunnel",
         BuildStation: "_build_station",

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from .board import GameMap, Route, Variant
+from .board import GameMap, MapLookups, Route, Variant
 from .cards import PLAYER_COLORS
 from .errors import IllegalActionError, InvalidStateError, NotationError
 
 DOUBLES_CLOSED_UP_TO = 3  # Europe: with 2-3 players only one route of a double is used
+EUROPE_DOUBLES_CLOSED = (
+    "{twin} is taken and with {n} players only one route of a double route may be used"
+)
 
 
 class BoardRoute(Protocol):
@@ -96,24 +99,21 @@ def check_table(players: Sequence[tuple[str, str]], low: int, high: int, game: s
 
 
 def check_route_free(
-    game_map: GameMap,
+    game_map: MapLookups[Any, Any],
     owners: Mapping[str, str],
-    route: Route,
+    route: BoardRoute,
     player: str,
     n_players: int,
+    closed_up_to: int = DOUBLES_CLOSED_UP_TO,
+    closed: str = EUROPE_DOUBLES_CLOSED,
 ) -> None:
-    """Raise unless ``player`` may put trains on ``route`` given who owns what.
+    """Raise unless ``player`` may put pieces on ``route`` of any board given who owns what.
 
-    Double routes: one player never takes both; with 2-3 players only one of the pair is used.
+    Double routes: one player never takes both; with ``closed_up_to`` players or fewer (Europe:
+    2-3) only one of the pair is used.
     """
     check_route_owners(
-        owners,
-        route,
-        game_map.twin_of(route),
-        player,
-        n_players,
-        DOUBLES_CLOSED_UP_TO,
-        "{twin} is taken and with {n} players only one route of a double route may be used",
+        owners, route, game_map.twin_of(route), player, n_players, closed_up_to, closed
     )
 
 
@@ -139,6 +139,23 @@ def check_station_free(
 def check_players(players: Sequence[tuple[str, str]]) -> None:
     """A table of 2-5 players, each with a distinct player colour."""
     check_table(players, 2, 5, "Ticket to Ride: Europe")
+
+
+def check_first_count(chosen: Sequence[str], dealt: int, keep_min: int) -> None:
+    """The first tickets kept at a table: at least ``keep_min`` of the ``dealt``, at most all."""
+    need = min(keep_min, dealt)
+    if len(chosen) < need:
+        raise IllegalActionError(
+            f"keep at least {need} of the first tickets, not {len(chosen)}",
+            rule="keep-minimum",
+            params={"need": need},
+        )
+    if len(chosen) > dealt:
+        raise IllegalActionError(
+            f"only {dealt} tickets are dealt at the start",
+            rule="keep-maximum",
+            params={"most": dealt},
+        )
 
 
 def check_first_keep(

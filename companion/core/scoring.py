@@ -103,6 +103,19 @@ class ScoreSheet:
     rank: int = 0
     routes: tuple[str, ...] = ()
 
+    @classmethod
+    def of(cls, p: SeatEnd, route_points: int, tickets: list[TicketResult], **items: Any) -> Self:
+        """The sheet of player ``p``: what every board scores alike, and the board's items."""
+        return cls(
+            name=p.name or p.color,
+            color=p.color,
+            route_points=route_points,
+            ticket_points=sum(t.points for t in tickets),
+            tickets=tickets,
+            routes=tuple(p.routes),
+            **items,
+        )
+
     @property
     def tickets_completed(self) -> int:
         return sum(1 for t in self.tickets if t.completed)
@@ -457,15 +470,12 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
         station_routes, tickets = _best_stations(game_map, p, own, route_owner)
         trail = longest_trail(own)
         route_points = sum(game_map.points_for(r) for r in own)
-        ticket_points = sum(t.points for t in tickets)
         unused = game_map.stations_per_player - len(p.stations)
         scores.append(
-            PlayerScore(
-                name=p.name or p.color,
-                color=p.color,
-                route_points=route_points,
-                ticket_points=ticket_points,
-                tickets=tickets,
+            PlayerScore.of(
+                p,
+                route_points,
+                tickets,
                 stations_built=len(p.stations),
                 station_points=unused * game_map.unused_station_points,
                 station_routes=station_routes,
@@ -474,7 +484,6 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
                 european_express=False,
                 express_points=0,
                 total=0,
-                routes=tuple(p.routes),
                 trains_used=sum(r.length for r in own),
             )
         )
@@ -489,3 +498,10 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
         return (-s.total, -s.tickets_completed, s.stations_built, 0 if s.european_express else 1)
 
     return FinalScore(players=scores, winners=rank_players(scores, key))
+
+
+class EuropeResults(Results[PlayerEnd, FinalScore]):
+    """A Europe game's or table's results."""
+
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)

@@ -101,9 +101,12 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
     map: MapLookups[R, Any]  # each board's class names its map type
     CARD_NOUN: ClassVar[str] = "card"  # "after drawing one <noun> ...", "no <noun> ... drawn"
     NOT_SIMULATED: ClassVar[str] = "{type} is not part of a simulated game"
-    # action type -> the name of the method that handles it (actor, action)
-    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
+    # action type (or a base every board's action of that kind has) -> the name of the method
+    # that handles it (actor, action)
+    HANDLERS: ClassVar[Mapping[type, str]] = {
         DrawDeck: "_draw_deck",
+        FaceUpDraw: "_draw_face_up",
+        RouteClaim: "_claim",
         DrawTickets: "_draw_tickets",
         KeepTickets: "_keep_tickets",
         Pass: "_pass",
@@ -234,7 +237,7 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
                 f"after drawing one {self.CARD_NOUN} the turn is spent drawing the second",
                 rule="one-action-per-turn",
             )
-        name = self.HANDLERS.get(type(action))
+        name = next((self.HANDLERS[t] for t in type(action).__mro__ if t in self.HANDLERS), None)
         if name is None:
             raise IllegalActionError(
                 self.NOT_SIMULATED.format(type=action.TYPE), rule="not-in-simulation"

@@ -41,13 +41,14 @@ from .payment import (
 from .rules import (
     DOUBLES_CLOSED_UP_TO,
     TurnRules,
+    check_first_count,
     check_first_keep,
     check_players,
     check_route_free,
     check_station_free,
     check_trains,
 )
-from .scoring import FinalScore, PlayerEnd, Results, score_final
+from .scoring import EuropeResults
 from .seats import PiecesAlias
 from .tracking import PAYMENT_MODES, Tracked, Tracker
 
@@ -103,12 +104,10 @@ class TrackedTunnel:
         )
 
 
-class TableTracker(Results[PlayerEnd, FinalScore], Tracker[TrackedPlayer, Route]):
+class TableTracker(EuropeResults, Tracker[TrackedPlayer, Route]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
 
     map: GameMap
-    _end = staticmethod(PlayerEnd.of)
-    _score = staticmethod(score_final)
 
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {
         **Tracker.HANDLERS,
@@ -258,20 +257,7 @@ class TableTracker(Results[PlayerEnd, FinalScore], Tracker[TrackedPlayer, Route]
         return s.long_dealt + s.regular_dealt
 
     def _setup_count(self, tickets: Sequence[str]) -> None:
-        dealt = self._setup_dealt()
-        need = min(self.variant.setup.keep_min, dealt)
-        if len(tickets) < need:
-            raise IllegalActionError(
-                f"keep at least {need} of the first tickets, not {len(tickets)}",
-                rule="keep-minimum",
-                params={"need": need},
-            )
-        if len(tickets) > dealt:
-            raise IllegalActionError(
-                f"only {dealt} tickets are dealt at the start",
-                rule="keep-maximum",
-                params={"most": dealt},
-            )
+        check_first_count(tickets, self._setup_dealt(), self.variant.setup.keep_min)
 
     def _setup_tickets(self, tickets: Sequence[str]) -> None:
         s = self.variant.setup

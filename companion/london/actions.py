@@ -11,7 +11,6 @@ same code with a London :class:`~companion.core.actions.Notation`), with London 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from companion.core.actions import (
@@ -47,19 +46,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class DrawFaceUp(FaceUpDraw[Card], Action):
-    """Take one of the five face-up cards (simulation)."""
-
-    card: Card = Card.BUS
+class DrawFaceUp(FaceUpDraw[Card]):
+    """Take one of the five face-up London cards (simulation)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimRoute(RouteClaim[Card], Action):
-    """Put buses on a route. ``cards`` may be None at a table where nobody tapped them."""
-
-    route: str = ""
-    cards: tuple[Card, ...] | None = None
+class ClaimRoute(RouteClaim[Card]):
+    """Put buses on a route."""
 
 
 ACTION_TYPES: dict[str, type[Action]] = {

@@ -9,17 +9,16 @@ tickets from one deck), its ticket keeps and the face-up check after a claim.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import IllegalActionError, NotationError
 from companion.core.rules import route_open
-from companion.core.scoring import Results
 from companion.core.seats import PiecesAlias
 from companion.core.simulation import Phase, SimPlayer, Simulation
 
-from .actions import Action, ClaimRoute, DrawFaceUp, KeepTickets
+from .actions import Action, ClaimRoute, KeepTickets
 from .board import LondonMap, Route
 from .cards import LONDON_CARDS, Card
 from .payment import check_route_payment, payment_options
@@ -30,7 +29,7 @@ from .rules import (
     check_route_free,
     turn_rules,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import LondonResults
 
 __all__ = ["Game", "Phase", "PlayerState", "apply"]
 
@@ -43,19 +42,12 @@ class PlayerState(SimPlayer[Card]):
     CARD: ClassVar[Callable[[str], Any]] = Card
 
 
-class Game(Results[PlayerEnd, FinalScore], Simulation[Card, PlayerState, Route]):
+class Game(LondonResults, Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: London with all hidden information."""
 
     map: LondonMap
-    _end = staticmethod(PlayerEnd.of)
-    _score = staticmethod(score_final)
     CARD_NOUN: ClassVar[str] = "card"
     NOT_SIMULATED: ClassVar[str] = "{type} is not an action of a simulated London game"
-    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
-        **Simulation.HANDLERS,
-        DrawFaceUp: "_draw_face_up",
-        ClaimRoute: "_claim",
-    }
 
     def __init__(self, game_map: LondonMap, players: list[PlayerState]) -> None:
         super().__init__(game_map, LONDON_CARDS, turn_rules(game_map), players)

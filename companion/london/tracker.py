@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import NotationError
-from companion.core.scoring import Results
 from companion.core.seats import PiecesAlias
 from companion.core.tracking import PAYMENT_MODES, Tracked, Tracker
 
@@ -33,7 +32,7 @@ from .rules import (
     check_route_free,
     turn_rules,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import LondonResults
 
 __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer"]
 
@@ -45,13 +44,11 @@ class TrackedPlayer(Tracked):
     PIECES: ClassVar[str] = "buses"
 
 
-class TableTracker(Results[PlayerEnd, FinalScore], Tracker[TrackedPlayer, Route]):
+class TableTracker(LondonResults, Tracker[TrackedPlayer, Route]):
     """Follows a real London table. ``apply`` raises IllegalActionError and changes nothing
     if the action is refused."""
 
     map: LondonMap
-    _end = staticmethod(PlayerEnd.of)
-    _score = staticmethod(score_final)
 
     HANDLERS: ClassVar[Mapping[type[Action], str]] = {**Tracker.HANDLERS, ClaimRoute: "_claim"}
     TICKET_ID: ClassVar[str] = "London ticket id"
