@@ -195,23 +195,17 @@ class Pass(Action):
     VERB: ClassVar[str] = "pass"
 
 
-ACTION_TYPES: dict[str, type[Action]] = {
-    cls.TYPE: cls
-    for cls in (
-        DrawDeck,
-        DrawFaceUp,
-        ClaimRoute,
-        RevealTunnel,
-        PayTunnel,
-        WithdrawTunnel,
-        BuildStation,
-        DrawTickets,
-        KeepTickets,
-        DrewCards,
-        EndTurn,
-        Pass,
-    )
-}
+def action_types(*own: type[Action]) -> dict[str, type[Action]]:
+    """A board's actions by their JSON type: the draw from the pile, the board's own (its
+    face-up draw and claim first) and the ticket and turn actions every board has."""
+    shared = [DrawTickets, KeepTickets, DrewCards, EndTurn, Pass]
+    classes: list[type[Action]] = [DrawDeck, *own, *shared]
+    return {cls.TYPE: cls for cls in classes}
+
+
+ACTION_TYPES = action_types(
+    DrawFaceUp, ClaimRoute, RevealTunnel, PayTunnel, WithdrawTunnel, BuildStation
+)
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,9 @@ class MapLookups(Generic[R, T]):
 
     LABEL: ClassVar[str] = ""
     ENDS: ClassVar[str] = "cities"  # the field that holds where routes may end
+    DOUBLES_CLOSED: ClassVar[str] = (  # the other route of a double is closed: why
+        "{twin} is taken and with {n} players only one route of a double route may be used"
+    )
     # the data's box of cards, the field of the wild cards' count and its key in the box
     CARDS: ClassVar[tuple[str, str, str]] = ("train_cards", "locomotive_cards", "locomotives")
     id: str

@@ -38,14 +38,12 @@ from .rules import (
     TurnRules,
     check_first_keep,
     check_players,
-    check_route_free,
     check_station_free,
-    check_trains,
     route_open,
 )
 from .scoring import EuropeResults
 from .seats import PiecesAlias
-from .simulation import Phase, SimPlayer, Simulation
+from .simulation import Phase, SimPlayer, Simulation, apply
 
 __all__ = ["Game", "PendingTunnel", "Phase", "PlayerState", "StationSeat", "apply"]
 
@@ -208,8 +206,7 @@ class Game(EuropeResults, Simulation[Card, PlayerState, Route]):
 
     def _claim(self, p: PlayerState, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_trains(route, p.trains)
+        self._check_claim(route, p)
         cards = self._pay(p, action, route, lambda c: check_route_payment(route, c))
         if not route.tunnel:
             self._to_discard(cards)
@@ -327,10 +324,3 @@ class Game(EuropeResults, Simulation[Card, PlayerState, Route]):
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"not a simulation state: {exc}") from exc
         return game
-
-
-def apply(game: Game, action: Action) -> Game:
-    """Pure form: a new game with ``action`` applied (``game`` is not changed)."""
-    new = game.copy()
-    new.apply(action)
-    return new

@@ -11,9 +11,6 @@ from .cards import PLAYER_COLORS
 from .errors import IllegalActionError, InvalidStateError, NotationError
 
 DOUBLES_CLOSED_UP_TO = 3  # Europe: with 2-3 players only one route of a double is used
-EUROPE_DOUBLES_CLOSED = (
-    "{twin} is taken and with {n} players only one route of a double route may be used"
-)
 
 
 class BoardRoute(Protocol):
@@ -105,16 +102,15 @@ def check_route_free(
     player: str,
     n_players: int,
     closed_up_to: int = DOUBLES_CLOSED_UP_TO,
-    closed: str = EUROPE_DOUBLES_CLOSED,
 ) -> None:
     """Raise unless ``player`` may put pieces on ``route`` of any board given who owns what.
 
     Double routes: one player never takes both; with ``closed_up_to`` players or fewer (Europe:
-    2-3) only one of the pair is used.
+    2-3) only one of the pair is used (the map's DOUBLES_CLOSED says so).
     """
-    check_route_owners(
-        owners, route, game_map.twin_of(route), player, n_players, closed_up_to, closed
-    )
+    twin = game_map.twin_of(route)
+    closed = game_map.DOUBLES_CLOSED
+    check_route_owners(owners, route, twin, player, n_players, closed_up_to, closed)
 
 
 def check_trains(route: Route, trains_left: int) -> None:

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
+from .board import MapLookups
 from .errors import IllegalActionError
-from .rules import FinalRound, TurnRules
+from .rules import BoardRoute, FinalRound, TurnRules, check_pieces, check_route_free
 
 
 class PiecesAlias:
@@ -60,6 +61,9 @@ S = TypeVar("S", bound=Seat)
 class TurnOrder(Generic[S]):
     """The players in turn order, whose turn it is, the turn count and the final round."""
 
+    map: MapLookups[Any, Any]  # each board's game or table names its map type
+    route_owner: dict[str, str]
+
     def __init__(self, players: list[S], rules: TurnRules) -> None:
         self.players = players
         self.rules = rules
@@ -78,6 +82,14 @@ class TurnOrder(Generic[S]):
     @property
     def final_round(self) -> bool:
         return self.final.started
+
+    def _check_claim(self, route: BoardRoute, seat: Seat) -> None:
+        """Raise unless ``seat`` may claim ``route`` now: free for them, and pieces enough."""
+        closed_up_to = self.rules.doubles_closed_up_to
+        check_route_free(
+            self.map, self.route_owner, route, seat.color, self.n_players, closed_up_to
+        )
+        check_pieces(route, seat.pieces, seat.PIECES)
 
     def player(self, color: str) -> S:
         for p in self.players:

@@ -408,3 +408,13 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
         """A deep copy that shares the (immutable) map and variant."""
         shared = (self.cards, self.rules, *self._shared())
         return copy.deepcopy(self, {id(x): x for x in shared})
+
+
+G = TypeVar("G", bound=Simulation[Any, Any, Any])
+
+
+def apply(game: G, action: Action) -> G:
+    """Pure form: a new game with ``action`` applied (``game`` is not changed)."""
+    new = game.copy()
+    new.apply(action)
+    return new

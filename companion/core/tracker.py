@@ -44,9 +44,7 @@ from .rules import (
     check_first_count,
     check_first_keep,
     check_players,
-    check_route_free,
     check_station_free,
-    check_trains,
 )
 from .scoring import EuropeResults
 from .seats import PiecesAlias
@@ -176,8 +174,7 @@ class TableTracker(EuropeResults, Tracker[TrackedPlayer, Route]):
 
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_trains(route, p.trains)
+        self._check_claim(route, p)
         self._check_cards(
             lambda c: check_route_payment(route, c), action.cards, route.id, (p, "claim", route.id)
         )

@@ -24,6 +24,7 @@ from companion.core.actions import (
     Notation,
     Pass,
     RouteClaim,
+    action_types,
     read_action,
     read_action_text,
 )
@@ -54,19 +55,7 @@ class ClaimRoute(RouteClaim[Card]):
     """Put buses on a route."""
 
 
-ACTION_TYPES: dict[str, type[Action]] = {
-    cls.TYPE: cls
-    for cls in (
-        DrawDeck,
-        DrawFaceUp,
-        ClaimRoute,
-        DrawTickets,
-        KeepTickets,
-        DrewCards,
-        EndTurn,
-        Pass,
-    )
-}
+ACTION_TYPES = action_types(DrawFaceUp, ClaimRoute)
 
 _NOT_IN_LONDON = {
     "tunnel_reveal": "London has no tunnels",

@@ -49,6 +49,9 @@ class LondonMap(MapLookups[Route, Ticket]):
 
     LABEL: ClassVar[str] = "London "
     ENDS: ClassVar[str] = "locations"
+    DOUBLES_CLOSED: ClassVar[str] = (
+        "{twin} is taken and in a {n}-player game the other route of a double route is closed"
+    )
     CARDS: ClassVar[tuple[str, str, str]] = ("transport_cards", "bus_cards", "buses")
 
     locations: Mapping[str, Location]

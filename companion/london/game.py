@@ -16,17 +16,15 @@ from typing import Any, ClassVar
 from companion.core.errors import IllegalActionError, NotationError
 from companion.core.rules import route_open
 from companion.core.seats import PiecesAlias
-from companion.core.simulation import Phase, SimPlayer, Simulation
+from companion.core.simulation import Phase, SimPlayer, Simulation, apply
 
-from .actions import Action, ClaimRoute, KeepTickets
+from .actions import ClaimRoute, KeepTickets
 from .board import LondonMap, Route
 from .cards import LONDON_CARDS, Card
 from .payment import check_route_payment, payment_options
 from .rules import (
-    check_buses,
     check_first_keep,
     check_players,
-    check_route_free,
     turn_rules,
 )
 from .scoring import LondonResults
@@ -96,8 +94,7 @@ class Game(LondonResults, Simulation[Card, PlayerState, Route]):
 
     def _claim(self, p: PlayerState, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_buses(route, p.buses)
+        self._check_claim(route, p)
         cards = self._pay(p, action, route, lambda c: check_route_payment(route, c))
         self._to_discard(cards)
         self._place_route(p, route.id, route.length, self.map.points_for(route))
@@ -135,10 +132,3 @@ class Game(LondonResults, Simulation[Card, PlayerState, Route]):
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"not a London simulation state: {exc}") from exc
         return game
-
-
-def apply(game: Game, action: Action) -> Game:
-    """Pure form: a new game with ``action`` applied (``game`` is not changed)."""
-    new = game.copy()
-    new.apply(action)
-    return new

@@ -39,10 +39,8 @@ def check_route_free(
     Double routes: one player never takes both; in a 2-player game, once one of the pair is
     taken the other is closed.
     """
-    closed = "{twin} is taken and in a {n}-player game the other route of a double route is closed"
-    core_rules.check_route_free(
-        game_map, owners, route, player, n_players, game_map.doubles_closed_up_to_players, closed
-    )
+    closed_up_to = game_map.doubles_closed_up_to_players
+    core_rules.check_route_free(game_map, owners, route, player, n_players, closed_up_to)
 
 
 def check_buses(route: Route, buses_left: int) -> None:

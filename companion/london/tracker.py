@@ -25,11 +25,9 @@ from .actions import Action, ClaimRoute
 from .board import LondonMap, Route
 from .payment import check_route_payment
 from .rules import (
-    check_buses,
     check_draw_keep,
     check_first_keep,
     check_players,
-    check_route_free,
     turn_rules,
 )
 from .scoring import LondonResults
@@ -78,8 +76,7 @@ class TableTracker(LondonResults, Tracker[TrackedPlayer, Route]):
     # --- applying ---------------------------------------------------------------------
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_buses(route, p.buses)
+        self._check_claim(route, p)
         self._check_cards(
             lambda c: check_route_payment(route, c), action.cards, route.id, (p, "claim", route.id)
         )
