@@ -13,18 +13,7 @@ from functools import partial
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.london.actions import (
-    Action,
-    ClaimRoute,
-    DrawDeck,
-    DrawFaceUp,
-    DrawTickets,
-    DrewCards,
-    EndTurn,
-    KeepTickets,
-    action_from_json,
-    parse_action,
-)
+from companion.london.actions import Action, action_from_json, parse_action
 from companion.london.board import LondonMap, london_map
 from companion.london.bots import RandomBot, TicketBot
 from companion.london.cards import BUS, full_deck
@@ -32,7 +21,7 @@ from companion.london.game import Game, Phase
 from companion.london.scoring import score_final
 from companion.london.tracker import TableTracker
 
-from ..core.playing import play_checked
+from ..core.playing import TableMirror, play_checked
 from .brute import brute_score
 
 LMAP = london_map()
@@ -65,31 +54,12 @@ def check_notation(action: Action) -> None:
     assert action_from_json(action.to_json()) == action
 
 
-class TableMirror:
-    """Feeds a TableTracker what the table shows of a simulated game."""
-
-    def __init__(self, g: Game, mode: str = "strict") -> None:
-        self.t = TableTracker(g.map, [(p.name, p.color) for p in g.players], payment_mode=mode)
-        self.drawn = 0
-
-    def feed(self, g: Game, action: Action, turn_before: int) -> None:
-        t = self.t
-        if isinstance(action, KeepTickets | ClaimRoute | DrawTickets):
-            t.apply(action)
-        elif isinstance(action, DrawDeck | DrawFaceUp):
-            self.drawn += 1
-        if g.turn != turn_before and g.phase is not Phase.SETUP:
-            if self.drawn:
-                t.apply(DrewCards(action.player, self.drawn))
-                self.drawn = 0
-            t.apply(EndTurn(action.player))
-
-
 def play(
     seed: int, n: int, bot: RandomBot | TicketBot | None = None, max_actions: int = 3000
 ) -> tuple[Game, list[Action], TableMirror]:
     g = Game.new(LMAP, [(c.title(), c) for c in COLORS[:n]], seed=seed)
-    mirror = TableMirror(g)
+    players = [(p.name, p.color) for p in g.players]
+    mirror = TableMirror(TableTracker(LMAP, players, payment_mode="strict"))
     bot = bot or RandomBot(seed)
     actions = play_checked(
         g,
