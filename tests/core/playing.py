@@ -4,6 +4,7 @@ tracker fed what the table shows, and a table keeping its first tickets out of t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,12 +34,14 @@ def play_checked(
     mirror: Mirror,
     max_actions: int,
     check_invariants: Callable[[Any], None],
-    check_notation: Callable[[Action], None],
-    reload: Callable[[dict[str, Any]], Any],
+    notation: tuple[Callable[[str], Action], Callable[[Any], Action]],
     reload_every: int,
 ) -> list[Action]:
-    """Let ``bot`` play ``g``; after each action check the invariants and the action's forms,
-    feed the table mirror, and every ``reload_every`` actions check the JSON form round-trips."""
+    """Let ``bot`` play ``g``; after each action check the invariants and that the action's
+    text and JSON forms read back (``notation``: the board's parse_action, action_from_json),
+    feed the table mirror, and every ``reload_every`` actions check the game's JSON form
+    round-trips."""
+    parse_action, action_from_json = notation
     actions: list[Action] = []
     check_invariants(g)
     while not g.over and len(actions) < max_actions:
@@ -47,11 +50,12 @@ def play_checked(
         g.apply(action)
         actions.append(action)
         check_invariants(g)
-        check_notation(action)
+        assert parse_action(action.to_text()) == action
+        assert action_from_json(action.to_json()) == action
         mirror.feed(g, action, turn_before)
         if len(actions) % reload_every == 0:
             data = g.to_json()
-            assert reload(data).to_json() == data
+            assert type(g).from_json(data, g.map).to_json() == data
     return actions
 
 
@@ -85,6 +89,25 @@ class TableMirror:
                 t.apply(DrewCards(action.player, self.drawn))
                 self.drawn = 0
             t.apply(EndTurn(action.player))
+
+
+def turn_position(x: Any) -> tuple[Any, ...]:
+    """Whose turn it is, the turn count, the final round and the end, in a game or a table."""
+    return (x.current, x.turn, x.final.trigger, x.final.turns_left, x.over)
+
+
+def pile_run_out(g: Any, row: list[Any], red: list[Any]) -> None:
+    """The draw pile and the discards are empty: the face-up row is ``row``, red holds ``red``
+    and blue every other card."""
+    total = g.all_cards()
+    pool = total - Counter(c for c in row if c is not None) - Counter(red)
+    assert total - pool == Counter(c for c in row if c is not None) + Counter(red)
+    for p in g.players:
+        p.hand.clear()
+    g.deck, g.discard, g.face_up = [], [], list(row)
+    g.player("red").hand.update(red)
+    g.player("blue").hand.update(pool)
+    assert g.all_cards() == total
 
 
 # --- a table that keeps its first tickets out of turn and taps "end turn" twice -------------

@@ -8,7 +8,6 @@ and the table tracker, fed only what a table would show, agrees with the simulat
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -51,11 +50,6 @@ def check_invariants(g: Game) -> None:
     assert Counter(everywhere) == Counter(t.id for t in [*longs, *regular])
 
 
-def check_notation(action: Action) -> None:
-    assert parse_action(action.to_text()) == action
-    assert action_from_json(action.to_json()) == action
-
-
 def tunnel_shown(g: Game, action: Action) -> list[Action]:
     """After a tunnel's claim the table shows the cards turned up for it."""
     if isinstance(action, ClaimRoute) and g.map.routes[action.route].tunnel:
@@ -80,16 +74,8 @@ def play(
     g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
     mirror = table_mirror(g)
     bot = bot or RandomBot(seed)
-    actions = play_checked(
-        g,
-        bot,
-        mirror,
-        max_actions,
-        check_invariants,
-        check_notation,
-        partial(Game.from_json, game_map=EMAP),
-        50,
-    )
+    notation = (parse_action, action_from_json)
+    actions = play_checked(g, bot, mirror, max_actions, check_invariants, notation, 50)
     return g, actions, mirror
 
 

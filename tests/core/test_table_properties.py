@@ -23,7 +23,7 @@ from companion.core.game import Game
 from companion.core.tracker import TableTracker
 from companion.data import europe_map
 
-from .playing import replay_at_table, table_steps
+from .playing import replay_at_table, table_steps, turn_position
 from .test_properties import tunnel_shown
 
 EMAP = europe_map()
@@ -36,11 +36,7 @@ def position(x: Game | TableTracker) -> tuple[Any, ...]:
         dict(x.route_owner),
         dict(x.station_owner),
         [(p.color, list(p.routes), list(p.stations), p.trains, p.score) for p in x.players],
-        x.current,
-        x.turn,
-        x.final.trigger,
-        x.final.turns_left,
-        x.over,
+        *turn_position(x),
     )
 
 

@@ -8,7 +8,6 @@ round-trip, and the table tracker, fed only what a table shows, agrees with the 
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -49,11 +48,6 @@ def check_invariants(g: Game) -> None:
         assert all(p.ready and p.tickets for p in g.players)  # everyone kept at least one
 
 
-def check_notation(action: Action) -> None:
-    assert parse_action(action.to_text()) == action
-    assert action_from_json(action.to_json()) == action
-
-
 def play(
     seed: int, n: int, bot: RandomBot | TicketBot | None = None, max_actions: int = 3000
 ) -> tuple[Game, list[Action], TableMirror]:
@@ -61,16 +55,8 @@ def play(
     players = [(p.name, p.color) for p in g.players]
     mirror = TableMirror(TableTracker(LMAP, players, payment_mode="strict"))
     bot = bot or RandomBot(seed)
-    actions = play_checked(
-        g,
-        bot,
-        mirror,
-        max_actions,
-        check_invariants,
-        check_notation,
-        partial(Game.from_json, game_map=LMAP),
-        25,
-    )
+    notation = (parse_action, action_from_json)
+    actions = play_checked(g, bot, mirror, max_actions, check_invariants, notation, 25)
     return g, actions, mirror
 
 

@@ -15,7 +15,7 @@ from companion.london.bots import RandomBot
 from companion.london.game import Game
 from companion.london.tracker import TableTracker
 
-from ..core.playing import replay_at_table, table_steps
+from ..core.playing import replay_at_table, table_steps, turn_position
 
 LMAP = london_map()
 COLORS = ["blue", "red", "green", "yellow"]
@@ -25,11 +25,7 @@ def position(x: Game | TableTracker) -> tuple[Any, ...]:
     return (
         dict(x.route_owner),
         [(p.color, list(p.routes), p.buses, p.score) for p in x.players],
-        x.current,
-        x.turn,
-        x.final.trigger,
-        x.final.turns_left,
-        x.over,
+        *turn_position(x),
     )
 
 
