@@ -12,11 +12,15 @@ import argparse
 import random
 import statistics
 import time
+from functools import partial
 
+from boards import games_rate, grow_networks, scoring_times
 from timing import timed
 
+from companion.core.actions import Action
 from companion.core.board import GameMap
 from companion.core.bots import play_random_game
+from companion.core.game import Game
 from companion.core.longest import longest_trail
 from companion.core.scoring import PlayerEnd, score_final
 from companion.data import europe_map
@@ -25,32 +29,8 @@ COLORS = ["blue", "red", "green", "yellow", "black"]
 
 
 def dense_state(m: GameMap, rng: random.Random, n_players: int = 5) -> list[PlayerEnd]:
-    owner: dict[str, str] = {}
-    routes: dict[str, list[str]] = {c: [] for c in COLORS[:n_players]}
-    trains = dict.fromkeys(COLORS[:n_players], 0)
     centre = rng.choice(["frankfurt", "munchen", "wien", "berlin", "budapest", "paris"])
-    touched = {c: {centre} for c in routes}
-    progress = True
-    while progress:
-        progress = False
-        for c in routes:
-            options = [
-                r
-                for r in m.routes.values()
-                if r.id not in owner
-                and trains[c] + r.length <= 45
-                and (r.a in touched[c] or r.b in touched[c])
-                and not (r.twin and owner.get(r.twin) == c)
-            ]
-            if not options:
-                continue
-            options.sort(key=lambda r: (r.length, rng.random()))
-            r = options[0]
-            owner[r.id] = c
-            routes[c].append(r.id)
-            trains[c] += r.length
-            touched[c] |= {r.a, r.b}
-            progress = True
+    routes = grow_networks(m, rng, COLORS[:n_players], 45, centre)
     busiest = sorted(m.cities, key=lambda city: -len(m.routes_at[city]))
     tickets = list(m.tickets)
     rng.shuffle(tickets)
@@ -93,6 +73,10 @@ def worst_single_network(m: GameMap, rng: random.Random, tries: int) -> list[str
     return worst
 
 
+def play_seed(m: GameMap, n: int, seed: int) -> tuple[Game, list[Action]]:
+    return play_random_game(m, n, seed=seed)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -103,11 +87,7 @@ def main() -> None:
 
     print("final scoring, worst-case dense states")
     print("  (5 players, 45 trains each in one region, 3 stations on busy cities, 12 tickets)")
-    per_state = []
-    for _ in range(n_states):
-        players = dense_state(m, rng)
-        score_final(m, players)  # warm
-        per_state.append(min(timed(lambda p=players: score_final(m, p), 3)))
+    per_state = scoring_times(n_states, lambda: dense_state(m, rng), partial(score_final, m), 3)
     print(
         f"  states: {n_states}  median {statistics.median(per_state):.2f} ms  "
         f"max {max(per_state):.2f} ms  (target <= 5 ms)"
@@ -124,14 +104,8 @@ def main() -> None:
     print("simulated games (random bots, all rules, seeded)")
     for n in (2, 3, 4, 5):
         games = 10 if args.quick else 40
-        t0 = time.perf_counter()
-        actions = 0
-        for seed in range(games):
-            g, acts = play_random_game(m, n, seed=seed)
-            g.final_score()
-            actions += len(acts)
-        dt = time.perf_counter() - t0
-        print(f"  {n} players: {games / dt:.1f} games/s  ({actions / dt:.0f} actions/s)")
+        per_s, actions_per_s, _ = games_rate(games, partial(play_seed, m, n))
+        print(f"  {n} players: {per_s:.1f} games/s  ({actions_per_s:.0f} actions/s)")
 
 
 if __name__ == "__main__":

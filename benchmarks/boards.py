@@ -1,0 +1,71 @@
+"""Loops shared by the rules benchmarks of every board (bench_rules, bench_london); they run
+as scripts, so import it as ``from boards import ...``."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from timing import timed
+
+
+def grow_networks(
+    m: Any, rng: random.Random, colors: Sequence[str], pieces: int, centre: str, far: float = 0.0
+) -> dict[str, list[str]]:
+    """Each player in turn takes the shortest free route touching what it already has (or, with
+    chance ``far``, anywhere), all from ``centre``, until no more of its pieces fit."""
+    owner: dict[str, str] = {}
+    routes: dict[str, list[str]] = {c: [] for c in colors}
+    used = dict.fromkeys(colors, 0)
+    touched = {c: {centre} for c in routes}
+    progress = True
+    while progress:
+        progress = False
+        for c in routes:
+            options = [
+                r
+                for r in m.routes.values()
+                if r.id not in owner
+                and used[c] + r.length <= pieces
+                and (r.a in touched[c] or r.b in touched[c] or (far > 0 and rng.random() < far))
+                and not (r.twin and owner.get(r.twin) == c)
+            ]
+            if not options:
+                continue
+            options.sort(key=lambda r: (r.length, rng.random()))
+            r = options[0]
+            owner[r.id] = c
+            routes[c].append(r.id)
+            used[c] += r.length
+            touched[c] |= {r.a, r.b}
+            progress = True
+    return routes
+
+
+def scoring_times(
+    n_states: int, state: Callable[[], Any], score: Callable[[Any], object], repeat: int
+) -> list[float]:
+    """The best of ``repeat`` timings (ms) of ``score`` on each of ``n_states`` fresh states."""
+    per_state = []
+    for _ in range(n_states):
+        players = state()
+        score(players)  # warm
+        per_state.append(min(timed(lambda p=players: score(p), repeat)))
+    return per_state
+
+
+def games_rate(
+    games: int, play: Callable[[int], tuple[Any, list[Any]]]
+) -> tuple[float, float, float]:
+    """Play seeds 0..games-1 (``play(seed)`` gives the game and its actions) to the final score:
+    games per second, actions per second, actions per game."""
+    t0 = time.perf_counter()
+    actions = 0
+    for seed in range(games):
+        g, acts = play(seed)
+        g.final_score()
+        actions += len(acts)
+    dt = time.perf_counter() - t0
+    return games / dt, actions / dt, actions / games
