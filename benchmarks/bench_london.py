@@ -7,13 +7,11 @@ Dense states: 4 players each spend all 17 buses on the shortest routes around on
 
 from __future__ import annotations
 
-import argparse
 import random
-import statistics
 from functools import partial
 from typing import Any
 
-from boards import games_rate, grow_networks, scoring_times
+from boards import games_rate, grow_networks, quick_run, scoring_section
 
 from companion.london.board import LondonMap, london_map
 from companion.london.bots import TicketBot, play_random_game
@@ -33,24 +31,23 @@ def dense_state(m: LondonMap, rng: random.Random, n_players: int = 4) -> list[Pl
     ]
 
 
+def scorings_per_second(median: float) -> str:
+    return f"({1000 / median:.0f} scorings/s)"
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    quick = quick_run()
     m = london_map()
     rng = random.Random(1)
-    n_states = 50 if args.quick else 300
-
-    print("London final scoring, dense end states")
-    print("  (4 players, 17 buses each on short routes, 5 tickets each, 5 districts)")
-    per_state = scoring_times(n_states, lambda: dense_state(m, rng), partial(score_final, m), 5)
-    print(
-        f"  states: {n_states}  median {statistics.median(per_state):.3f} ms  "
-        f"max {max(per_state):.3f} ms  ({1000 / statistics.median(per_state):.0f} scorings/s)"
-    )
+    head = [
+        "London final scoring, dense end states",
+        "  (4 players, 17 buses each on short routes, 5 tickets each, 5 districts)",
+    ]
+    state, score = (lambda: dense_state(m, rng)), partial(score_final, m)
+    scoring_section(head, 50 if quick else 300, state, score, 5, 3, scorings_per_second)
 
     print("London simulated games (all rules, seeded, final scoring included)")
-    games = 40 if args.quick else 200
+    games = 40 if quick else 200
     for label, make_bot in (("random bots", None), ("ticket bots", TicketBot)):
         for n in (2, 3, 4):
 

@@ -8,13 +8,11 @@ cities next to other players' routes (the most borrowing choices), and holds 12 
 
 from __future__ import annotations
 
-import argparse
 import random
-import statistics
 import time
 from functools import partial
 
-from boards import games_rate, grow_networks, scoring_times
+from boards import games_rate, grow_networks, quick_run, scoring_section
 from timing import timed
 
 from companion.core.actions import Action
@@ -78,22 +76,23 @@ def play_seed(m: GameMap, n: int, seed: int) -> tuple[Game, list[Action]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    quick = quick_run()
     m = europe_map()
     rng = random.Random(1)
-    n_states = 20 if args.quick else 100
-
-    print("final scoring, worst-case dense states")
-    print("  (5 players, 45 trains each in one region, 3 stations on busy cities, 12 tickets)")
-    per_state = scoring_times(n_states, lambda: dense_state(m, rng), partial(score_final, m), 3)
-    print(
-        f"  states: {n_states}  median {statistics.median(per_state):.2f} ms  "
-        f"max {max(per_state):.2f} ms  (target <= 5 ms)"
+    scoring_section(
+        [
+            "final scoring, worst-case dense states",
+            "  (5 players, 45 trains each in one region, 3 stations on busy cities, 12 tickets)",
+        ],
+        20 if quick else 100,
+        lambda: dense_state(m, rng),
+        partial(score_final, m),
+        3,
+        2,
+        lambda median: "(target <= 5 ms)",
     )
 
-    net = worst_single_network(m, rng, 60 if args.quick else 300)
+    net = worst_single_network(m, rng, 60 if quick else 300)
     t = timed(lambda: longest_trail([m.routes[r] for r in net]), 5)
     trail = longest_trail([m.routes[r] for r in net])
     print(
@@ -103,7 +102,7 @@ def main() -> None:
 
     print("simulated games (random bots, all rules, seeded)")
     for n in (2, 3, 4, 5):
-        games = 10 if args.quick else 40
+        games = 10 if quick else 40
         per_s, actions_per_s, _ = games_rate(games, partial(play_seed, m, n))
         print(f"  {n} players: {per_s:.1f} games/s  ({actions_per_s:.0f} actions/s)")
 

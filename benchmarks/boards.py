@@ -3,7 +3,9 @@ as scripts, so import it as ``from boards import ...``."""
 
 from __future__ import annotations
 
+import argparse
 import random
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -42,6 +44,34 @@ def grow_networks(
             touched[c] |= {r.a, r.b}
             progress = True
     return routes
+
+
+def quick_run() -> bool:
+    """The script's ``--quick`` flag (fewer states and games)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    return bool(ap.parse_args().quick)
+
+
+def scoring_section(
+    head: Sequence[str],
+    n_states: int,
+    state: Callable[[], Any],
+    score: Callable[[Any], object],
+    repeat: int,
+    digits: int,
+    tail: Callable[[float], str],
+) -> None:
+    """Print the head lines, then the median and worst scoring time (ms, ``digits`` decimals)
+    over ``n_states`` states and what ``tail`` says of the median."""
+    for line in head:
+        print(line)
+    per_state = scoring_times(n_states, state, score, repeat)
+    median = statistics.median(per_state)
+    print(
+        f"  states: {n_states}  median {median:.{digits}f} ms  "
+        f"max {max(per_state):.{digits}f} ms  {tail(median)}"
+    )
 
 
 def scoring_times(
