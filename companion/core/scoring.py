@@ -246,16 +246,8 @@ def check_end_routes(
 ) -> None:
     """Record ``color``'s routes in ``route_owner``: known ids, owned once, within the player's
     ``pieces`` (("trains", 45) or ("buses", 17)). ``label`` prefixes "route id" ("London ")."""
-    used = 0
-    for rid in route_ids:
-        if rid not in routes:
-            raise InvalidStateError(f"unknown {label}route id {rid!r} (player {color})")
-        if rid in route_owner:
-            other = route_owner[rid]
-            whom = "twice by " + color if other == color else f"by {other} and {color}"
-            raise InvalidStateError(f"route {rid} is owned {whom}")
-        route_owner[rid] = color
-        used += routes[rid].length
+    _record_once(color, route_ids, routes, route_owner, f"{label}route", "owned")
+    used = sum(routes[rid].length for rid in route_ids)
     noun, per_player = pieces
     if used > per_player:
         raise InvalidStateError(
@@ -271,14 +263,27 @@ def check_end_tickets(
     label: str = "",
 ) -> None:
     """Record ``color``'s tickets in ``ticket_holder``: known ids, each held once."""
-    for tid in ticket_ids:
-        if tid not in tickets:
-            raise InvalidStateError(f"unknown {label}ticket id {tid!r} (player {color})")
-        if tid in ticket_holder:
-            other = ticket_holder[tid]
+    _record_once(color, ticket_ids, tickets, ticket_holder, f"{label}ticket", "held")
+
+
+def _record_once(
+    color: str,
+    ids: Sequence[str],
+    known: Mapping[str, object],
+    whose: dict[str, str],
+    what: str,
+    verb: str,
+) -> None:
+    """Record ``color`` as the one whose each of ``ids`` (known ``what``s: "route", "London
+    ticket") is; an unknown id, or one already recorded, is an impossible end state."""
+    for i in ids:
+        if i not in known:
+            raise InvalidStateError(f"unknown {what} id {i!r} (player {color})")
+        if i in whose:
+            other = whose[i]
             whom = "twice by " + color if other == color else f"by {other} and {color}"
-            raise InvalidStateError(f"ticket {tid} is held {whom}")
-        ticket_holder[tid] = color
+            raise InvalidStateError(f"{what.split()[-1]} {i} is {verb} {whom}")
+        whose[i] = color
 
 
 def check_end_doubles(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
 from .board import MapLookups
 from .errors import IllegalActionError
@@ -45,6 +45,37 @@ class Seat:
     score: int = 0  # the score track: route points so far
     ready: bool = False  # chose the first tickets
     PIECES: ClassVar[str] = "trains"
+
+    def to_json(self) -> dict[str, Any]:
+        """Colour and name, the fields of a simulated or a tracked player (``_body_json``),
+        then the pieces left, the score and whether the first tickets are chosen."""
+        return {
+            "color": self.color,
+            "name": self.name,
+            **self._body_json(),
+            self.PIECES: self.pieces,
+            "score": self.score,
+            "ready": self.ready,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Self:
+        return cls(
+            color=d["color"],
+            name=d["name"],
+            **cls._body_from_json(d),
+            pieces=int(d[cls.PIECES]),
+            score=int(d["score"]),
+            ready=bool(d["ready"]),
+        )
+
+    def _body_json(self) -> dict[str, Any]:
+        """A simulated or tracked player's fields, the board's own among them."""
+        raise NotImplementedError
+
+    @classmethod
+    def _body_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
 
     def _extra_json(self) -> dict[str, Any]:
         """The board's own fields in the JSON form (Europe: ``stations``)."""

@@ -52,10 +52,8 @@ class SimPlayer(Seat, Generic[C]):
     offered: list[str] = field(default_factory=list)  # drawn, not yet kept or returned
     CARD: ClassVar[Callable[[str], Any]]
 
-    def to_json(self) -> dict[str, Any]:
+    def _body_json(self) -> dict[str, Any]:
         return {
-            "color": self.color,
-            "name": self.name,
             "hand": {
                 c.value: n for c, n in sorted(self.hand.items(), key=lambda kv: kv[0].value) if n
             },
@@ -63,25 +61,17 @@ class SimPlayer(Seat, Generic[C]):
             "offered": list(self.offered),
             "routes": list(self.routes),
             **self._extra_json(),
-            self.PIECES: self.pieces,
-            "score": self.score,
-            "ready": self.ready,
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            color=d["color"],
-            name=d["name"],
-            hand=Counter({cls.CARD(k): int(v) for k, v in d["hand"].items()}),
-            tickets=list(d["tickets"]),
-            offered=list(d["offered"]),
-            routes=list(d["routes"]),
+    def _body_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "hand": Counter({cls.CARD(k): int(v) for k, v in d["hand"].items()}),
+            "tickets": list(d["tickets"]),
+            "offered": list(d["offered"]),
+            "routes": list(d["routes"]),
             **cls._extra_from_json(d),
-            pieces=int(d[cls.PIECES]),
-            score=int(d["score"]),
-            ready=bool(d["ready"]),
-        )
+        }
 
 
 P = TypeVar("P", bound=SimPlayer[Any])
