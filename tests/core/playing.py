@@ -21,6 +21,7 @@ from companion.core.actions import (
     Pass,
 )
 from companion.core.errors import IllegalActionError
+from companion.core.rules import legal_row_exists, row_is_legal
 from companion.core.simulation import Phase
 
 
@@ -89,6 +90,15 @@ class TableMirror:
                 t.apply(DrewCards(action.player, self.drawn))
                 self.drawn = 0
             t.apply(EndTurn(action.player))
+
+
+def check_face_up(g: Any) -> None:
+    """The face-up row is legal, or no legal row can be dealt from the cards left (draw pile,
+    discards and the row): the redeal rule of every board."""
+    wild, limit = g.cards.wild, g.rules.face_up_wild_limit
+    if not row_is_legal(g.face_up, wild, limit):
+        pool = Counter(g.deck) + Counter(g.discard) + Counter(c for c in g.face_up if c)
+        assert not legal_row_exists(pool, wild, len(g.face_up), limit)
 
 
 def turn_position(x: Any) -> tuple[Any, ...]:

@@ -20,7 +20,7 @@ from companion.core.game import Game
 from companion.core.tracker import TableTracker
 from companion.data import europe_map
 
-from .playing import TableMirror, play_checked
+from .playing import TableMirror, check_face_up, play_checked
 
 EMAP = europe_map()
 VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
@@ -29,7 +29,7 @@ VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
 def check_invariants(g: Game) -> None:
     m = g.map
     assert g.all_cards() == Counter(full_deck())
-    assert sum(1 for c in g.face_up if c is not None and c.is_locomotive) < 3 or not g.deck
+    check_face_up(g)
     owners: dict[str, str] = {}
     for p in g.players:
         lengths = [m.routes[r].length for r in p.routes]

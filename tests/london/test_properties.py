@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from companion.london.actions import Action, action_from_json, parse_action
 from companion.london.board import LondonMap, london_map
 from companion.london.bots import RandomBot, TicketBot
-from companion.london.cards import BUS, full_deck
+from companion.london.cards import full_deck
 from companion.london.game import Game, Phase
 from companion.london.scoring import score_final
 from companion.london.tracker import TableTracker
 
-from ..core.playing import TableMirror, play_checked
+from ..core.playing import TableMirror, check_face_up, play_checked
 from .brute import brute_score
 
 LMAP = london_map()
@@ -31,10 +31,7 @@ def check_invariants(g: Game) -> None:
     m = g.map
     assert g.all_cards() == Counter(full_deck(m.cards_per_color, m.bus_cards))
     assert g.all_tickets() == Counter(list(m.tickets))
-    if sum(1 for c in g.face_up if c is BUS) >= m.face_up_bus_limit:
-        # three face-up buses stay only when no new row could have fewer
-        pool = [*g.deck, *g.discard, *(c for c in g.face_up if c is not None)]
-        assert sum(1 for c in pool if c is not BUS) < m.face_up - m.face_up_bus_limit + 1
+    check_face_up(g)  # three face-up buses stay only when no new row could have fewer
     owners: dict[str, str] = {}
     for p in g.players:
         lengths = [m.routes[r].length for r in p.routes]

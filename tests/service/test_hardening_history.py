@@ -4,24 +4,12 @@ any position), computed once per log position and cached (real waitress on 127.0
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from companion.service.views import event_list
 from tests.webapp.conftest import BEARER
-from tests.webapp.live import LiveServer
-
-PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path / "state")
-    yield s
-    s.close()
+from tests.webapp.live import PLAYERS, TICKETS, LiveServer
 
 
 def act(live: LiveServer, action: dict[str, object]) -> dict[str, object]:
