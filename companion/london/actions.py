@@ -57,15 +57,12 @@ class ClaimRoute(RouteClaim[Card]):
 
 ACTION_TYPES = action_types(DrawFaceUp, ClaimRoute)
 
+# Europe's action types and verbs London has not, and why
+_TUNNEL_TYPES = ("tunnel_reveal", "tunnel_pay", "tunnel_withdraw")
 _NOT_IN_LONDON = {
-    "tunnel_reveal": "London has no tunnels",
-    "tunnel_pay": "London has no tunnels",
-    "tunnel_withdraw": "London has no tunnels",
-    "build_station": "London has no stations",
-    "reveal": "London has no tunnels",
-    "tunnel-pay": "London has no tunnels",
-    "tunnel-withdraw": "London has no tunnels",
-    "station": "London has no stations",
+    **dict.fromkeys(_TUNNEL_TYPES, "London has no tunnels"),
+    **dict.fromkeys(("reveal", "tunnel-pay", "tunnel-withdraw"), "London has no tunnels"),
+    **dict.fromkeys(("build_station", "station"), "London has no stations"),
 }
 
 LONDON_NOTATION: Notation[Card] = Notation(

@@ -52,7 +52,6 @@ class LondonMap(MapLookups[Route, Ticket]):
     DOUBLES_CLOSED: ClassVar[str] = (
         "{twin} is taken and in a {n}-player game the other route of a double route is closed"
     )
-    CARDS: ClassVar[tuple[str, str, str]] = ("transport_cards", "bus_cards", "buses")
 
     locations: Mapping[str, Location]
     districts: tuple[District, ...]
@@ -70,6 +69,7 @@ class LondonMap(MapLookups[Route, Ticket]):
     tickets_draw_keep_min: int = 1
     final_round_buses: int = 2
     doubles_closed_up_to_players: int = 2
+    CARDS: ClassVar[tuple[str, str, str]] = ("transport_cards", "bus_cards", "buses")
 
     @classmethod
     def _read(cls, data: Mapping[str, Any]) -> dict[str, Any]:
