@@ -39,8 +39,9 @@ class CardSet(Generic[C]):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "colors", tuple(c for c in self.kind if c is not self.wild))
-        pink = self.kind("pink")
-        shared = {"wild": self.wild, self.wild_plural: self.wild, "purple": pink, "violet": pink}
+        shared = {"wild": self.wild, self.wild_plural: self.wild}
+        for pink in (c for c in self.kind if c.value == "pink"):
+            shared.update(purple=pink, violet=pink)
         object.__setattr__(self, "aliases", {**shared, **self.aliases})
 
     def parse(self, text: str) -> C:
