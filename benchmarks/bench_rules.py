@@ -1,6 +1,6 @@
 """Rules core speed: final scoring on worst-case states, and simulated games per second.
 
-Run: .venv/bin/python benchmarks/bench_rules.py [--quick] [--write]
+Run: .venv/bin/python benchmarks/bench_rules.py [--quick]
 Worst case for scoring: every player spends 45 trains on the shortest routes of one dense
 region (many forks and loops for the longest-trail search), builds 3 stations on the busiest
 cities next to other players' routes (the most borrowing choices), and holds 12 tickets.
@@ -8,16 +8,18 @@ cities next to other players' routes (the most borrowing choices), and holds 12 
 
 from __future__ import annotations
 
-import argparse
 import random
-import statistics
 import time
+from functools import partial
 
-from results import WRITE_HELP, Results
+from boards import games_rate, grow_networks, quick_run, scoring_section
+from results import Results
 from timing import timed
 
+from companion.core.actions import Action
 from companion.core.board import GameMap
 from companion.core.bots import play_random_game
+from companion.core.game import Game
 from companion.core.longest import longest_trail
 from companion.core.scoring import PlayerEnd, score_final
 from companion.data import europe_map
@@ -26,32 +28,8 @@ COLORS = ["blue", "red", "green", "yellow", "black"]
 
 
 def dense_state(m: GameMap, rng: random.Random, n_players: int = 5) -> list[PlayerEnd]:
-    owner: dict[str, str] = {}
-    routes: dict[str, list[str]] = {c: [] for c in COLORS[:n_players]}
-    trains = dict.fromkeys(COLORS[:n_players], 0)
     centre = rng.choice(["frankfurt", "munchen", "wien", "berlin", "budapest", "paris"])
-    touched = {c: {centre} for c in routes}
-    progress = True
-    while progress:
-        progress = False
-        for c in routes:
-            options = [
-                r
-                for r in m.routes.values()
-                if r.id not in owner
-                and trains[c] + r.length <= 45
-                and (r.a in touched[c] or r.b in touched[c])
-                and not (r.twin and owner.get(r.twin) == c)
-            ]
-            if not options:
-                continue
-            options.sort(key=lambda r: (r.length, rng.random()))
-            r = options[0]
-            owner[r.id] = c
-            routes[c].append(r.id)
-            trains[c] += r.length
-            touched[c] |= {r.a, r.b}
-            progress = True
+    routes = grow_networks(m, rng, COLORS[:n_players], 45, centre)
     busiest = sorted(m.cities, key=lambda city: -len(m.routes_at[city]))
     tickets = list(m.tickets)
     rng.shuffle(tickets)
@@ -94,36 +72,37 @@ def worst_single_network(m: GameMap, rng: random.Random, tries: int) -> list[str
     return worst
 
 
+def play_seed(m: GameMap, n: int, seed: int) -> tuple[Game, list[Action]]:
+    return play_random_game(m, n, seed=seed)
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
-    args = ap.parse_args()
+    args = quick_run()
+    quick = args.quick
     res = Results("bench_rules", write=args.write)
     m = europe_map()
     rng = random.Random(1)
-    n_states = 20 if args.quick else 100
-
-    print("final scoring, worst-case dense states")
-    print("  (5 players, 45 trains each in one region, 3 stations on busy cities, 12 tickets)")
-    per_state = []
-    for _ in range(n_states):
-        players = dense_state(m, rng)
-        score_final(m, players)  # warm
-        per_state.append(min(timed(lambda p=players: score_final(m, p), 3)))
-    print(
-        f"  states: {n_states}  median {statistics.median(per_state):.2f} ms  "
-        f"max {max(per_state):.2f} ms  (target <= 5 ms)"
+    n_states = 20 if quick else 100
+    median, worst = scoring_section(
+        [
+            "final scoring, worst-case dense states",
+            "  (5 players, 45 trains each in one region, 3 stations on busy cities, 12 tickets)",
+        ],
+        n_states,
+        lambda: dense_state(m, rng),
+        partial(score_final, m),
+        3,
+        2,
+        lambda median: "(target <= 5 ms)",
     )
     res.add(
         "rules-score",
         f"final scoring of a whole table, worst-case dense states (5 players x 45 trains in one"
         f" region, 3 stations each on the busiest cities, 12 tickets each), {n_states} states",
-        f"median {statistics.median(per_state):.1f} ms, max {max(per_state):.1f} ms"
-        " (target <= 5 ms)",
+        f"median {median:.1f} ms, max {worst:.1f} ms (target <= 5 ms)",
     )
 
-    net = worst_single_network(m, rng, 60 if args.quick else 300)
+    net = worst_single_network(m, rng, 60 if quick else 300)
     t = timed(lambda: longest_trail([m.routes[r] for r in net]), 5)
     trail = longest_trail([m.routes[r] for r in net])
     print(
@@ -139,16 +118,10 @@ def main() -> None:
     print("simulated games (random bots, all rules, seeded)")
     rates = []
     for n in (2, 3, 4, 5):
-        games = 10 if args.quick else 40
-        t0 = time.perf_counter()
-        actions = 0
-        for seed in range(games):
-            g, acts = play_random_game(m, n, seed=seed)
-            g.final_score()
-            actions += len(acts)
-        dt = time.perf_counter() - t0
-        print(f"  {n} players: {games / dt:.1f} games/s  ({actions / dt:.0f} actions/s)")
-        rates.append(f"{games / dt:.0f} games/s ({n} players, {actions / dt:,.0f} actions/s)")
+        games = 10 if quick else 40
+        per_s, actions_per_s, _ = games_rate(games, partial(play_seed, m, n))
+        print(f"  {n} players: {per_s:.1f} games/s  ({actions_per_s:.0f} actions/s)")
+        rates.append(f"{per_s:.0f} games/s ({n} players, {actions_per_s:,.0f} actions/s)")
     res.add("rules-games", "full simulated games, random bots, all rules", ", ".join(rates))
     res.save()
 

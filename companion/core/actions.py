@@ -71,11 +71,11 @@ class DrawDeck(Action):
     VERB: ClassVar[str] = "draw deck"
 
 
-class FaceUpDraw(Generic[C]):
-    """Take one of the five face-up cards (simulation). Each board's action declares ``card``
-    with its own cards and puts this before :class:`Action` in its bases."""
+@dataclass(frozen=True, slots=True)
+class FaceUpDraw(Action, Generic[C]):
+    """Take one of the five face-up cards (simulation); each board's action is this with its
+    own cards."""
 
-    __slots__ = ()
     card: C
     TYPE: ClassVar[str] = "draw_face_up"
     VERB: ClassVar[str] = "draw face"
@@ -84,13 +84,13 @@ class FaceUpDraw(Generic[C]):
         return [self.card.value]
 
 
-class RouteClaim(Generic[C]):
-    """Put pieces on a route; each board's action declares ``route`` and ``cards`` (None at a
-    table where nobody tapped them) and puts this before :class:`Action` in its bases."""
+@dataclass(frozen=True, slots=True)
+class RouteClaim(Action, Generic[C]):
+    """Put pieces on a route; ``cards`` may be None at a table where nobody tapped them. Each
+    board's action is this with its own cards."""
 
-    __slots__ = ()
-    route: str
-    cards: tuple[C, ...] | None
+    route: str = ""
+    cards: tuple[C, ...] | None = None
     TYPE: ClassVar[str] = "claim"
     VERB: ClassVar[str] = "claim"
 
@@ -98,19 +98,12 @@ class RouteClaim(Generic[C]):
         return [self.route, *cards_text(self.cards)]
 
 
-@dataclass(frozen=True, slots=True)
-class DrawFaceUp(FaceUpDraw[Card], Action):
-    """Take one of the five face-up cards (simulation)."""
-
-    card: Card = Card.LOCOMOTIVE
+class DrawFaceUp(FaceUpDraw[Card]):
+    """Take one of the five face-up train cards (simulation)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimRoute(RouteClaim[Card], Action):
-    """Put trains on a route. ``cards`` may be None at a table where nobody tapped them."""
-
-    route: str = ""
-    cards: tuple[Card, ...] | None = None
+class ClaimRoute(RouteClaim[Card]):
+    """Put trains on a route."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,23 +195,17 @@ class Pass(Action):
     VERB: ClassVar[str] = "pass"
 
 
-ACTION_TYPES: dict[str, type[Action]] = {
-    cls.TYPE: cls
-    for cls in (
-        DrawDeck,
-        DrawFaceUp,
-        ClaimRoute,
-        RevealTunnel,
-        PayTunnel,
-        WithdrawTunnel,
-        BuildStation,
-        DrawTickets,
-        KeepTickets,
-        DrewCards,
-        EndTurn,
-        Pass,
-    )
-}
+def action_types(*own: type[Action]) -> dict[str, type[Action]]:
+    """A board's actions by their JSON type: the draw from the pile, the board's own (its
+    face-up draw and claim first) and the ticket and turn actions every board has."""
+    shared = [DrawTickets, KeepTickets, DrewCards, EndTurn, Pass]
+    classes: list[type[Action]] = [DrawDeck, *own, *shared]
+    return {cls.TYPE: cls for cls in classes}
+
+
+ACTION_TYPES = action_types(
+    DrawFaceUp, ClaimRoute, RevealTunnel, PayTunnel, WithdrawTunnel, BuildStation
+)
 
 
 @dataclass(frozen=True)

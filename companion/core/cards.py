@@ -27,7 +27,8 @@ C = TypeVar("C", bound=TrainCard)
 
 @dataclass(frozen=True)
 class CardSet(Generic[C]):
-    """One board's cards: the enum, its wild card and the words that name cards."""
+    """One board's cards: the enum, its wild card and the words that name cards. Every board
+    also knows the wild card as "wild" and by its plural, and pink as "purple" or "violet"."""
 
     kind: type[C]
     wild: C
@@ -38,6 +39,10 @@ class CardSet(Generic[C]):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "colors", tuple(c for c in self.kind if c is not self.wild))
+        shared = {"wild": self.wild, self.wild_plural: self.wild}
+        for pink in (c for c in self.kind if c.value == "pink"):
+            shared.update(purple=pink, violet=pink)
+        object.__setattr__(self, "aliases", {**shared, **self.aliases})
 
     def parse(self, text: str) -> C:
         key = text.strip().lower()
@@ -81,20 +86,9 @@ class Card(TrainCard):
         return self is Card.LOCOMOTIVE
 
 
-EUROPE_CARDS: CardSet[Card] = CardSet(
-    Card,
-    Card.LOCOMOTIVE,
-    "locomotives",
-    {
-        "loco": Card.LOCOMOTIVE,
-        "locomotives": Card.LOCOMOTIVE,
-        "wild": Card.LOCOMOTIVE,
-        "purple": Card.PINK,
-        "violet": Card.PINK,
-    },
-)
-COLORS: tuple[Card, ...] = EUROPE_CARDS.colors
 LOCO = Card.LOCOMOTIVE
+EUROPE_CARDS: CardSet[Card] = CardSet(Card, LOCO, "locomotives", {"loco": LOCO})
+COLORS: tuple[Card, ...] = EUROPE_CARDS.colors
 
 PLAYER_COLORS: tuple[str, ...] = ("blue", "red", "green", "yellow", "black")
 

@@ -17,7 +17,6 @@ from .actions import (
     Action,
     BuildStation,
     ClaimRoute,
-    DrawFaceUp,
     KeepTickets,
     PayTunnel,
     WithdrawTunnel,
@@ -39,14 +38,12 @@ from .rules import (
     TurnRules,
     check_first_keep,
     check_players,
-    check_route_free,
     check_station_free,
-    check_trains,
     route_open,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import EuropeResults
 from .seats import PiecesAlias
-from .simulation import Phase, SimPlayer, Simulation
+from .simulation import Phase, SimPlayer, Simulation, apply
 
 __all__ = ["Game", "PendingTunnel", "Phase", "PlayerState", "StationSeat", "apply"]
 
@@ -72,15 +69,6 @@ class PlayerState(StationSeat, SimPlayer[Card]):
     trains = PiecesAlias()
     PIECES: ClassVar[str] = "trains"
     CARD: ClassVar[Callable[[str], Any]] = Card
-
-    def end_position(self) -> PlayerEnd:
-        return PlayerEnd(
-            color=self.color,
-            name=self.name,
-            routes=tuple(self.routes),
-            stations=tuple(self.stations),
-            tickets=tuple(self.tickets),
-        )
 
 
 @dataclass(frozen=True)
@@ -109,17 +97,14 @@ class PendingTunnel:
         )
 
 
-class Game(Simulation[Card, PlayerState, Route]):
+class Game(EuropeResults, Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: Europe with all hidden information."""
 
     map: GameMap
     CARD_NOUN: ClassVar[str] = "train card"
-    REDEALS: ClassVar[int] = 20
     NOT_SIMULATED: ClassVar[str] = "{type} is a table-tracker action, not part of a simulated game"
-    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
+    HANDLERS: ClassVar[Mapping[type, str]] = {
         **Simulation.HANDLERS,
-        DrawFaceUp: "_draw_face_up",
-        ClaimRoute: "_claim",
         PayTunnel: "_pay_tunnel",
         WithdrawTunnel: "_withdraw_tunnel",
         BuildStation: "_build_station",
@@ -221,8 +206,7 @@ class Game(Simulation[Card, PlayerState, Route]):
 
     def _claim(self, p: PlayerState, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_trains(route, p.trains)
+        self._check_claim(route, p)
         cards = self._pay(p, action, route, lambda c: check_route_payment(route, c))
         if not route.tunnel:
             self._to_discard(cards)
@@ -305,13 +289,6 @@ class Game(Simulation[Card, PlayerState, Route]):
         self.tunnel = None
         super()._end_turn()
 
-    # --- results ----------------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [p.end_position() for p in self.players]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
-
     # --- JSON form --------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {
@@ -347,10 +324,3 @@ class Game(Simulation[Card, PlayerState, Route]):
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"not a simulation state: {exc}") from exc
         return game
-
-
-def apply(game: Game, action: Action) -> Game:
-    """Pure form: a new game with ``action`` applied (``game`` is not changed)."""
-    new = game.copy()
-    new.apply(action)
-    return new

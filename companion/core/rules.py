@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from .board import GameMap, Route, Variant
+from .board import GameMap, MapLookups, Route, Variant
 from .cards import PLAYER_COLORS
 from .errors import IllegalActionError, InvalidStateError, NotationError
 
@@ -96,25 +96,21 @@ def check_table(players: Sequence[tuple[str, str]], low: int, high: int, game: s
 
 
 def check_route_free(
-    game_map: GameMap,
+    game_map: MapLookups[Any, Any],
     owners: Mapping[str, str],
-    route: Route,
+    route: BoardRoute,
     player: str,
     n_players: int,
+    closed_up_to: int = DOUBLES_CLOSED_UP_TO,
 ) -> None:
-    """Raise unless ``player`` may put trains on ``route`` given who owns what.
+    """Raise unless ``player`` may put pieces on ``route`` of any board given who owns what.
 
-    Double routes: one player never takes both; with 2-3 players only one of the pair is used.
+    Double routes: one player never takes both; with ``closed_up_to`` players or fewer (Europe:
+    2-3) only one of the pair is used (the map's DOUBLES_CLOSED says so).
     """
-    check_route_owners(
-        owners,
-        route,
-        game_map.twin_of(route),
-        player,
-        n_players,
-        DOUBLES_CLOSED_UP_TO,
-        "{twin} is taken and with {n} players only one route of a double route may be used",
-    )
+    twin = game_map.twin_of(route)
+    closed = game_map.DOUBLES_CLOSED
+    check_route_owners(owners, route, twin, player, n_players, closed_up_to, closed)
 
 
 def check_trains(route: Route, trains_left: int) -> None:
@@ -139,6 +135,23 @@ def check_station_free(
 def check_players(players: Sequence[tuple[str, str]]) -> None:
     """A table of 2-5 players, each with a distinct player colour."""
     check_table(players, 2, 5, "Ticket to Ride: Europe")
+
+
+def check_first_count(chosen: Sequence[str], dealt: int, keep_min: int) -> None:
+    """The first tickets kept at a table: at least ``keep_min`` of the ``dealt``, at most all."""
+    need = min(keep_min, dealt)
+    if len(chosen) < need:
+        raise IllegalActionError(
+            f"keep at least {need} of the first tickets, not {len(chosen)}",
+            rule="keep-minimum",
+            params={"need": need},
+        )
+    if len(chosen) > dealt:
+        raise IllegalActionError(
+            f"only {dealt} tickets are dealt at the start",
+            rule="keep-maximum",
+            params={"most": dealt},
+        )
 
 
 def check_first_keep(
@@ -177,6 +190,7 @@ def check_draw_keep(chosen: Sequence[str], drawn: int, keep_min: int) -> None:
 
 
 R = TypeVar("R")
+K = TypeVar("K")  # a card of any board
 
 
 def lookup_route(route: Callable[[str], R], route_id: str) -> R:
@@ -185,6 +199,20 @@ def lookup_route(route: Callable[[str], R], route_id: str) -> R:
         return route(route_id)
     except NotationError as exc:
         raise IllegalActionError(str(exc), rule="unknown-route") from None
+
+
+def row_is_legal(row: Iterable[object], wild: object, limit: int) -> bool:
+    """A face-up row (empty slots as None) with fewer than ``limit`` wild cards."""
+    return sum(1 for c in row if c == wild) < limit
+
+
+def legal_row_exists(pool: Mapping[K, int], wild: K, slots: int, limit: int) -> bool:
+    """Whether some row of ``slots`` cards dealt from ``pool`` (the cards left: draw pile,
+    discards and the row itself) is legal: a row takes every card when fewer are left, and
+    otherwise holds the fewest wild cards when every other card is in it."""
+    total = sum(pool.values())
+    plain = total - pool.get(wild, 0)
+    return max(0, min(slots, total) - plain) < limit
 
 
 @dataclass(frozen=True, slots=True)

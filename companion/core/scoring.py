@@ -10,34 +10,67 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass, field, fields
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from .board import GameMap, Route
 from .cards import PLAYER_COLORS
 from .errors import InvalidStateError
 from .longest import longest_trail
 from .networks import Graph, Link, Networks, route_graph, shortest_path
+from .seats import Seat
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerEnd:
-    """One player's position at the end of the game: what is on the table and in hand."""
+class SeatEnd:
+    """What every board's player shows at the end: colour, name, routes, and the board's own
+    tuples of ids after them (Europe: stations and tickets; London: tickets)."""
 
     color: str
     name: str = ""
     routes: tuple[str, ...] = ()
-    stations: tuple[str, ...] = ()
-    tickets: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name or self.color,
             "color": self.color,
-            "routes": list(self.routes),
-            "stations": list(self.stations),
-            "tickets": list(self.tickets),
+            **{f.name: list(getattr(self, f.name)) for f in fields(self)[2:]},
         }
+
+    @classmethod
+    def of(cls, seat: Seat) -> Self:
+        """The end position of a seat (simulated or tracked) as the board's game has it."""
+        ids = {f.name: tuple(getattr(seat, f.name)) for f in fields(cls)[2:]}
+        return cls(seat.color, seat.name, **ids)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEnd(SeatEnd):
+    """One player's position at the end of the game: what is on the table and in hand."""
+
+    stations: tuple[str, ...] = ()
+    tickets: tuple[str, ...] = ()
+
+
+E = TypeVar("E")
+F = TypeVar("F")
+
+
+class Results(Generic[E, F]):
+    """The results of any board's game or table (simulated or tracked): each player's end
+    position (``_end``, the board's ``PlayerEnd.of``) and the final score (``_score``, the
+    board's ``score_final``)."""
+
+    map: Any
+    players: list[Any]
+    _end: Callable[[Any], E]
+    _score: Callable[[Any, list[E]], F]
+
+    def end_positions(self) -> list[E]:
+        return [self._end(p) for p in self.players]
+
+    def final_score(self) -> F:
+        return self._score(self.map, self.end_positions())
 
 
 @dataclass(slots=True)
@@ -69,6 +102,19 @@ class ScoreSheet:
     total: int
     rank: int = 0
     routes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, p: SeatEnd, route_points: int, tickets: list[TicketResult], **items: Any) -> Self:
+        """The sheet of player ``p``: what every board scores alike, and the board's items."""
+        return cls(
+            name=p.name or p.color,
+            color=p.color,
+            route_points=route_points,
+            ticket_points=sum(t.points for t in tickets),
+            tickets=tickets,
+            routes=tuple(p.routes),
+            **items,
+        )
 
     @property
     def tickets_completed(self) -> int:
@@ -200,16 +246,8 @@ def check_end_routes(
 ) -> None:
     """Record ``color``'s routes in ``route_owner``: known ids, owned once, within the player's
     ``pieces`` (("trains", 45) or ("buses", 17)). ``label`` prefixes "route id" ("London ")."""
-    used = 0
-    for rid in route_ids:
-        if rid not in routes:
-            raise InvalidStateError(f"unknown {label}route id {rid!r} (player {color})")
-        if rid in route_owner:
-            other = route_owner[rid]
-            whom = "twice by " + color if other == color else f"by {other} and {color}"
-            raise InvalidStateError(f"route {rid} is owned {whom}")
-        route_owner[rid] = color
-        used += routes[rid].length
+    _record_once(color, route_ids, routes, route_owner, f"{label}route", "owned")
+    used = sum(routes[rid].length for rid in route_ids)
     noun, per_player = pieces
     if used > per_player:
         raise InvalidStateError(
@@ -225,14 +263,27 @@ def check_end_tickets(
     label: str = "",
 ) -> None:
     """Record ``color``'s tickets in ``ticket_holder``: known ids, each held once."""
-    for tid in ticket_ids:
-        if tid not in tickets:
-            raise InvalidStateError(f"unknown {label}ticket id {tid!r} (player {color})")
-        if tid in ticket_holder:
-            other = ticket_holder[tid]
+    _record_once(color, ticket_ids, tickets, ticket_holder, f"{label}ticket", "held")
+
+
+def _record_once(
+    color: str,
+    ids: Sequence[str],
+    known: Mapping[str, object],
+    whose: dict[str, str],
+    what: str,
+    verb: str,
+) -> None:
+    """Record ``color`` as the one whose each of ``ids`` (known ``what``s: "route", "London
+    ticket") is; an unknown id, or one already recorded, is an impossible end state."""
+    for i in ids:
+        if i not in known:
+            raise InvalidStateError(f"unknown {what} id {i!r} (player {color})")
+        if i in whose:
+            other = whose[i]
             whom = "twice by " + color if other == color else f"by {other} and {color}"
-            raise InvalidStateError(f"ticket {tid} is held {whom}")
-        ticket_holder[tid] = color
+            raise InvalidStateError(f"{what.split()[-1]} {i} is {verb} {whom}")
+        whose[i] = color
 
 
 def check_end_doubles(
@@ -424,15 +475,12 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
         station_routes, tickets = _best_stations(game_map, p, own, route_owner)
         trail = longest_trail(own)
         route_points = sum(game_map.points_for(r) for r in own)
-        ticket_points = sum(t.points for t in tickets)
         unused = game_map.stations_per_player - len(p.stations)
         scores.append(
-            PlayerScore(
-                name=p.name or p.color,
-                color=p.color,
-                route_points=route_points,
-                ticket_points=ticket_points,
-                tickets=tickets,
+            PlayerScore.of(
+                p,
+                route_points,
+                tickets,
                 stations_built=len(p.stations),
                 station_points=unused * game_map.unused_station_points,
                 station_routes=station_routes,
@@ -441,7 +489,6 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
                 european_express=False,
                 express_points=0,
                 total=0,
-                routes=tuple(p.routes),
                 trains_used=sum(r.length for r in own),
             )
         )
@@ -456,3 +503,10 @@ def score_final(game_map: GameMap, players: Sequence[PlayerEnd]) -> FinalScore:
         return (-s.total, -s.tickets_completed, s.stations_built, 0 if s.european_express else 1)
 
     return FinalScore(players=scores, winners=rank_players(scores, key))
+
+
+class EuropeResults(Results[PlayerEnd, FinalScore]):
+    """A Europe game's or table's results."""
+
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)

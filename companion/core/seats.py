@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
+from .board import MapLookups
 from .errors import IllegalActionError
-from .rules import FinalRound, TurnRules
+from .rules import BoardRoute, FinalRound, TurnRules, check_pieces, check_route_free
 
 
 class PiecesAlias:
@@ -45,6 +46,37 @@ class Seat:
     ready: bool = False  # chose the first tickets
     PIECES: ClassVar[str] = "trains"
 
+    def to_json(self) -> dict[str, Any]:
+        """Colour and name, the fields of a simulated or a tracked player (``_body_json``),
+        then the pieces left, the score and whether the first tickets are chosen."""
+        return {
+            "color": self.color,
+            "name": self.name,
+            **self._body_json(),
+            self.PIECES: self.pieces,
+            "score": self.score,
+            "ready": self.ready,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Self:
+        return cls(
+            color=d["color"],
+            name=d["name"],
+            **cls._body_from_json(d),
+            pieces=int(d[cls.PIECES]),
+            score=int(d["score"]),
+            ready=bool(d["ready"]),
+        )
+
+    def _body_json(self) -> dict[str, Any]:
+        """A simulated or tracked player's fields, the board's own among them."""
+        raise NotImplementedError
+
+    @classmethod
+    def _body_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
     def _extra_json(self) -> dict[str, Any]:
         """The board's own fields in the JSON form (Europe: ``stations``)."""
         return {}
@@ -59,6 +91,9 @@ S = TypeVar("S", bound=Seat)
 
 class TurnOrder(Generic[S]):
     """The players in turn order, whose turn it is, the turn count and the final round."""
+
+    map: MapLookups[Any, Any]  # each board's game or table names its map type
+    route_owner: dict[str, str]
 
     def __init__(self, players: list[S], rules: TurnRules) -> None:
         self.players = players
@@ -78,6 +113,14 @@ class TurnOrder(Generic[S]):
     @property
     def final_round(self) -> bool:
         return self.final.started
+
+    def _check_claim(self, route: BoardRoute, seat: Seat) -> None:
+        """Raise unless ``seat`` may claim ``route`` now: free for them, and pieces enough."""
+        closed_up_to = self.rules.doubles_closed_up_to
+        check_route_free(
+            self.map, self.route_owner, route, seat.color, self.n_players, closed_up_to
+        )
+        check_pieces(route, seat.pieces, seat.PIECES)
 
     def player(self, color: str) -> S:
         for p in self.players:

@@ -23,7 +23,14 @@ from .cards import CardSet, TrainCard
 from .errors import IllegalActionError
 from .networks import Link
 from .payment import PaidRoute, has_cards
-from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
+from .rules import (
+    FinalRound,
+    TurnRules,
+    check_draw_keep,
+    legal_row_exists,
+    lookup_route,
+    row_is_legal,
+)
 from .seats import Seat, TurnOrder
 
 C = TypeVar("C", bound=TrainCard)
@@ -45,10 +52,8 @@ class SimPlayer(Seat, Generic[C]):
     offered: list[str] = field(default_factory=list)  # drawn, not yet kept or returned
     CARD: ClassVar[Callable[[str], Any]]
 
-    def to_json(self) -> dict[str, Any]:
+    def _body_json(self) -> dict[str, Any]:
         return {
-            "color": self.color,
-            "name": self.name,
             "hand": {
                 c.value: n for c, n in sorted(self.hand.items(), key=lambda kv: kv[0].value) if n
             },
@@ -56,25 +61,17 @@ class SimPlayer(Seat, Generic[C]):
             "offered": list(self.offered),
             "routes": list(self.routes),
             **self._extra_json(),
-            self.PIECES: self.pieces,
-            "score": self.score,
-            "ready": self.ready,
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            color=d["color"],
-            name=d["name"],
-            hand=Counter({cls.CARD(k): int(v) for k, v in d["hand"].items()}),
-            tickets=list(d["tickets"]),
-            offered=list(d["offered"]),
-            routes=list(d["routes"]),
+    def _body_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "hand": Counter({cls.CARD(k): int(v) for k, v in d["hand"].items()}),
+            "tickets": list(d["tickets"]),
+            "offered": list(d["offered"]),
+            "routes": list(d["routes"]),
             **cls._extra_from_json(d),
-            pieces=int(d[cls.PIECES]),
-            score=int(d["score"]),
-            ready=bool(d["ready"]),
-        )
+        }
 
 
 P = TypeVar("P", bound=SimPlayer[Any])
@@ -93,11 +90,13 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
 
     map: MapLookups[R, Any]  # each board's class names its map type
     CARD_NOUN: ClassVar[str] = "card"  # "after drawing one <noun> ...", "no <noun> ... drawn"
-    REDEALS: ClassVar[int] = 20  # at most this many redeals of a face-up row with too many wilds
     NOT_SIMULATED: ClassVar[str] = "{type} is not part of a simulated game"
-    # action type -> the name of the method that handles it (actor, action)
-    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
+    # action type (or a base every board's action of that kind has) -> the name of the method
+    # that handles it (actor, action)
+    HANDLERS: ClassVar[Mapping[type, str]] = {
         DrawDeck: "_draw_deck",
+        FaceUpDraw: "_draw_face_up",
+        RouteClaim: "_claim",
         DrawTickets: "_draw_tickets",
         KeepTickets: "_keep_tickets",
         Pass: "_pass",
@@ -163,24 +162,22 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
         return self.deck.pop() if self.deck else None
 
     def _check_face_up(self) -> None:
-        """Three or more face-up wild cards: discard all five and turn up five more.
+        """Three or more face-up wild cards: discard all five and turn up five more, until the
+        row is legal, as the rulebook says, unless no row dealt from the cards left (draw pile,
+        discards and the row) can be legal: then the row stays as it is.
 
-        Repeated until the row holds fewer, unless the cards outside the hands cannot make such
-        a row (then the row stays); at most REDEALS times.
+        When a legal row exists, each redeal takes the next cards of the pile and, once the
+        pile runs out, the discards in a new seeded shuffle: some deal finds it.
         """
         limit = self.rules.face_up_wild_limit
         wild = self.cards.wild
-        for _ in range(self.REDEALS):
-            if sum(1 for c in self.face_up if c is wild) < limit:
-                return
-            pool = (
-                Counter(self.deck)
-                + Counter(self.discard)
-                + Counter(c for c in self.face_up if c is not None)
-            )
-            plain = sum(n for c, n in pool.items() if c is not wild)
-            if plain < len(self.face_up) - limit + 1:
-                return  # no reshuffle can help: leave the row as it is
+        if row_is_legal(self.face_up, wild, limit):
+            return
+        row = Counter(c for c in self.face_up if c is not None)
+        pool = Counter(self.deck) + Counter(self.discard) + row
+        if not legal_row_exists(pool, wild, len(self.face_up), limit):
+            return
+        while not row_is_legal(self.face_up, wild, limit):
             self.discard.extend(c for c in self.face_up if c is not None)
             self.face_up = [self._take_from_deck() for _ in range(len(self.face_up))]
 
@@ -230,7 +227,7 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
                 f"after drawing one {self.CARD_NOUN} the turn is spent drawing the second",
                 rule="one-action-per-turn",
             )
-        name = self.HANDLERS.get(type(action))
+        name = next((self.HANDLERS[t] for t in type(action).__mro__ if t in self.HANDLERS), None)
         if name is None:
             raise IllegalActionError(
                 self.NOT_SIMULATED.format(type=action.TYPE), rule="not-in-simulation"
@@ -401,3 +398,13 @@ class Simulation(TurnOrder[P], Generic[C, P, R]):
         """A deep copy that shares the (immutable) map and variant."""
         shared = (self.cards, self.rules, *self._shared())
         return copy.deepcopy(self, {id(x): x for x in shared})
+
+
+G = TypeVar("G", bound=Simulation[Any, Any, Any])
+
+
+def apply(game: G, action: Action) -> G:
+    """Pure form: a new game with ``action`` applied (``game`` is not changed)."""
+    new = game.copy()
+    new.apply(action)
+    return new

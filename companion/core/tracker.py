@@ -41,13 +41,12 @@ from .payment import (
 from .rules import (
     DOUBLES_CLOSED_UP_TO,
     TurnRules,
+    check_first_count,
     check_first_keep,
     check_players,
-    check_route_free,
     check_station_free,
-    check_trains,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import EuropeResults
 from .seats import PiecesAlias
 from .tracking import PAYMENT_MODES, Tracked, Tracker
 
@@ -103,7 +102,7 @@ class TrackedTunnel:
         )
 
 
-class TableTracker(Tracker[TrackedPlayer, Route]):
+class TableTracker(EuropeResults, Tracker[TrackedPlayer, Route]):
     """Follows a real table. ``apply`` raises IllegalActionError and changes nothing if refused."""
 
     map: GameMap
@@ -175,8 +174,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
 
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_trains(route, p.trains)
+        self._check_claim(route, p)
         need = {"need": route.length, "need_card": route.color.value if route.color else "grey"}
         self._check_cards(
             lambda c: check_route_payment(route, c),
@@ -263,20 +261,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         return s.long_dealt + s.regular_dealt
 
     def _setup_count(self, tickets: Sequence[str]) -> None:
-        dealt = self._setup_dealt()
-        need = min(self.variant.setup.keep_min, dealt)
-        if len(tickets) < need:
-            raise IllegalActionError(
-                f"keep at least {need} of the first tickets, not {len(tickets)}",
-                rule="keep-minimum",
-                params={"need": need},
-            )
-        if len(tickets) > dealt:
-            raise IllegalActionError(
-                f"only {dealt} tickets are dealt at the start",
-                rule="keep-maximum",
-                params={"most": dealt},
-            )
+        check_first_count(tickets, self._setup_dealt(), self.variant.setup.keep_min)
 
     def _setup_tickets(self, tickets: Sequence[str]) -> None:
         s = self.variant.setup
@@ -309,15 +294,6 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         super()._end_turn()
 
     # --- results and forms ------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [
-            PlayerEnd(p.color, p.name, tuple(p.routes), tuple(p.stations), tuple(p.tickets))
-            for p in self.players
-        ]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
-
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": "tracker",

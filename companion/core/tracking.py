@@ -68,33 +68,43 @@ R = TypeVar("R", bound=Link)
 class Tracked(Seat):
     """A player as the table shows it; each board names its pieces and adds its own fields."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "color": self.color,
-            "name": self.name,
-            "routes": list(self.routes),
-            **self._extra_json(),
-            "tickets": list(self.tickets),
-            self.PIECES: self.pieces,
-            "score": self.score,
-            "ready": self.ready,
-        }
+    def _body_json(self) -> dict[str, Any]:
+        return {"routes": list(self.routes), **self._extra_json(), "tickets": list(self.tickets)}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            color=d["color"],
-            name=d["name"],
-            routes=list(d["routes"]),
-            **cls._extra_from_json(d),
-            tickets=list(d["tickets"]),
-            pieces=int(d[cls.PIECES]),
-            score=int(d["score"]),
-            ready=bool(d["ready"]),
-        )
+    def _body_from_json(cls, d: Mapping[str, Any]) -> dict[str, Any]:
+        routes, tickets = list(d["routes"]), list(d["tickets"])
+        return {"routes": routes, **cls._extra_from_json(d), "tickets": tickets}
 
 
 T = TypeVar("T", bound=Tracked)
+
+
+def check_new_tickets(
+    p: Seat,
+    tickets: Sequence[str],
+    known: Mapping[str, Any],
+    ticket_id: str = "ticket id",
+    check: Callable[[str], None] | None = None,
+) -> None:
+    """Tickets ``p`` keeps: each named once, known, (``check``: the board's own check of a
+    known ticket), not already ``p``'s own."""
+    if len(set(tickets)) != len(tickets):
+        raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
+    for t in tickets:
+        if t not in known:
+            raise IllegalActionError(
+                f"unknown {ticket_id} {t!r}", rule="unknown-ticket", params={"ticket": t}
+            )
+        if check is not None:
+            check(t)
+        if t in p.tickets:
+            raise IllegalActionError(
+                f"{p.color} already holds {t}",
+                rule="ticket-held",
+                code="rule.ticket-own",
+                params={"color": p.color, "ticket": t},
+            )
 
 
 def ticket_clashes(players: Sequence[Seat]) -> dict[str, list[str]]:
@@ -466,21 +476,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
 
     def _check_tickets(self, p: T, tickets: Sequence[str]) -> None:
         """Each ticket named once, known, of this game, not already the player's own."""
-        if len(set(tickets)) != len(tickets):
-            raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
-        for t in tickets:
-            if t not in self.map.tickets:
-                raise IllegalActionError(
-                    f"unknown {self.TICKET_ID} {t!r}", rule="unknown-ticket", params={"ticket": t}
-                )
-            self._check_ticket(t)
-            if t in p.tickets:
-                raise IllegalActionError(
-                    f"{p.color} already holds {t}",
-                    rule="ticket-held",
-                    code="rule.ticket-own",
-                    params={"color": p.color, "ticket": t},
-                )
+        check_new_tickets(p, tickets, self.map.tickets, self.TICKET_ID, self._check_ticket)
 
     def settle_clash(self, ticket: str, keeps: str | None) -> list[str]:
         """The host settles a clash: ``keeps`` (one of its holders) keeps the ticket, or None:

@@ -83,6 +83,23 @@ class GameTable(ABC):
         ``final_round``, ``turns_left``, ``payment_mode``, ``players`` (each with the spec
         fields) and ``table`` (what only this game has). No secrets."""
 
+    def turnless_public(
+        self, turn: int, players: list[dict[str, Any]], table: dict[str, Any]
+    ) -> dict[str, Any]:
+        """:meth:`public` of a game whose turns the service does not follow (nobody's turn, no
+        final round, no payments): ``turn`` (rounds or scorings so far), players, table."""
+        return {
+            "phase": "finished" if self.finished else "playing",
+            "turn": turn,
+            "current": None,
+            "acted": False,
+            "final_round": False,
+            "turns_left": None,
+            "payment_mode": None,
+            "players": players,
+            "table": table,
+        }
+
     def announcement(self) -> Announcement | None:
         return None
 

@@ -135,24 +135,15 @@ class TrambahnTable(GameTable):
                     ),
                 }
             players.append(d)
-        return {
-            "phase": "finished" if self.finished else "playing",
-            "turn": len(s.scorings),
-            "current": None,
-            "acted": False,
-            "final_round": False,
-            "turns_left": None,
-            "payment_mode": None,
-            "players": players,
-            "table": {
-                "passengers": dict(t.passengers),
-                "passengers_per_scoring": PASSENGERS_PER_SCORING,
-                "terminal_scorings": s.terminal_scorings,
-                "terminal_scorings_total": TERMINAL_SCORINGS,
-                "scorings": report["scorings"],
-                "ended_early": self.ended_early,
-            },
+        table = {
+            "passengers": dict(t.passengers),
+            "passengers_per_scoring": PASSENGERS_PER_SCORING,
+            "terminal_scorings": s.terminal_scorings,
+            "terminal_scorings_total": TERMINAL_SCORINGS,
+            "scorings": report["scorings"],
+            "ended_early": self.ended_early,
         }
+        return self.turnless_public(len(s.scorings), players, table)
 
     def announcement(self) -> Announcement | None:
         if self.finished:

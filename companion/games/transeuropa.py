@@ -154,24 +154,15 @@ class TransEuropaTable(GameTable):
                     },
                 }
             )
-        return {
-            "phase": "finished" if self.finished else "playing",
-            "turn": len(m.rounds),
-            "current": None,
-            "acted": False,
-            "final_round": False,
-            "turns_left": None,
-            "payment_mode": None,
-            "players": players,
-            "table": {
-                "round": len(m.rounds) + (0 if self.finished else 1),
-                "rounds": rounds,
-                "start_points": m.start_points,
-                "red_at_or_below": m.red_at_or_below,
-                "start_player": None if self.finished else m.colors[m.start_player],
-                "ended_early": self.ended_early,
-            },
+        table = {
+            "round": len(m.rounds) + (0 if self.finished else 1),
+            "rounds": rounds,
+            "start_points": m.start_points,
+            "red_at_or_below": m.red_at_or_below,
+            "start_player": None if self.finished else m.colors[m.start_player],
+            "ended_early": self.ended_early,
         }
+        return self.turnless_public(len(m.rounds), players, table)
 
     def announcement(self) -> Announcement | None:
         if self.finished:

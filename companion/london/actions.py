@@ -11,7 +11,6 @@ same code with a London :class:`~companion.core.actions.Notation`), with London 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from companion.core.actions import (
@@ -25,6 +24,7 @@ from companion.core.actions import (
     Notation,
     Pass,
     RouteClaim,
+    action_types,
     read_action,
     read_action_text,
 )
@@ -47,44 +47,22 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class DrawFaceUp(FaceUpDraw[Card], Action):
-    """Take one of the five face-up cards (simulation)."""
-
-    card: Card = Card.BUS
+class DrawFaceUp(FaceUpDraw[Card]):
+    """Take one of the five face-up London cards (simulation)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimRoute(RouteClaim[Card], Action):
-    """Put buses on a route. ``cards`` may be None at a table where nobody tapped them."""
-
-    route: str = ""
-    cards: tuple[Card, ...] | None = None
+class ClaimRoute(RouteClaim[Card]):
+    """Put buses on a route."""
 
 
-ACTION_TYPES: dict[str, type[Action]] = {
-    cls.TYPE: cls
-    for cls in (
-        DrawDeck,
-        DrawFaceUp,
-        ClaimRoute,
-        DrawTickets,
-        KeepTickets,
-        DrewCards,
-        EndTurn,
-        Pass,
-    )
-}
+ACTION_TYPES = action_types(DrawFaceUp, ClaimRoute)
 
+# Europe's action types and verbs London has not, and why
+_TUNNEL_TYPES = ("tunnel_reveal", "tunnel_pay", "tunnel_withdraw")
 _NOT_IN_LONDON = {
-    "tunnel_reveal": "London has no tunnels",
-    "tunnel_pay": "London has no tunnels",
-    "tunnel_withdraw": "London has no tunnels",
-    "build_station": "London has no stations",
-    "reveal": "London has no tunnels",
-    "tunnel-pay": "London has no tunnels",
-    "tunnel-withdraw": "London has no tunnels",
-    "station": "London has no stations",
+    **dict.fromkeys(_TUNNEL_TYPES, "London has no tunnels"),
+    **dict.fromkeys(("reveal", "tunnel-pay", "tunnel-withdraw"), "London has no tunnels"),
+    **dict.fromkeys(("build_station", "station"), "London has no stations"),
 }
 
 LONDON_NOTATION: Notation[Card] = Notation(

@@ -18,28 +18,12 @@ class Card(TrainCard):
     YELLOW = "yellow"
     BUS = "bus"
 
-    @property
-    def is_bus(self) -> bool:
-        return self is Card.BUS
 
-
+BUS = Card.BUS
 LONDON_CARDS: CardSet[Card] = CardSet(
-    Card,
-    Card.BUS,
-    "buses",
-    {
-        "wild": Card.BUS,
-        "buses": Card.BUS,
-        "multicolour": Card.BUS,
-        "multicolor": Card.BUS,
-        "rainbow": Card.BUS,
-        "purple": Card.PINK,
-        "violet": Card.PINK,
-    },
-    unknown="London card",
+    Card, BUS, "buses", dict.fromkeys(("multicolour", "multicolor", "rainbow"), BUS), "London card"
 )
 COLORS: tuple[Card, ...] = LONDON_CARDS.colors
-BUS = Card.BUS
 
 
 def parse_card(text: str) -> Card:

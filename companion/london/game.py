@@ -9,27 +9,25 @@ tickets from one deck), its ticket keeps and the face-up check after a claim.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.core.errors import IllegalActionError, NotationError
 from companion.core.rules import route_open
 from companion.core.seats import PiecesAlias
-from companion.core.simulation import Phase, SimPlayer, Simulation
+from companion.core.simulation import Phase, SimPlayer, Simulation, apply
 
-from .actions import Action, ClaimRoute, DrawFaceUp, KeepTickets
+from .actions import ClaimRoute, KeepTickets
 from .board import LondonMap, Route
 from .cards import LONDON_CARDS, Card
 from .payment import check_route_payment, payment_options
 from .rules import (
-    check_buses,
     check_first_keep,
     check_players,
-    check_route_free,
     turn_rules,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import LondonResults
 
 __all__ = ["Game", "Phase", "PlayerState", "apply"]
 
@@ -41,24 +39,13 @@ class PlayerState(SimPlayer[Card]):
     PIECES: ClassVar[str] = "buses"
     CARD: ClassVar[Callable[[str], Any]] = Card
 
-    def end_position(self) -> PlayerEnd:
-        return PlayerEnd(self.color, self.name, tuple(self.routes), tuple(self.tickets))
 
-
-class Game(Simulation[Card, PlayerState, Route]):
+class Game(LondonResults, Simulation[Card, PlayerState, Route]):
     """A complete game of Ticket to Ride: London with all hidden information."""
 
     map: LondonMap
     CARD_NOUN: ClassVar[str] = "card"
-    # Redeals of a row with 3 buses: a better row is always possible when one is tried, so the
-    # cap only guards against an endless loop.
-    REDEALS: ClassVar[int] = 1000
     NOT_SIMULATED: ClassVar[str] = "{type} is not an action of a simulated London game"
-    HANDLERS: ClassVar[Mapping[type[Action], str]] = {
-        **Simulation.HANDLERS,
-        DrawFaceUp: "_draw_face_up",
-        ClaimRoute: "_claim",
-    }
 
     def __init__(self, game_map: LondonMap, players: list[PlayerState]) -> None:
         super().__init__(game_map, LONDON_CARDS, turn_rules(game_map), players)
@@ -107,8 +94,7 @@ class Game(Simulation[Card, PlayerState, Route]):
 
     def _claim(self, p: PlayerState, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_buses(route, p.buses)
+        self._check_claim(route, p)
         cards = self._pay(p, action, route, lambda c: check_route_payment(route, c))
         self._to_discard(cards)
         self._place_route(p, route.id, route.length, self.map.points_for(route))
@@ -123,13 +109,6 @@ class Game(Simulation[Card, PlayerState, Route]):
             and next(payment_options(route, p.hand), None) is not None
             for route in self.map.routes.values()
         )
-
-    # --- results ----------------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [p.end_position() for p in self.players]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
 
     # --- JSON form --------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -153,10 +132,3 @@ class Game(Simulation[Card, PlayerState, Route]):
         except (KeyError, TypeError, ValueError) as exc:
             raise NotationError(f"not a London simulation state: {exc}") from exc
         return game
-
-
-def apply(game: Game, action: Action) -> Game:
-    """Pure form: a new game with ``action`` applied (``game`` is not changed)."""
-    new = game.copy()
-    new.apply(action)
-    return new

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from companion.core.errors import IllegalActionError
+from companion.core import rules as core_rules
 from companion.core.rules import (
     FinalRound,
     TurnRules,
+    check_first_count,
     check_pieces,
-    check_route_owners,
     check_table,
 )
 from companion.core.rules import check_draw_keep as draw_keep
@@ -39,15 +39,8 @@ def check_route_free(
     Double routes: one player never takes both; in a 2-player game, once one of the pair is
     taken the other is closed.
     """
-    check_route_owners(
-        owners,
-        route,
-        game_map.twin_of(route),
-        player,
-        n_players,
-        game_map.doubles_closed_up_to_players,
-        "{twin} is taken and in a {n}-player game the other route of a double route is closed",
-    )
+    closed_up_to = game_map.doubles_closed_up_to_players
+    core_rules.check_route_free(game_map, owners, route, player, n_players, closed_up_to)
 
 
 def check_buses(route: Route, buses_left: int) -> None:
@@ -61,19 +54,7 @@ def check_players(game_map: LondonMap, players: Sequence[tuple[str, str]]) -> No
 
 def check_first_keep(game_map: LondonMap, chosen: Sequence[str], dealt: int) -> None:
     """The first tickets: keep at least one of the two dealt (both may be kept)."""
-    need = min(game_map.tickets_keep_min, dealt)
-    if len(chosen) < need:
-        raise IllegalActionError(
-            f"keep at least {need} of the first tickets, not {len(chosen)}",
-            rule="keep-minimum",
-            params={"need": need},
-        )
-    if len(chosen) > dealt:
-        raise IllegalActionError(
-            f"only {dealt} tickets are dealt at the start",
-            rule="keep-maximum",
-            params={"most": dealt},
-        )
+    check_first_count(chosen, dealt, game_map.tickets_keep_min)
 
 
 def check_draw_keep(game_map: LondonMap, chosen: Sequence[str], drawn: int) -> None:

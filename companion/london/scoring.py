@@ -17,7 +17,9 @@ from companion.core.errors import NotationError
 from companion.core.networks import Networks, route_graph
 from companion.core.notation import id_list, player_entries, state_object
 from companion.core.scoring import (
+    Results,
     ScoreSheet,
+    SeatEnd,
     Standings,
     TicketResult,
     check_end_doubles,
@@ -46,21 +48,10 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerEnd:
+class PlayerEnd(SeatEnd):
     """One player's position at the end of a London game: routes on the board, tickets held."""
 
-    color: str
-    name: str = ""
-    routes: tuple[str, ...] = ()
     tickets: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name or self.color,
-            "color": self.color,
-            "routes": list(self.routes),
-            "tickets": list(self.tickets),
-        }
 
 
 @dataclass(slots=True)
@@ -151,16 +142,13 @@ def score_final(game_map: LondonMap, players: Sequence[PlayerEnd]) -> FinalScore
         ticket_points = sum(t.points for t in tickets)
         district_points = sum(d.points for d in districts)
         scores.append(
-            PlayerScore(
-                name=p.name or p.color,
-                color=p.color,
-                route_points=route_points,
-                ticket_points=ticket_points,
-                tickets=tickets,
+            PlayerScore.of(
+                p,
+                route_points,
+                tickets,
                 districts=districts,
                 district_points=district_points,
                 total=route_points + ticket_points + district_points,
-                routes=tuple(p.routes),
                 buses_used=sum(r.length for r in own),
             )
         )
@@ -169,6 +157,13 @@ def score_final(game_map: LondonMap, players: Sequence[PlayerEnd]) -> FinalScore
         return (-s.total, -s.tickets_completed)
 
     return FinalScore(players=scores, winners=rank_players(scores, key))
+
+
+class LondonResults(Results[PlayerEnd, FinalScore]):
+    """A London game's or table's results."""
+
+    _end = staticmethod(PlayerEnd.of)
+    _score = staticmethod(score_final)
 
 
 # --- JSON form of an end state (the `companion score` input) ------------------------------

@@ -25,14 +25,12 @@ from .actions import Action, ClaimRoute
 from .board import LondonMap, Route
 from .payment import check_route_payment
 from .rules import (
-    check_buses,
     check_draw_keep,
     check_first_keep,
     check_players,
-    check_route_free,
     turn_rules,
 )
-from .scoring import FinalScore, PlayerEnd, score_final
+from .scoring import LondonResults
 
 __all__ = ["PAYMENT_MODES", "TableTracker", "TrackedPlayer"]
 
@@ -44,7 +42,7 @@ class TrackedPlayer(Tracked):
     PIECES: ClassVar[str] = "buses"
 
 
-class TableTracker(Tracker[TrackedPlayer, Route]):
+class TableTracker(LondonResults, Tracker[TrackedPlayer, Route]):
     """Follows a real London table. ``apply`` raises IllegalActionError and changes nothing
     if the action is refused."""
 
@@ -78,8 +76,7 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
     # --- applying ---------------------------------------------------------------------
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        check_route_free(self.map, self.route_owner, route, p.color, self.n_players)
-        check_buses(route, p.buses)
+        self._check_claim(route, p)
         self._check_cards(
             lambda c: check_route_payment(route, c), action.cards, route.id, (p, "claim", route.id)
         )
@@ -100,12 +97,6 @@ class TableTracker(Tracker[TrackedPlayer, Route]):
         check_draw_keep(self.map, tickets, drawn)
 
     # --- results and forms ------------------------------------------------------------
-    def end_positions(self) -> list[PlayerEnd]:
-        return [PlayerEnd(p.color, p.name, tuple(p.routes), tuple(p.tickets)) for p in self.players]
-
-    def final_score(self) -> FinalScore:
-        return score_final(self.map, self.end_positions())
-
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": "tracker",

@@ -68,6 +68,49 @@ def ended_turn(fold: GameFold, color: str) -> Step | None:
     return None
 
 
+# what the camera saw, by place: (unknown place, its code, already the player's, another's,
+# its code); {place}, {color} and {owner} are filled in
+SEEN_WORDS = {
+    "route": (
+        "the camera saw an unknown route {place!r}",
+        "camera.unknown_route",
+        "{place} is already {color}'s",
+        "the camera saw {color} trains on {place}, which belongs to {owner}",
+        "camera.route_taken",
+    ),
+    "city": (
+        "the camera saw a station on an unknown city {place!r}",
+        "camera.unknown_city",
+        "the station on {place} is already {color}'s",
+        "the camera saw a {color} station on {place}, which holds {owner}'s",
+        "camera.station_taken",
+    ),
+}
+
+
+def seen_owned(
+    kind: str, place: str, known: Mapping[str, Any], owners: Mapping[str, str], color: str
+) -> Decision | None:
+    """``color``'s piece seen on ``place`` (a route or a city): a veto when the place is unknown
+    or another's, ignored when it is already ``color``'s, else None (go on)."""
+    unknown, unknown_code, own, taken, taken_code = SEEN_WORDS[kind]
+    if place not in known:
+        return Decision(
+            "veto", unknown.format(place=place), code=unknown_code, params={"id": place}
+        )
+    owner = owners.get(place)
+    if owner == color:
+        return Decision("ignore", own.format(place=place, color=color))
+    if owner is not None:
+        return Decision(
+            "veto",
+            taken.format(place=place, color=color, owner=owner),
+            code=taken_code,
+            params={"color": color, kind: place, "owner": owner},
+        )
+    return None
+
+
 def reconcile(
     fold: AnyFold | None, pending: Pending, obs: Mapping[str, Any], *, late: bool = True
 ) -> Decision:
@@ -97,45 +140,17 @@ def reconcile(
     color = obs["color"]
     if kind == "claim_seen":
         route = obs["route"]
-        if route not in t.map.routes:
-            return Decision(
-                "veto",
-                f"the camera saw an unknown route {route!r}",
-                code="camera.unknown_route",
-                params={"id": route},
-            )
-        owner = t.route_owner.get(route)
-        if owner == color:
-            return Decision("ignore", f"{route} is already {color}'s")
-        if owner is not None:
-            return Decision(
-                "veto",
-                f"the camera saw {color} trains on {route}, which belongs to {owner}",
-                code="camera.route_taken",
-                params={"color": color, "route": route, "owner": owner},
-            )
+        refused = seen_owned("route", route, t.map.routes, t.route_owner, color)
+        if refused is not None:
+            return refused
         if t.tunnel is not None and t.tunnel.route == route:
             return Decision("ignore", f"the tunnel {route} is being settled")
         action: dict[str, Any] = {"type": "claim", "player": color, "route": route}
     else:
         city = obs["city"]
-        if city not in t.map.cities:
-            return Decision(
-                "veto",
-                f"the camera saw a station on an unknown city {city!r}",
-                code="camera.unknown_city",
-                params={"id": city},
-            )
-        owner = t.station_owner.get(city)
-        if owner == color:
-            return Decision("ignore", f"the station on {city} is already {color}'s")
-        if owner is not None:
-            return Decision(
-                "veto",
-                f"the camera saw a {color} station on {city}, which holds {owner}'s",
-                code="camera.station_taken",
-                params={"color": color, "city": city, "owner": owner},
-            )
+        refused = seen_owned("city", city, t.map.cities, t.station_owner, color)
+        if refused is not None:
+            return refused
         action = {"type": "build_station", "player": color, "city": city}
     if pending.payment_player == color and pending.cards:
         action["cards"] = list(pending.cards)

@@ -22,6 +22,17 @@ class ServiceError(Exception):
     status = 400
     default_code = "request.invalid"
 
+    def __init_subclass__(
+        cls, *, status: int | None = None, code: str | None = None, **kw: Any
+    ) -> None:
+        """``class Gone(ServiceError, status=410, code="request.gone")``: a refusal's status
+        and the code it answers with when neither a code nor a rule is given."""
+        super().__init_subclass__(**kw)
+        if status is not None:
+            cls.status = status
+        if code is not None:
+            cls.default_code = code
+
     def __init__(
         self,
         message: str,
@@ -49,29 +60,19 @@ class ServiceError(Exception):
         return out
 
 
-class BadRequest(ServiceError):
-    status = 400
-    default_code = "request.invalid"
+class BadRequest(ServiceError, status=400, code="request.invalid"): ...
 
 
-class Forbidden(ServiceError):
-    status = 403
-    default_code = "auth.forbidden"
+class Forbidden(ServiceError, status=403, code="auth.forbidden"): ...
 
 
-class NotFound(ServiceError):
-    status = 404
-    default_code = "request.not_found"
+class NotFound(ServiceError, status=404, code="request.not_found"): ...
 
 
-class Conflict(ServiceError):
-    status = 409
-    default_code = "rule.illegal"
+class Conflict(ServiceError, status=409, code="rule.illegal"): ...
 
 
-class Unavailable(ServiceError):
-    status = 503
-    default_code = "service.busy"
+class Unavailable(ServiceError, status=503, code="service.busy"): ...
 
 
 def sentence(text: str) -> str:

@@ -23,7 +23,7 @@ from companion.service.ledger import Ledger
 from companion.service.loop import Loop
 from companion.service.observe import Observations
 from companion.service.pending import Pending
-from companion.service.photos import PhotoJob, PhotoReader, Photos, read_photo_bytes
+from companion.service.photos import Notify, PhotoJob, PhotoReader, Photos, read_photo_bytes
 from companion.service.profile_store import TableProfiles
 from companion.service.shapes import check_action_shape, check_observation, request_options
 from companion.service.streams import Streams, Subscription
@@ -128,18 +128,12 @@ class Service:
     def state_json(self) -> str:
         return self.streams.snapshot_json
 
-    def notice(
-        self,
-        text: str,
-        level: str = "info",
-        color: str | None = None,
-        *,
-        code: str = "message",
-        params: Mapping[str, Any] | None = None,
-    ) -> None:
-        """Tell every screen. ``code`` + ``params``: the same message for the dashboard to
-        translate (codes in API.md; ``message``: only the English ``text``)."""
-        self.streams.notice(text, level, color, code=code, params=params)
+    @property
+    def notice(self) -> Notify:
+        """Tell every screen (:meth:`Streams.notice`). ``code`` + ``params``: the same message
+        for the dashboard to translate (codes in API.md; ``message``: only the English
+        ``text``)."""
+        return self.streams.notice
 
     def subscribe(self, last_event_id: int | None = None, *, host: bool = False) -> Subscription:
         """A new subscriber with its backlog queued (no gap, no duplicate). ``host``: the
@@ -197,15 +191,20 @@ class Service:
     def clear_pending(self, actor: Actor) -> dict[str, Any]:
         return self.call(lambda: self.observations.clear(actor))
 
+    def _fold_of(self, color: str) -> AnyFold:
+        """The current game's fold, where ``color`` plays (else NotFound)."""
+        fold = self.fold
+        if fold is None or color not in fold_colors(fold):
+            raise NotFound(
+                f"No player plays {color} in the current game.",
+                code="request.no_player",
+                params={"color": color},
+            )
+        return fold
+
     def tickets(self, color: str) -> dict[str, Any]:
         def run() -> dict[str, Any]:
-            fold = self.fold
-            if fold is None or color not in fold_colors(fold):
-                raise NotFound(
-                    f"No player plays {color} in the current game.",
-                    code="request.no_player",
-                    params={"color": color},
-                )
+            fold = self._fold_of(color)
             if isinstance(fold, OtherFold):
                 return {
                     "game": fold.game,
@@ -229,13 +228,7 @@ class Service:
         once more (a link opens once: :meth:`open_link`)."""
 
         def run() -> str:
-            fold = self.fold
-            if fold is None or color not in fold_colors(fold):
-                raise NotFound(
-                    f"No player plays {color} in the current game.",
-                    code="request.no_player",
-                    params={"color": color},
-                )
+            fold = self._fold_of(color)
             token = self.paired.get(color)
             if token is None or rotate:
                 if rotate:

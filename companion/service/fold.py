@@ -18,7 +18,7 @@ from companion.core.board import GameMap
 from companion.core.errors import IllegalActionError, RulesError
 from companion.core.scoring import FinalScore, PlayerEnd, validate_end_state
 from companion.core.tracker import TableTracker
-from companion.core.tracking import Tracker, check_no_clash
+from companion.core.tracking import Tracker, check_new_tickets, check_no_clash
 from companion.games import EUROPE, GameKind, GameTable, Seat, game_kind
 from companion.service.describe import describe_in, public_action
 from companion.service.shapes import CORRECTIONS
@@ -55,6 +55,19 @@ class GameFold:
     @property
     def finished(self) -> bool:
         return self.final is not None
+
+    def copy_with(self, **fields: Any) -> GameFold:
+        """The fold at the same point with its own copy of the tracker; ``fields`` set the
+        rest (the steps, warnings, ... are new and empty unless given)."""
+        return GameFold(
+            self.game_id,
+            self.mode,
+            self.variant,
+            self.tracker.copy(),
+            seq=self.seq,
+            final=self.final,
+            **fields,
+        )
 
     def step(self, seq: int) -> Step | None:
         for s in self.steps:
@@ -304,18 +317,7 @@ def _photo_keep(tracker: TableTracker, action: KeepTickets) -> None:
     """Photo mode: tickets are entered after the game, in any order. As at a live table, a
     ticket another player holds is kept (a clash for the host), never refused."""
     p = tracker.player(action.player)
-    if len(set(action.tickets)) != len(action.tickets):
-        raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
-    for t in action.tickets:
-        if t not in tracker.map.tickets:
-            raise IllegalActionError(f"unknown ticket id {t!r}", rule="unknown-ticket")
-        if t in p.tickets:
-            raise IllegalActionError(
-                f"{p.color} already holds {t}",
-                rule="ticket-held",
-                code="rule.ticket-own",
-                params={"color": p.color, "ticket": t},
-            )
+    check_new_tickets(p, action.tickets, tracker.map.tickets)
     p.tickets.extend(action.tickets)
     p.ready = True
 

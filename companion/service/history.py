@@ -77,15 +77,7 @@ class Replay:
 
     @staticmethod
     def _copy(fold: GameFold) -> GameFold:
-        return GameFold(
-            fold.game_id,
-            fold.mode,
-            fold.variant,
-            fold.tracker.copy(),
-            seq=fold.seq,
-            final=fold.final,
-            skipped=list(fold.skipped),
-        )
+        return fold.copy_with(skipped=list(fold.skipped))
 
     def fold_at(self, at: int) -> GameFold:
         """The fold of the effective log up to position ``at``."""

@@ -350,15 +350,7 @@ class Ledger:
                 "Name the tickets to keep (or tap them on the reader first).",
                 code="request.no_tickets",
             )
-        trial = GameFold(
-            fold.game_id,
-            fold.mode,
-            fold.variant,
-            fold.tracker.copy(),
-            seq=fold.seq,
-            steps=fold.steps,
-            final=fold.final,
-        )
+        trial = fold.copy_with(steps=fold.steps)
         try:
             warnings = apply_step(trial, action)
         except RulesError as exc:

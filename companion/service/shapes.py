@@ -6,7 +6,7 @@ Every malformed request is a :class:`BadRequest` (400) here; the rules (whose tu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.core.actions import action_from_json
@@ -59,38 +59,54 @@ def _kind_of(name: Any) -> GameKind:
     return game_kind(name)
 
 
-def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, Any]:
-    """Check a ``new_game`` of another game (raises BadRequest / Conflict)."""
-    mode = data.get("mode", "table")
-    if mode != "table":
-        raise BadRequest(f"{kind.title} is played in table mode only (no photo mode).")
+def parse_players(
+    data: Mapping[str, Any],
+    title: str,
+    game: str,
+    count: tuple[int, int],
+    colors: Sequence[str],
+    where: str = "",
+) -> list[dict[str, str]]:
+    """The ``players`` of a ``new_game`` (any game's): ``count`` (low, high) of them, each with
+    a colour of ``colors`` (``where``: " for <title>" in the message) and a name of at most 40
+    characters, no colour twice (raises BadRequest / Conflict)."""
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, Mapping) for p in players):
         raise BadRequest('a new_game action needs "players": a list of {"name", "color"}.')
-    low, high = kind.min_players, kind.max_players
+    low, high = count
     if not low <= len(players) <= high:
-        count = f"{low}" if low == high else f"{low} to {high}"
+        n = f"{low}" if low == high else f"{low} to {high}"
         raise Conflict(
-            f"{kind.title} is for {count} players, not {len(players)}.",
+            f"{title} is for {n} players, not {len(players)}.",
             rule="player-count",
-            params={"game": kind.name, "n": len(players), "low": low, "high": high},
+            params={"game": game, "n": len(players), "low": low, "high": high},
         )
     out_players: list[dict[str, str]] = []
     for p in players:
         color = p.get("color")
         name = p.get("name", color)
-        if not isinstance(color, str) or color.strip().lower() not in kind.colors:
+        if not isinstance(color, str) or color.strip().lower() not in colors:
             raise BadRequest(
-                f"unknown player colour {color!r} for {kind.title}: expected one of "
-                f"{', '.join(kind.colors)}."
+                f"unknown player colour {color!r}{where}: expected one of {', '.join(colors)}."
             )
         if not isinstance(name, str) or len(name) > 40:
             raise BadRequest("a player's name must be a string of at most 40 characters.")
         color = color.strip().lower()
         out_players.append({"name": name.strip() or color, "color": color})
-    colors = [p["color"] for p in out_players]
-    if len(set(colors)) != len(colors):
+    colors_chosen = [p["color"] for p in out_players]
+    if len(set(colors_chosen)) != len(colors_chosen):
         raise Conflict("Two players chose the same colour.", rule="same-colour")
+    return out_players
+
+
+def parse_other_new_game(data: Mapping[str, Any], kind: GameKind) -> dict[str, Any]:
+    """Check a ``new_game`` of another game (raises BadRequest / Conflict)."""
+    mode = data.get("mode", "table")
+    if mode != "table":
+        raise BadRequest(f"{kind.title} is played in table mode only (no photo mode).")
+    low, high = kind.min_players, kind.max_players
+    where = f" for {kind.title}"
+    out_players = parse_players(data, kind.title, kind.name, (low, high), kind.colors, where)
     try:
         options = kind.parse_options(data)
     except NotationError as exc:
@@ -158,30 +174,8 @@ def parse_new_game(data: Mapping[str, Any], game_map: GameMap) -> dict[str, Any]
     payment = data.get("payment_mode", "lenient")
     if payment not in PAYMENT_MODES:
         raise BadRequest(f'"payment_mode" must be one of {", ".join(PAYMENT_MODES)}.')
-    players = data.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, Mapping) for p in players):
-        raise BadRequest('a new_game action needs "players": a list of {"name", "color"}.')
-    if not 2 <= len(players) <= 5:
-        raise Conflict(
-            f"Ticket to Ride: Europe is for 2 to 5 players, not {len(players)}.",
-            rule="player-count",
-            params={"game": EUROPE, "n": len(players), "low": 2, "high": 5},
-        )
-    out_players: list[dict[str, str]] = []
-    for p in players:
-        color = p.get("color")
-        name = p.get("name", color)
-        if not isinstance(color, str) or color.strip().lower() not in PLAYER_COLORS:
-            raise BadRequest(
-                f"unknown player colour {color!r}: expected one of {', '.join(PLAYER_COLORS)}."
-            )
-        if not isinstance(name, str) or len(name) > 40:
-            raise BadRequest("a player's name must be a string of at most 40 characters.")
-        color = color.strip().lower()
-        out_players.append({"name": name.strip() or color, "color": color})
-    colors = [p["color"] for p in out_players]
-    if len(set(colors)) != len(colors):
-        raise Conflict("Two players chose the same colour.", rule="same-colour")
+    title = "Ticket to Ride: Europe"
+    out_players = parse_players(data, title, EUROPE, (2, 5), PLAYER_COLORS)
     return {
         "type": "new_game",
         "variant": variant,
@@ -237,14 +231,7 @@ def check_action_shape(
             raise BadRequest(f'"payment_mode" must be one of {", ".join(PAYMENT_MODES)}.')
         return {"type": "set_payment_mode", "payment_mode": mode}
     if kind in ("undo", "redo", "replace"):
-        seq = data.get("seq")
-        if kind != "undo" and seq is None:
-            raise BadRequest(f'a {kind} action needs "seq" (the event to change).')
-        if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
-            raise BadRequest('"seq" must be a positive whole number.')
-        out: dict[str, Any] = {"type": kind}
-        if seq is not None:
-            out["seq"] = seq
+        out = correction_shape(kind, data)
         if kind == "replace":
             inner = check_action_shape(data.get("action"), game_map)
             if inner["type"] not in TABLE_TYPES | SERVICE_STEPS:
@@ -255,6 +242,20 @@ def check_action_shape(
         return _check_board_shape(data, game_map)
     known = sorted(TABLE_TYPES | HOST_ONLY)
     raise BadRequest(f"unknown action type {kind!r}: expected one of {', '.join(known)}.")
+
+
+def correction_shape(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """An undo, redo or replace of any game with its ``seq`` checked (an undo may leave it out:
+    the latest step); a replace's action is checked by the caller."""
+    seq = data.get("seq")
+    if kind != "undo" and seq is None:
+        raise BadRequest(f'a {kind} action needs "seq" (the event to change).')
+    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
+        raise BadRequest('"seq" must be a positive whole number.')
+    out: dict[str, Any] = {"type": kind}
+    if seq is not None:
+        out["seq"] = seq
+    return out
 
 
 def check_accept_problem(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -284,14 +285,7 @@ def _check_other_shape(
     if kind == "settle_clash" and kind in game.action_types:
         return check_settle_clash(data)
     if kind in CORRECTIONS:
-        seq = data.get("seq")
-        if kind != "undo" and seq is None:
-            raise BadRequest(f'a {kind} action needs "seq" (the event to change).')
-        if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
-            raise BadRequest('"seq" must be a positive whole number.')
-        out: dict[str, Any] = {"type": kind}
-        if seq is not None:
-            out["seq"] = seq
+        out = correction_shape(kind, data)
         if kind == "replace":
             inner = check_action_shape(data.get("action"), game_map, game)
             if inner["type"] not in (*game.action_types, "finish"):

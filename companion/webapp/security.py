@@ -27,14 +27,10 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Unauthorized(ServiceError):
-    status = 401
-    default_code = "auth.sign_in"
+class Unauthorized(ServiceError, status=401, code="auth.sign_in"): ...
 
 
-class BadHost(ServiceError):
-    status = 400
-    default_code = "request.bad_host"
+class BadHost(ServiceError, status=400, code="request.bad_host"): ...
 
 
 class RateLimited(ServiceError):

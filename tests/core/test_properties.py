@@ -8,36 +8,19 @@ and the table tracker, fed only what a table would show, agrees with the simulat
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.core.actions import (
-    Action,
-    BuildStation,
-    ClaimRoute,
-    DrawDeck,
-    DrawFaceUp,
-    DrawTickets,
-    DrewCards,
-    EndTurn,
-    KeepTickets,
-    Pass,
-    PayTunnel,
-    RevealTunnel,
-    WithdrawTunnel,
-    action_from_json,
-    parse_action,
-)
+from companion.core.actions import Action, ClaimRoute, RevealTunnel, action_from_json, parse_action
 from companion.core.board import GameMap
 from companion.core.bots import RandomBot, TicketBot
 from companion.core.cards import full_deck
-from companion.core.game import Game, Phase
+from companion.core.game import Game
 from companion.core.tracker import TableTracker
 from companion.data import europe_map
 
-from .playing import play_checked
+from .playing import TableMirror, check_face_up, play_checked
 
 EMAP = europe_map()
 VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
@@ -46,7 +29,7 @@ VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
 def check_invariants(g: Game) -> None:
     m = g.map
     assert g.all_cards() == Counter(full_deck())
-    assert sum(1 for c in g.face_up if c is not None and c.is_locomotive) < 3 or not g.deck
+    check_face_up(g)
     owners: dict[str, str] = {}
     for p in g.players:
         lengths = [m.routes[r].length for r in p.routes]
@@ -67,45 +50,17 @@ def check_invariants(g: Game) -> None:
     assert Counter(everywhere) == Counter(t.id for t in [*longs, *regular])
 
 
-def check_notation(action: Action) -> None:
-    assert parse_action(action.to_text()) == action
-    assert action_from_json(action.to_json()) == action
+def tunnel_shown(g: Game, action: Action) -> list[Action]:
+    """After a tunnel's claim the table shows the cards turned up for it."""
+    if isinstance(action, ClaimRoute) and g.map.routes[action.route].tunnel:
+        return [RevealTunnel(action.player, g.last_revealed)]
+    return []
 
 
-class TableMirror:
-    """Feeds a TableTracker what the table shows of a simulated game."""
-
-    def __init__(self, g: Game) -> None:
-        self.t = TableTracker(
-            g.map,
-            [(p.name, p.color) for p in g.players],
-            variant=g.variant.id,
-            payment_mode="strict",
-        )
-        self.drawn = 0
-
-    def feed(self, g: Game, action: Action, turn_before: int) -> None:
-        t = self.t
-        if isinstance(action, KeepTickets):
-            t.apply(KeepTickets(action.player, action.tickets))
-        elif isinstance(action, DrawDeck | DrawFaceUp):
-            self.drawn += 1
-        elif isinstance(action, ClaimRoute):
-            t.apply(action)
-            if g.map.routes[action.route].tunnel:
-                t.apply(RevealTunnel(action.player, g.last_revealed))
-        elif isinstance(action, PayTunnel | WithdrawTunnel | BuildStation):
-            t.apply(action)
-        elif isinstance(action, DrawTickets):
-            t.apply(action)  # the deal the next keep answers
-        elif isinstance(action, Pass):
-            pass
-        if g.turn != turn_before and g.phase is not Phase.SETUP:
-            player = action.player
-            if self.drawn:
-                t.apply(DrewCards(player, self.drawn))
-                self.drawn = 0
-            t.apply(EndTurn(player))
+def table_mirror(g: Game) -> TableMirror:
+    players = [(p.name, p.color) for p in g.players]
+    t = TableTracker(g.map, players, variant=g.variant.id, payment_mode="strict")
+    return TableMirror(t, tunnel_shown)
 
 
 def play(
@@ -117,18 +72,10 @@ def play(
 ) -> tuple[Game, list[Action], TableMirror]:
     colors = ["blue", "red", "green", "yellow", "black"][:n]
     g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
-    mirror = TableMirror(g)
+    mirror = table_mirror(g)
     bot = bot or RandomBot(seed)
-    actions = play_checked(
-        g,
-        bot,
-        mirror,
-        max_actions,
-        check_invariants,
-        check_notation,
-        partial(Game.from_json, game_map=EMAP),
-        50,
-    )
+    notation = (parse_action, action_from_json)
+    actions = play_checked(g, bot, mirror, max_actions, check_invariants, notation, 50)
     return g, actions, mirror
 
 

@@ -17,28 +17,12 @@ from companion.core.actions import ClaimRoute, Pass, PayTunnel, RevealTunnel
 from companion.core.board import GameMap
 from companion.core.cards import LOCO, Card, full_deck
 from companion.core.errors import IllegalActionError
-from companion.core.game import Game
 from companion.core.tracker import TableTracker
 
+from .playing import pile_run_out
 from .test_game import started
 
 R, G, B, P, Y = Card.RED, Card.GREEN, Card.BLUE, Card.PINK, Card.YELLOW
-
-
-def pile_run_out(g: Game, row: list[Card | None], red: list[Card]) -> None:
-    """The draw pile and the discards are empty: the face-up row is ``row``, red holds ``red``
-    and blue every other card."""
-    pool = Counter(g.deck) + Counter(g.discard) + Counter(c for c in g.face_up if c is not None)
-    for p in g.players:
-        pool.update(p.hand)
-        p.hand.clear()
-    for c in [*(c for c in row if c is not None), *red]:
-        pool[c] -= 1
-    assert all(n >= 0 for n in pool.values())
-    g.deck, g.discard, g.face_up = [], [], list(row)
-    g.player("red").hand.update(red)
-    g.player("blue").hand.update(+pool)
-    assert g.all_cards() == Counter(full_deck())
 
 
 def test_no_pass_while_a_route_can_be_claimed(emap: GameMap) -> None:

@@ -8,31 +8,19 @@ round-trip, and the table tracker, fed only what a table shows, agrees with the 
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.london.actions import (
-    Action,
-    ClaimRoute,
-    DrawDeck,
-    DrawFaceUp,
-    DrawTickets,
-    DrewCards,
-    EndTurn,
-    KeepTickets,
-    action_from_json,
-    parse_action,
-)
+from companion.london.actions import Action, action_from_json, parse_action
 from companion.london.board import LondonMap, london_map
 from companion.london.bots import RandomBot, TicketBot
-from companion.london.cards import BUS, full_deck
+from companion.london.cards import full_deck
 from companion.london.game import Game, Phase
 from companion.london.scoring import score_final
 from companion.london.tracker import TableTracker
 
-from ..core.playing import play_checked
+from ..core.playing import TableMirror, check_face_up, play_checked
 from .brute import brute_score
 
 LMAP = london_map()
@@ -43,10 +31,7 @@ def check_invariants(g: Game) -> None:
     m = g.map
     assert g.all_cards() == Counter(full_deck(m.cards_per_color, m.bus_cards))
     assert g.all_tickets() == Counter(list(m.tickets))
-    if sum(1 for c in g.face_up if c is BUS) >= m.face_up_bus_limit:
-        # three face-up buses stay only when no new row could have fewer
-        pool = [*g.deck, *g.discard, *(c for c in g.face_up if c is not None)]
-        assert sum(1 for c in pool if c is not BUS) < m.face_up - m.face_up_bus_limit + 1
+    check_face_up(g)  # three face-up buses stay only when no new row could have fewer
     owners: dict[str, str] = {}
     for p in g.players:
         lengths = [m.routes[r].length for r in p.routes]
@@ -60,47 +45,15 @@ def check_invariants(g: Game) -> None:
         assert all(p.ready and p.tickets for p in g.players)  # everyone kept at least one
 
 
-def check_notation(action: Action) -> None:
-    assert parse_action(action.to_text()) == action
-    assert action_from_json(action.to_json()) == action
-
-
-class TableMirror:
-    """Feeds a TableTracker what the table shows of a simulated game."""
-
-    def __init__(self, g: Game, mode: str = "strict") -> None:
-        self.t = TableTracker(g.map, [(p.name, p.color) for p in g.players], payment_mode=mode)
-        self.drawn = 0
-
-    def feed(self, g: Game, action: Action, turn_before: int) -> None:
-        t = self.t
-        if isinstance(action, KeepTickets | ClaimRoute | DrawTickets):
-            t.apply(action)
-        elif isinstance(action, DrawDeck | DrawFaceUp):
-            self.drawn += 1
-        if g.turn != turn_before and g.phase is not Phase.SETUP:
-            if self.drawn:
-                t.apply(DrewCards(action.player, self.drawn))
-                self.drawn = 0
-            t.apply(EndTurn(action.player))
-
-
 def play(
     seed: int, n: int, bot: RandomBot | TicketBot | None = None, max_actions: int = 3000
 ) -> tuple[Game, list[Action], TableMirror]:
     g = Game.new(LMAP, [(c.title(), c) for c in COLORS[:n]], seed=seed)
-    mirror = TableMirror(g)
+    players = [(p.name, p.color) for p in g.players]
+    mirror = TableMirror(TableTracker(LMAP, players, payment_mode="strict"))
     bot = bot or RandomBot(seed)
-    actions = play_checked(
-        g,
-        bot,
-        mirror,
-        max_actions,
-        check_invariants,
-        check_notation,
-        partial(Game.from_json, game_map=LMAP),
-        25,
-    )
+    notation = (parse_action, action_from_json)
+    actions = play_checked(g, bot, mirror, max_actions, check_invariants, notation, 25)
     return g, actions, mirror
 
 

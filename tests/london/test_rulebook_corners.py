@@ -9,25 +9,12 @@ from collections import Counter
 from companion.london.actions import ClaimRoute, Pass
 from companion.london.board import LondonMap
 from companion.london.cards import BUS, Card, full_deck
-from companion.london.game import Game
 
+from ..core.playing import pile_run_out
 from .test_game import refused, started
 
 K, G, B = Card.BLACK, Card.GREEN, Card.BLUE
 ROUTE = "british-museum--piccadilly-circus"  # grey, 2
-
-
-def pile_run_out(g: Game, row: list[Card | None], red: list[Card]) -> None:
-    pool = Counter(g.deck) + Counter(g.discard) + Counter(c for c in g.face_up if c is not None)
-    for p in g.players:
-        pool.update(p.hand)
-        p.hand.clear()
-    for c in [*(c for c in row if c is not None), *red]:
-        pool[c] -= 1
-    g.deck, g.discard, g.face_up = [], [], list(row)
-    g.player("red").hand.update(red)
-    g.player("blue").hand.update(+pool)
-    assert g.all_cards() == Counter(full_deck())
 
 
 def test_no_pass_while_a_route_can_be_claimed(lmap: LondonMap) -> None:

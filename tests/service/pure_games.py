@@ -1,4 +1,5 @@
-"""Event lists for the pure service modules' tests: a three-player Europe game, no store."""
+"""Event lists for the pure service modules' tests: a three-player Europe game, no store; and
+the first keeps as a running service takes them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ KEEP = {
     "blue": ["budapest-zurich", "brindisi-zurich"],
     "green": ["athina-wilno", "barcelona-munchen"],
 }
+
+
+def keep_first_tickets(s: Any, actor: Any, colors: tuple[str, ...] = ("red", "blue")) -> None:
+    """Each of ``colors`` keeps its first tickets (``KEEP``) through the service ``s``."""
+    for color in colors:
+        s.act({"type": "keep_tickets", "player": color, "tickets": KEEP[color]}, actor)
 
 
 def events(*actions: dict[str, Any], game_id: str = "g1") -> list[Event]:

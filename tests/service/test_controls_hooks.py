@@ -14,6 +14,7 @@ import pytest
 
 from companion.service import Actor, BadRequest, Conflict, Service
 from companion.store import EventStore
+from tests.service.pure_games import keep_first_tickets
 
 HOST = Actor.host()
 BUTTON = Actor.device("button")
@@ -40,18 +41,7 @@ def svc(tmp_path: Path) -> Iterator[Service]:
     store = EventStore(tmp_path)
     s = Service(store).start()
     s.act({"type": "new_game", "players": PLAYERS}, HOST)
-    s.act(
-        {"type": "keep_tickets", "player": "red", "tickets": ["brest-marseille", "paris-wien"]},
-        HOST,
-    )
-    s.act(
-        {
-            "type": "keep_tickets",
-            "player": "blue",
-            "tickets": ["budapest-zurich", "brindisi-zurich"],
-        },
-        HOST,
-    )
+    keep_first_tickets(s, HOST)
     yield s
     s.stop()
     store.close()

@@ -12,10 +12,7 @@ from typing import Any
 import pytest
 
 from tests.webapp.conftest import BEARER
-from tests.webapp.live import LiveServer
-
-PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
+from tests.webapp.live import PLAYERS, TICKETS, LiveServer
 
 
 @pytest.fixture

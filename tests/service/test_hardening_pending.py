@@ -4,24 +4,10 @@ most as many cards as a route can take."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.webapp.conftest import BEARER
-from tests.webapp.live import LiveServer
-
-PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path / "state")
-    yield s
-    s.close()
+from tests.webapp.live import PLAYERS, TICKETS, LiveServer
 
 
 def post(live: LiveServer, path: str, body: Any, token: str | None = None) -> tuple[int, Any]:

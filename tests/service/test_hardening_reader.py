@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +15,7 @@ import pytest
 from companion.commands.devices import start_reader
 from companion.reader.simulated import SimulatedReader
 from tests.webapp.conftest import BEARER
-from tests.webapp.live import LiveServer
-
-PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path / "state")
-    yield s
-    s.close()
+from tests.webapp.live import PLAYERS, TICKETS, LiveServer
 
 
 def wait_for(cond: Callable[[], Any], timeout: float = 10.0) -> Any:

@@ -13,20 +13,11 @@ import pytest
 from companion.commands.devices import forget_refused, watch_refusals
 from companion.service import Actor, Service, fold_game
 from companion.store import EventStore
+from tests.service.pure_games import KEEP, PLAYERS
 
 HOST = Actor.host()
 BUTTON = Actor.device("button")
 CAMERA = Actor.device("camera")
-PLAYERS = [
-    {"name": "Aki", "color": "red"},
-    {"name": "Ben", "color": "blue"},
-    {"name": "Cy", "color": "green"},
-]
-KEEP = {
-    "red": ["brest-marseille", "paris-wien"],
-    "blue": ["budapest-zurich", "brindisi-zurich"],
-    "green": ["athina-wilno", "barcelona-munchen"],
-}
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore
 from companion.vision import live
+from tests.service.pure_games import keep_first_tickets
 
 HOST = Actor.host()
 REPO = Path(__file__).resolve().parents[2]
@@ -40,18 +41,7 @@ def svc(tmp_path: Path) -> Iterator[tuple[Service, list[dict[str, Any]]]]:
 
 def game(s: Service, **extra: Any) -> None:
     s.act({"type": "new_game", "players": PLAYERS, **extra}, HOST)
-    s.act(
-        {"type": "keep_tickets", "player": "red", "tickets": ["brest-marseille", "paris-wien"]},
-        HOST,
-    )
-    s.act(
-        {
-            "type": "keep_tickets",
-            "player": "blue",
-            "tickets": ["budapest-zurich", "brindisi-zurich"],
-        },
-        HOST,
-    )
+    keep_first_tickets(s, HOST)
 
 
 def translated(code: str) -> bool:

@@ -23,6 +23,7 @@ from companion.service import (
     reconcile,
 )
 from companion.store import EventStore
+from tests.service.pure_games import keep_first_tickets
 
 HOST = Actor.host()
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
@@ -43,18 +44,7 @@ def new_game(s: Service, **extra: object) -> dict:
 
 
 def setup_tickets(s: Service) -> None:
-    s.act(
-        {"type": "keep_tickets", "player": "red", "tickets": ["brest-marseille", "paris-wien"]},
-        HOST,
-    )
-    s.act(
-        {
-            "type": "keep_tickets",
-            "player": "blue",
-            "tickets": ["budapest-zurich", "brindisi-zurich"],
-        },
-        HOST,
-    )
+    keep_first_tickets(s, HOST)
 
 
 def test_store_pragmas_and_mode(tmp_path: Path) -> None:

@@ -18,6 +18,9 @@ from companion.webapp.server import make_server
 from .conftest import TOKEN
 
 LOOPBACK = "127.0.0.1"
+# a two-player table and the first tickets each keeps, for the tests on the real server
+PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
+TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
 
 
 class LiveServer:
