@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.rules",
     "companion.commands.demo",
     "companion.commands.serve",
+    "companion.commands.backup",
     "companion.commands.vision",
     "companion.reader.cli",
     "companion.commands.transeuropa",
