@@ -199,8 +199,8 @@ class EventStore:
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
             self._db = db
-            if unwitnessed:  # a log from before witnesses (or restored from a copy)
-                log.info("event log %s: a witness begins at %d", self.path, self._mark.seq)
+            if unwitnessed:  # a log from before witnesses, restored from a copy, or a crash
+                log.info("event log %s: witnessed up to event %d", self.path, self._mark.seq)
                 self._witnessed()
         except (OSError, sqlite3.Error, StoreError) as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -218,7 +218,7 @@ class EventStore:
         """Check the log before it is opened for writing, on a read-only connection (closing a
         connection that writes would checkpoint a damaged ``-wal`` into the file and delete it:
         the evidence must stay as it is for :func:`set_aside`). True when the log has events
-        and no witness yet. :class:`DamagedLog` if anything is off."""
+        and no witness of its last event yet. :class:`DamagedLog` if anything is off."""
         if new:
             return self._check(None)
         uri = "file:" + urllib.parse.quote(str(self.path)) + "?mode=ro"
@@ -257,7 +257,7 @@ class EventStore:
             wrong = damage(witness, self._mark, marks)
             if wrong is not None:
                 raise DamagedLog(self.path, wrong[1], missing=wrong[0])
-            return False
+            return witness != self._mark  # (the log went on after its last witness: a crash)
         if self._witness.exists():
             raise DamagedLog(self.path, f"its witness {self._witness.path.name} cannot be read")
         return bool(self._mark.events)
