@@ -175,7 +175,7 @@ def events() -> Response:
         request.environ.get("waitress.client_disconnected"),
         # notices with "audience": "host" go to the host's streams only
         host=host,
-        evicted=slot.evicted,
+        slot=slot,
     )
     resp = Response(body, mimetype="text/event-stream", headers=headers)
     resp.call_on_close(slot.give_back)

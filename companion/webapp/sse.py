@@ -23,7 +23,8 @@ POLL = 1.0  # seconds between looks at a silent stream's client
 
 class Slot:
     """One stream's place: :meth:`give_back` (idempotent) when the stream ends; ``evicted`` is
-    set when a newer stream took the place (the stream then ends within :data:`POLL`)."""
+    set when a newer stream took the place, and ``wake`` (set by the stream) is called then so
+    that the stream ends at once instead of at its next look."""
 
     def __init__(self, owner: Slots, key: str, host: bool) -> None:
         self._owner = owner
@@ -31,6 +32,7 @@ class Slot:
         self.host = host
         self.evicted = threading.Event()
         self.held = True
+        self.wake: Callable[[], None] | None = None
 
     def give_back(self) -> None:
         self._owner.release(self)
@@ -97,6 +99,8 @@ class Slots:
     def _evict(self, slot: Slot) -> None:
         self._drop(slot)
         slot.evicted.set()
+        if slot.wake is not None:
+            slot.wake()  # (only queues: never blocks under the lock)
 
     def _drop(self, slot: Slot) -> None:
         if not slot.held:
@@ -124,16 +128,19 @@ def stream(
     disconnected: Callable[[], bool] | None = None,
     *,
     host: bool = False,
-    evicted: threading.Event | None = None,
+    slot: Slot | None = None,
 ) -> Iterator[str]:
     """The event lines for one client; subscribes on the first iteration only. Keep-alive
     comments go out every ``keepalive`` seconds; in between the client is looked at every
     :data:`POLL` seconds and the stream ends when it has gone. ``host``: the host's stream
-    (only it gets the notices meant for the host). ``evicted``: set when a newer stream took
-    this one's slot; the stream then ends within :data:`POLL` seconds."""
-    watched = disconnected is not None or evicted is not None
-    poll = min(POLL, keepalive) if watched else keepalive
-    inner = iter_sse(service.subscribe(last_event_id, host=host), poll, lifetime)
+    (only it gets the notices meant for the host). ``slot``: the stream ends when a newer
+    stream takes its place (:class:`Slots`)."""
+    poll = min(POLL, keepalive) if disconnected is not None else keepalive
+    sub = service.subscribe(last_event_id, host=host)
+    if slot is not None:
+        slot.wake = lambda: sub.put(None)
+    evicted = slot.evicted if slot is not None else None
+    inner = iter_sse(sub, poll, lifetime)
     quiet_since = time.monotonic()
     try:
         for chunk in inner:

@@ -99,7 +99,7 @@ def test_one_address_holds_at_most_its_share_of_the_streams(live: LiveServer) ->
             assert b"data: " in read_until(s, rb"data: ", body)
             socks.append(s)
         assert by_address(live) == {"127.0.0.2": 3}
-        assert all(ended(s) for s in socks[:7]), "a stream over the address's share stays open"
+        assert all(ended(s, 1.0) for s in socks[:7]), "a stream over its address's share stays"
         assert not any(ended(s, 0.5) for s in socks[7:])
     finally:
         for s in socks:
