@@ -16,7 +16,8 @@ After every commit of an event the store writes its witness (:mod:`companion.log
 beside the log; a start whose log lacks an acknowledged event (a damaged or deleted ``-wal``) is
 :class:`DamagedLog` with the number missing. The write-ahead log is checkpointed into the
 database file when a game ends, every few minutes of play and when the store closes, so that the
-file alone (a copy of it) holds the games; :func:`backup` writes a consistent copy at any time.
+file alone (a copy of it) holds the games; :func:`companion.backup.backup` writes a consistent
+copy at any time.
 """
 
 from __future__ import annotations
@@ -101,8 +102,8 @@ def _damage(path: Path, exc: BaseException) -> DamagedLog | None:
 
 def set_aside(state_dir: Path | str, *, clock: Any = time.time) -> Path:
     """Rename a damaged event log (with its WAL files and its witness) to
-    ``companion.sqlite3.damaged-<time>``
-    so that the next :class:`EventStore` starts an empty one. Returns the new name."""
+    ``companion.sqlite3.damaged-<time>`` so that the next :class:`EventStore` starts an empty
+    one. Returns the new name."""
     path = Path(state_dir) / DB_NAME
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(float(clock())))
     target = path.with_name(f"{DB_NAME}.damaged-{stamp}")
