@@ -36,5 +36,6 @@ def run(args: argparse.Namespace) -> int:
         done = backup(state_dir, Path(args.dest))
     except StoreError as exc:
         raise CommandError(str(exc)) from None
-    print(f"companion: {done.events} events copied to {done.path}", flush=True)
+    noun = "event" if done.events == 1 else "events"
+    print(f"companion: {done.events} {noun} copied to {done.path}", flush=True)
     return 0

@@ -231,3 +231,20 @@ def test_backup_refuses_in_one_sentence(tmp_path: Path) -> None:
     )
     assert nowhere.returncode == 2 and "does not exist" in nowhere.stderr
     assert not (tmp_path / "s" / LAST_BACKUP).exists()
+
+
+def test_backup_into_a_folder_names_a_dated_file(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    with EventStore(state) as store:
+        store.new_game(
+            "g1", variant="europe", mode="table", players=PLAYERS, actor="host", action={}
+        )
+    dest = tmp_path / "backups"
+    dest.mkdir()
+    cmd = [sys.executable, "-m", "companion", "backup", str(dest), "--state-dir", str(state)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    [copy] = dest.glob("companion-*.sqlite3")
+    assert done.stdout.strip() == f"companion: 1 event copied to {copy.resolve()}"
+    last = json.loads((state / LAST_BACKUP).read_text())
+    assert last == {"time": last["time"], "dest": str(copy.resolve()), "events": 1}

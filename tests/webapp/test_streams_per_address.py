@@ -217,6 +217,7 @@ def test_1100_idle_sockets_from_one_address_leave_the_others_served(tmp_path: Pa
         for s in held:
             s.close()
         live.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_after_finish_and_undo_a_replayed_backlog_holds_no_tickets(live: LiveServer) -> None:
