@@ -165,29 +165,44 @@ def test_a_backup_while_the_server_plays_is_consistent_and_restorable(state: Pat
     dest.mkdir()
     copies: list[Path] = []
     errors: list[BaseException] = []
+    enough = threading.Event()
+    written = [0]
 
-    def actions() -> None:
+    def actions() -> None:  # a game that goes on until three copies are made (at most 600 turns)
         try:
-            play(server, 40)
+            post(server, {"type": "new_game", "players": PLAYERS})
+            for color, ids in TICKETS.items():
+                post(server, {"type": "keep_tickets", "player": color, "tickets": ids})
+            for i in range(600):
+                if enough.is_set():
+                    break
+                color = ("red", "blue")[i % 2]
+                post(server, {"type": "drew_cards", "player": color, "count": 2})
+                post(server, {"type": "end_turn", "player": color})
+                written[0] = i + 1
         except BaseException as exc:
             errors.append(exc)
 
     try:
         writer = threading.Thread(target=actions)
         writer.start()
-        deadline = time.monotonic() + 60
-        while writer.is_alive() and len(copies) < 4 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 90
+        while written[0] < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        while writer.is_alive() and len(copies) < 3 and time.monotonic() < deadline:
             out = dest / f"copy-{len(copies)}.sqlite3"
             cmd = [sys.executable, "-m", "companion", "backup", str(out), "--state-dir", str(state)]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
             assert done.returncode == 0, done.stderr
             copies.append(out)
-            time.sleep(0.1)
+        enough.set()
         writer.join(60)
         assert not errors and not writer.is_alive()
     finally:
+        enough.set()
         assert "Traceback" not in server.stop()
-    assert len(copies) >= 2
+    assert len(copies) == 3, "the game ended before three copies were made"
+    counts = []
     last = json.loads((state / LAST_BACKUP).read_text())
     assert last["dest"] == str(copies[-1].resolve()) and abs(last["time"] - time.time()) < 120
     for copy in copies:
@@ -199,6 +214,7 @@ def test_a_backup_while_the_server_plays_is_consistent_and_restorable(state: Pat
         finally:
             con.close()
         assert seqs == list(range(1, len(seqs) + 1))  # every event up to one moment
+        counts.append(len(seqs))
         # restorable: a state directory with the copy starts at its last event
         restored = state.parent / f"restored-{copy.stem}"
         restored.mkdir()
@@ -210,6 +226,7 @@ def test_a_backup_while_the_server_plays_is_consistent_and_restorable(state: Pat
         finally:
             store.close()
     assert last["events"] == len(seqs)
+    assert counts == sorted(counts) and counts[0] < counts[-1]  # taken while the game went on
 
 
 def test_backup_refuses_in_one_sentence(tmp_path: Path) -> None:
