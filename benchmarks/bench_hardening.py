@@ -254,7 +254,9 @@ def connections(res: Results, server: Server, counts: list[int]) -> None:
     for n in counts:
         held = []
         for i in range(n):
-            s = socket.create_connection(("127.0.0.1", server.port))
+            # from 127.0.1.1, 127.0.1.2, ... 40 each: one address may hold 64 (server.PER_ADDRESS)
+            source = (f"127.0.1.{1 + i // 40}", 0)
+            s = socket.create_connection(("127.0.0.1", server.port), source_address=source)
             if i % 2:
                 s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             held.append(s)

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.commands.demo",
     "companion.commands.serve",
     "companion.commands.host",
+    "companion.commands.backup",
     "companion.commands.vision",
     "companion.reader.cli",
     "companion.commands.transeuropa",

@@ -15,6 +15,13 @@ Tables:
 The database runs in WAL mode with ``synchronous=FULL``: :meth:`EventStore.append` returns only
 after the event is committed and synced, so an acknowledged action survives ``kill -9`` and power
 loss. All access goes through one lock; the connection may be used from any thread.
+
+After every commit of an event the store writes its witness (:mod:`companion.logwitness`)
+beside the log; a start whose log lacks an acknowledged event (a damaged or deleted ``-wal``) is
+:class:`DamagedLog` with the number missing. The write-ahead log is checkpointed into the
+database file when a game ends, every few minutes of play and when the store closes, so that the
+file alone (a copy of it) holds the games; :func:`companion.backup.backup` writes a consistent
+copy at any time.
 """
 
 from __future__ import annotations
@@ -26,15 +33,20 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.logwitness import GENESIS, Mark, Witness, chain_of, damage, link
+from companion.logwitness import SUFFIX as WITNESS_SUFFIX
+
 log = logging.getLogger(__name__)
 
 DB_NAME = "companion.sqlite3"
+CHECKPOINT_EVERY = 300.0  # seconds of play between checkpoints of the write-ahead log
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -82,11 +94,12 @@ class DamagedLog(StoreError):
     ``path``: the file; ``why``: what is wrong, in a few words. :func:`set_aside` keeps the file
     under another name so that a new log can start."""
 
-    def __init__(self, path: Path, why: str) -> None:
+    def __init__(self, path: Path, why: str, missing: int = 0) -> None:
         why = " ".join(why.split())
         super().__init__(f"the event log {path} is damaged ({why})")
         self.path = path
         self.why = why
+        self.missing = missing  # acknowledged events the log has lost (from its witness)
 
 
 DAMAGE_MARKS = ("not a database", "malformed", "corrupt", "encrypted")
@@ -100,8 +113,9 @@ def _damage(path: Path, exc: BaseException) -> DamagedLog | None:
 
 
 def set_aside(state_dir: Path | str, *, clock: Any = time.time) -> Path:
-    """Rename a damaged event log (with its WAL files) to ``companion.sqlite3.damaged-<time>``
-    so that the next :class:`EventStore` starts an empty one. Returns the new name."""
+    """Rename a damaged event log (with its WAL files and its witness) to
+    ``companion.sqlite3.damaged-<time>`` so that the next :class:`EventStore` starts an empty
+    one. Returns the new name."""
     path = Path(state_dir) / DB_NAME
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(float(clock())))
     target = path.with_name(f"{DB_NAME}.damaged-{stamp}")
@@ -109,11 +123,12 @@ def set_aside(state_dir: Path | str, *, clock: Any = time.time) -> Path:
     while target.exists():
         n += 1
         target = path.with_name(f"{DB_NAME}.damaged-{stamp}-{n}")
-    for suffix in ("-wal", "-shm"):
+    for suffix in ("-wal", "-shm", WITNESS_SUFFIX):
         side = path.with_name(DB_NAME + suffix)
         if side.exists():
             side.rename(target.with_name(target.name + suffix))
-    path.rename(target)
+    if path.exists():
+        path.rename(target)
     return target
 
 
@@ -159,6 +174,12 @@ class GameRow:
         }
 
 
+def chain_of_one(mark: Mark, event: tuple[Any, ...]) -> Mark:
+    """``mark`` with one more event (seq, game_id, ts, actor, action_text) chained in."""
+    seq, game_id, ts, actor, text = event
+    return Mark(int(seq), mark.events + 1, link(mark.chain, seq, game_id, ts, actor, text))
+
+
 def _dumps(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
@@ -166,54 +187,126 @@ def _dumps(data: Any) -> str:
 class EventStore:
     """The SQLite event log under a state directory."""
 
+    _db: sqlite3.Connection
+
     def __init__(self, state_dir: Path | str, *, clock: Any = time.time) -> None:
         self.dir = Path(state_dir)
         self.path = self.dir / DB_NAME
         self._clock = clock
         self._lock = threading.RLock()
+        self._witness = Witness(self.path)
+        self._mark = Mark(0, 0, GENESIS)
+        self._checkpointed = time.monotonic()
+        db: sqlite3.Connection | None = None
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             new = not self.path.exists()
-            self._db = sqlite3.connect(
+            unwitnessed = self._verify(new)
+            db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=10.0
             )
             if new:
                 os.chmod(self.path, 0o600)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
-            if not new:
-                self._check()
-        except DamagedLog:
-            self._db.close()
-            raise
-        except (OSError, sqlite3.Error) as exc:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+            self._db = db
+            if unwitnessed:  # a log from before witnesses, restored from a copy, or a crash
+                log.info("event log %s: witnessed up to event %d", self.path, self._mark.seq)
+                self._witnessed()
+        except (OSError, sqlite3.Error, StoreError) as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if db is not None:
+                    db.close()
+            self._witness.close()
+            if isinstance(exc, StoreError):
+                raise
             damaged = _damage(self.path, exc)
             if damaged is not None:
-                with contextlib.suppress(sqlite3.Error, AttributeError):
-                    self._db.close()
                 raise damaged from exc
             raise StoreError(f"cannot open the event log {self.path}: {exc}") from exc
 
-    def _check(self) -> None:
-        """SQLite's quick check of every page, and every event's JSON (a few ms per thousand
-        events); :class:`DamagedLog` if anything is off."""
-        rows = self._db.execute("PRAGMA quick_check(1)").fetchall()
-        if [r[0] for r in rows] != ["ok"]:
-            log.info("event log %s: quick_check: %s", self.path, rows)
-            raise DamagedLog(self.path, "SQLite's check finds damaged pages")
-        for seq, text in self._db.execute("SELECT seq, action FROM events ORDER BY seq"):
+    def _verify(self, new: bool) -> bool:
+        """Check the log before it is opened for writing, on a read-only connection (closing a
+        connection that writes would checkpoint a damaged ``-wal`` into the file and delete it:
+        the evidence must stay as it is for :func:`set_aside`). True when the log has events
+        and no witness of its last event yet. :class:`DamagedLog` if anything is off."""
+        if new:
+            return self._check(None)
+        uri = "file:" + urllib.parse.quote(str(self.path)) + "?mode=ro"
+        con = sqlite3.connect(uri, uri=True, timeout=10.0)
+        try:
+            return self._check(con)
+        finally:
+            con.close()
+
+    def _check(self, con: sqlite3.Connection | None) -> bool:
+        """SQLite's quick check of every page, every event's JSON and the events against the
+        witness (a few ms per thousand events); see :meth:`_verify`."""
+        events: list[Any] = []
+        if con is not None:
+            rows = con.execute("PRAGMA quick_check(1)").fetchall()
+            if [r[0] for r in rows] != ["ok"]:
+                log.info("event log %s: quick_check: %s", self.path, rows)
+                raise DamagedLog(self.path, "SQLite's check finds damaged pages")
+            if con.execute("SELECT 1 FROM sqlite_master WHERE name='events'").fetchone():
+                events = con.execute(
+                    "SELECT seq, game_id, ts, actor, action FROM events ORDER BY seq"
+                ).fetchall()
+        for seq, _, _, _, text in events:
             try:
                 action = json.loads(text)
             except (TypeError, ValueError):
                 raise DamagedLog(self.path, f"event {seq} cannot be read") from None
             if not isinstance(action, dict):
                 raise DamagedLog(self.path, f"event {seq} is not an action")
+        self._mark, marks = chain_of(events)
+        try:
+            witness = self._witness.read()
+        except OSError as exc:
+            raise StoreError(f"cannot read the witness {self._witness.path}: {exc}") from exc
+        if witness is not None:
+            wrong = damage(witness, self._mark, marks)
+            if wrong is not None:
+                raise DamagedLog(self.path, wrong[1], missing=wrong[0])
+            return witness != self._mark  # (the log went on after its last witness: a crash)
+        if self._witness.exists():
+            raise DamagedLog(self.path, f"its witness {self._witness.path.name} cannot be read")
+        return bool(self._mark.events)
+
+    def _witnessed(self, *event: Any) -> None:
+        """Chain one more event (seq, game_id, ts, actor, action_text) into the mark and write
+        the witness (a witness that cannot be written is logged: the log stays the truth)."""
+        if event:
+            self._mark = chain_of_one(self._mark, event)
+        try:
+            self._witness.write(self._mark)
+        except OSError as exc:
+            log.warning("cannot write the witness of the event log %s: %s", self.path, exc)
+
+    def checkpoint(self, *, truncate: bool = False) -> bool:
+        """Copy the write-ahead log into the database file (``truncate``: and empty it).
+        False when a reader kept part of it back (it is copied at the next one)."""
+        mode = "TRUNCATE" if truncate else "PASSIVE"
+        with self._lock:
+            try:
+                busy, _, _ = self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+            except sqlite3.Error as exc:
+                log.warning("event log %s: checkpoint failed: %s", self.path, exc)
+                return False
+            self._checkpointed = time.monotonic()
+            return not busy
 
     def close(self) -> None:
+        """Checkpoint and close (a clean shutdown leaves the whole log in its file)."""
         with self._lock:
-            self._db.close()
+            try:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._db.close()
+                self._witness.close()
 
     def __enter__(self) -> EventStore:
         return self
@@ -252,16 +345,19 @@ class EventStore:
     ) -> Event:
         """Create the game row and its first event in one transaction."""
         ts = float(self._clock())
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO games(id, created, variant, mode, players) VALUES (?,?,?,?,?)",
-                (game_id, ts, variant, mode, _dumps(players)),
-            )
-            cur = db.execute(
-                "INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)",
-                (game_id, ts, actor, _dumps(action)),
-            )
-            seq = int(cur.lastrowid or 0)
+        text = _dumps(action)
+        with self._lock:
+            with self._tx() as db:
+                db.execute(
+                    "INSERT INTO games(id, created, variant, mode, players) VALUES (?,?,?,?,?)",
+                    (game_id, ts, variant, mode, _dumps(players)),
+                )
+                cur = db.execute(
+                    "INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)",
+                    (game_id, ts, actor, text),
+                )
+                seq = int(cur.lastrowid or 0)
+            self._committed(seq, game_id, ts, actor, text)
         return Event(seq, game_id, ts, actor, action)
 
     def append(
@@ -278,18 +374,28 @@ class EventStore:
         ``finished`` True/False also updates the game's row (finish, or an undone finish).
         """
         ts = float(self._clock())
-        with self._tx() as db:
-            cur = db.execute(
-                "INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)",
-                (game_id, ts, actor, _dumps(action)),
-            )
-            seq = int(cur.lastrowid or 0)
-            if finished is not None:
-                db.execute(
-                    "UPDATE games SET finished=?, winners=? WHERE id=?",
-                    (ts if finished else None, _dumps(winners or []), game_id),
+        text = _dumps(action)
+        with self._lock:
+            with self._tx() as db:
+                cur = db.execute(
+                    "INSERT INTO events(game_id, ts, actor, action) VALUES (?,?,?,?)",
+                    (game_id, ts, actor, text),
                 )
+                seq = int(cur.lastrowid or 0)
+                if finished is not None:
+                    db.execute(
+                        "UPDATE games SET finished=?, winners=? WHERE id=?",
+                        (ts if finished else None, _dumps(winners or []), game_id),
+                    )
+            self._committed(seq, game_id, ts, actor, text, game_over=bool(finished))
         return Event(seq, game_id, ts, actor, action)
+
+    def _committed(self, *event: Any, game_over: bool = False) -> None:
+        """After an event's commit: its witness; a checkpoint at a game's end and every
+        :data:`CHECKPOINT_EVERY` seconds."""
+        self._witnessed(*event)
+        if game_over or time.monotonic() - self._checkpointed >= CHECKPOINT_EVERY:
+            self.checkpoint()
 
     def add_token(self, token: str, game_id: str, color: str) -> None:
         with self._tx() as db:

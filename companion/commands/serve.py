@@ -26,6 +26,8 @@ from companion.statedir import TOKEN_FILE, read_or_create_token
 log = logging.getLogger(__name__)
 
 __all__ = ["TOKEN_FILE", "read_or_create_token", "register", "run", "serve"]
+THREADS = 48  # web worker threads: 36 streams of players and guests, 4 of the host, 8 spare
+SPARE_THREADS = 8  # threads never taken by event streams (actions, pages, history reads)
 
 
 def register(sub: Any) -> None:
@@ -48,7 +50,12 @@ def register(sub: Any) -> None:
         help="another host name the server answers for (repeatable)",
     )
     p.add_argument("--public-url", help="base URL put into pairing links and QR codes")
-    p.add_argument("--threads", type=int, default=24, help="web worker threads (default 24)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=THREADS,
+        help=f"web worker threads (default {THREADS}; each live event stream holds one)",
+    )
     p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
     p.add_argument(
         "--host-link", action="store_true", help="print the host link and its QR code, and exit"
@@ -159,7 +166,7 @@ def serve(
     demo_players: int = 4,
     allowed_hosts: list[str] | None = None,
     public_url: str | None = None,
-    threads: int = 24,
+    threads: int = THREADS,
     show_qr: bool = True,
     set_aside_damaged: bool = False,
     ready: threading.Event | None = None,
@@ -235,7 +242,7 @@ def serve(
             # pairing links: --public-url, else the address each request came to (the box's
             # own network, a venue's Wi-Fi, companion.local: it may change while serving)
             "PUBLIC_URL": base if public_url else "",
-            "SSE_MAX": max(4, threads - 4),
+            **stream_caps(threads),
             "NETWORK": network,
             "NETWORK_STATE_DIR": state_dir,
             "DOCTOR": doctor,
@@ -345,6 +352,18 @@ def _doctor_devices(
         controls=ControlsWatch(enabled=controls is not None),
         network=network,
     )
+
+
+def stream_caps(threads: int) -> dict[str, int]:
+    """The event streams that ``threads`` web threads serve (each stream holds a thread while
+    it lasts): the host's 4 (1 below 24 threads) apart, 3 from one client address, and
+    :data:`SPARE_THREADS` always left for the other requests."""
+    host = 4 if threads >= 24 else 1
+    return {
+        "SSE_MAX": max(2, threads - SPARE_THREADS - host),
+        "SSE_HOST": host,
+        "SSE_PER_ADDRESS": 3,
+    }
 
 
 def print_host_link(

@@ -59,8 +59,12 @@ class Registry:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False)
-            with self._db:
-                self._db.execute(_SCHEMA)
+            try:
+                with self._db:
+                    self._db.execute(_SCHEMA)
+            except sqlite3.Error:
+                self._db.close()  # (never left to the garbage collector)
+                raise
         except (OSError, sqlite3.Error) as exc:
             raise RegistryError(f"cannot open the card registry {self.path}: {exc}") from None
 

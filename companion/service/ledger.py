@@ -85,9 +85,9 @@ class Ledger:
     def seq(self) -> int:
         return self.fold.seq if self.fold else self.store.last_seq()
 
-    def refresh(self, *, publish: bool = True, pending_only: bool = False) -> None:
+    def refresh(self, *, publish: bool = True, pending_only: bool = False, **how: bool) -> None:
         snap = public_state(self.fold, self.pending, self.paired, seq=self.seq, seen=self.seen)
-        self.streams.publish(snap, publish=publish, pending_only=pending_only)
+        self.streams.publish(snap, publish=publish, pending_only=pending_only, **how)
 
     def announce(self, before: AnyFold) -> None:
         """The final round's announcement, when this change began it."""
@@ -445,7 +445,7 @@ class Ledger:
         self.fold = fold_game(self.events, self.map)
         self.drop_stale_confirmations()
         self.mark()
-        self.refresh()
+        self.refresh(rebuild=True)  # no reconnecting guest is replayed an undone state
 
     def append_all(self, game_id: str, entries: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Log several (actor, action) events at once and fold the game again."""

@@ -72,13 +72,22 @@ class Streams:
         with self._lock:
             return self._snapshot_json
 
-    def publish(self, snap: dict[str, Any], *, publish: bool, pending_only: bool) -> None:
-        """Keep ``snap`` as the state; send it (or only its ``pending``) to every subscriber."""
+    def publish(
+        self, snap: dict[str, Any], *, publish: bool, pending_only: bool, rebuild: bool = False
+    ) -> None:
+        """Keep ``snap`` as the state; send it (or only its ``pending``) to every subscriber.
+
+        ``rebuild``: the log's effective history changed (an undo or a redo): the states kept
+        for reconnecting clients describe a game that no longer is (a finished game's, with
+        every player's tickets, before its finish was undone), so they go, and a client that
+        comes back from before this state is sent this state alone."""
         text = json.dumps(snap, separators=(",", ":"))
         with self._lock:
             self._snapshot = snap
             self._snapshot_json = text
             seq = int(snap["seq"])
+            if rebuild:
+                self._recent.clear()
             if not pending_only and (not self._recent or self._recent[-1][0] != seq):
                 self._recent.append((seq, text))
             elif self._recent and self._recent[-1][0] == seq:

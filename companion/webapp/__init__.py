@@ -96,7 +96,9 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
     config keys: ``HOST_TOKEN`` (required), ``ALLOWED_HOSTS`` (extra Host names),
     ``PUBLIC_URL`` (base of pairing links, e.g. ``http://192.168.1.20:8080``),
     ``SSE_KEEPALIVE`` (seconds, 15), ``SSE_LIFETIME`` (seconds a stream stays open, 600),
-    ``SSE_MAX`` (most simultaneous streams, 40), ``WEB_DIR``, ``DOCTOR`` (the set-up check's
+    ``SSE_MAX`` (most simultaneous streams of players and guests, 40), ``SSE_PER_ADDRESS``
+    (of them from one client address, 3), ``SSE_HOST`` (the host's own streams, apart, 4),
+    ``WEB_DIR``, ``DOCTOR`` (the set-up check's
     ``companion.doctor.live.Devices``: the running devices; default: none of them),
     ``HOST_ACCESS`` (the server's
     :class:`companion.hosts.HostAccess`; default: one in memory for ``HOST_TOKEN``),
@@ -124,6 +126,8 @@ def create_app(service: Service, config: Mapping[str, Any] | None = None) -> Fla
         SSE_KEEPALIVE=float(cfg.get("SSE_KEEPALIVE", 15.0)),
         SSE_LIFETIME=float(cfg.get("SSE_LIFETIME", 600.0)),
         SSE_MAX=int(cfg.get("SSE_MAX", 40)),
+        SSE_PER_ADDRESS=int(cfg.get("SSE_PER_ADDRESS", 3)),
+        SSE_HOST=int(cfg.get("SSE_HOST", 4)),
         MAX_CONTENT_LENGTH=MAX_UPLOAD,
         JSON_SORT_KEYS=False,
         BLACKBOX=cfg.get("BLACKBOX"),

@@ -17,7 +17,7 @@ from companion.games import GAMES, all_colors, game_kind
 from companion.service import BadRequest, NotFound, Service, Unavailable
 
 from . import sse
-from .limits import MAX_BODY, check_image
+from .limits import MAX_BODY, address_key, check_image
 from .security import require, resolve_identity, session_csrf
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -173,8 +173,9 @@ def events() -> Response:
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     if request.method == "HEAD":  # the headers only: no slot, no subscription
         return Response(b"", mimetype="text/event-stream", headers=headers)
-    give_back = sse_slots().take()
-    if give_back is None:
+    host = resolve_identity().role == "host"
+    slot = sse_slots().take(address_key(request.remote_addr), host=host)
+    if slot is None:
         raise Unavailable(
             "Too many live connections; try again later.", code="service.too_many_streams"
         )
@@ -185,18 +186,21 @@ def events() -> Response:
         current_app.config["SSE_LIFETIME"],
         request.environ.get("waitress.client_disconnected"),
         # notices with "audience": "host" go to the host's streams only
-        host=resolve_identity().role == "host",
+        host=host,
+        slot=slot,
     )
     resp = Response(body, mimetype="text/event-stream", headers=headers)
-    resp.call_on_close(give_back)
+    resp.call_on_close(slot.give_back)
     return resp
 
 
 def sse_slots() -> sse.Slots:
     slots: sse.Slots | None = current_app.extensions.get("companion.sse_slots")
     if slots is None:
+        cfg = current_app.config
         slots = current_app.extensions.setdefault(
-            "companion.sse_slots", sse.Slots(current_app.config["SSE_MAX"])
+            "companion.sse_slots",
+            sse.Slots(cfg["SSE_MAX"], cfg["SSE_PER_ADDRESS"], cfg["SSE_HOST"]),
         )
     return slots
 

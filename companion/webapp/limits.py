@@ -9,6 +9,7 @@ anything decodes them (:func:`image_size`).
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import struct
 from collections.abc import Mapping
 from typing import Any, Protocol
@@ -162,6 +163,28 @@ def admit(
     raise refusal("sign-in")
 
 
+# --- client addresses -----------------------------------------------------------------------
+
+
+def address_key(addr: object) -> str:
+    """The client address that the per-address caps count by: an IPv4 address as it is (an
+    IPv4-mapped IPv6 address as its IPv4), an IPv6 address by its /64 (a device picks new
+    addresses inside its /64 at will), anything else (a Unix socket) as ``"local"``."""
+    text = str(addr or "").strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    text = text.split("%", 1)[0]
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return "local"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 # --- image headers ---------------------------------------------------------------------------
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -248,6 +271,7 @@ __all__ = [
     "HostCheck",
     "NotAnImage",
     "Refusal",
+    "address_key",
     "admit",
     "body_limit",
     "check_image",

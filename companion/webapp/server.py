@@ -7,6 +7,10 @@
   its own loop); many of them are allowed (``CONNECTION_LIMIT``), an idle one is closed after
   ``IDLE_TIMEOUT`` seconds, and a request whose headers are not in after ``HEADER_TIMEOUT``
   seconds is dropped.
+* One client address holds at most ``PER_ADDRESS`` of them: a connection over that is answered
+  503 ``limit.too_many_connections`` and closed as soon as it is accepted, so that one client's
+  sockets never fill the server's ``CONNECTION_LIMIT`` (waitress stops accepting anyone's at
+  that limit) and every other address is still served.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import resource
+import socket
 import sys
+import threading
 import time
+from collections import Counter
 from typing import Any
 
 from waitress.channel import HTTPChannel
@@ -23,7 +30,7 @@ from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import create_server
 from waitress.utilities import Error, RequestEntityTooLarge
 
-from .limits import MAX_UPLOAD, HostCheck, Refusal, admit, host_credential
+from .limits import MAX_UPLOAD, HostCheck, Refusal, address_key, admit, host_credential
 from .ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -31,6 +38,7 @@ log = logging.getLogger(__name__)
 CONNECTION_LIMIT = 1000  # open sockets waitress keeps (its default, 100, is easy to fill)
 IDLE_TIMEOUT = 30  # seconds a connection may stay silent between requests
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
+PER_ADDRESS = 64  # open sockets from one client address (a browser opens 6 or so per site)
 CLEANUP_INTERVAL = 2  # seconds between the checks of the two timeouts above
 SWITCH_INTERVAL = 0.001  # seconds a Python thread runs before others may take over (5 ms)
 
@@ -146,8 +154,127 @@ def gated_parser(
     return GatedParser
 
 
+class AddressCount:
+    """Open connections per client address (see :func:`limit_per_address`)."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._lock = threading.Lock()
+        self._open: Counter[str] = Counter()
+        self.refused = 0  # connections refused in all
+        self._told: dict[str, float] = {}  # address -> when its refusals were last logged
+
+    def take(self, key: str) -> bool:
+        with self._lock:
+            if self._open[key] >= self.most:
+                self.refused += 1
+                return False
+            self._open[key] += 1
+            return True
+
+    def give_back(self, key: str) -> None:
+        with self._lock:
+            self._open[key] -= 1
+            if self._open[key] <= 0:
+                del self._open[key]
+
+    def of(self, key: str) -> int:
+        with self._lock:
+            return self._open.get(key, 0)
+
+    def tell(self, key: str, now: float) -> bool:
+        """Whether to log a refusal for ``key`` now (once a minute per address)."""
+        with self._lock:
+            if now - self._told.get(key, -1e9) < 60.0:
+                return False
+            self._told[key] = now
+            if len(self._told) > 1024:
+                self._told = {k: t for k, t in self._told.items() if now - t < 60.0}
+            return True
+
+
+TOO_MANY = {
+    "error": "Too many connections from this address; close some and try again.",
+    "code": "limit.too_many_connections",
+    "params": {"most": PER_ADDRESS},
+}
+
+
+def refuse_connection(conn: socket.socket, most: int) -> None:
+    """Tell a connection over its address's cap (503, if the socket takes it at once) and
+    close it. Never blocks the server's loop."""
+    body = json.dumps({**TOO_MANY, "params": {"most": most}}).encode("utf-8")
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nRetry-After: 5\r\nConnection: close\r\n\r\n"
+    ).encode("ascii")
+    try:
+        conn.setblocking(False)
+        conn.send(head + body)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def limit_per_address(server: Any, counts: AddressCount) -> None:
+    """Give ``server`` (a waitress server) an accept that counts its connections per client
+    address and refuses one over ``counts.most`` at once (:func:`refuse_connection`)."""
+
+    def handle_accept() -> None:
+        try:
+            accepted = server.accept()
+            if accepted is None:
+                return
+            conn, addr = accepted
+            server.set_socket_options(conn)
+        except OSError:
+            return  # (as waitress: a socket gone before it was accepted)
+        host = addr[0] if isinstance(addr, tuple) and addr else addr
+        key = address_key(host)
+        if not counts.take(key):
+            if counts.tell(key, time.monotonic()):
+                log.warning(
+                    "%s has %d connections open: refusing more (%d refused so far)",
+                    key,
+                    counts.most,
+                    counts.refused,
+                )
+            refuse_connection(conn, counts.most)
+            return
+        try:
+            channel = server.channel_class(
+                server, conn, server.fix_addr(addr), server.adj, map=server._map
+            )
+        except BaseException:
+            counts.give_back(key)
+            conn.close()
+            raise
+        channel.count_as(counts, key)
+
+    server.handle_accept = handle_accept
+    server.address_counts = counts
+
+
 class GatedChannel(HTTPChannel):  # type: ignore[misc]
-    """A channel whose partial request is timed (see :func:`overdue`)."""
+    """A channel whose partial request is timed (see :func:`overdue`) and that is counted
+    against its client address until it closes (see :func:`limit_per_address`)."""
+
+    _counted: tuple[AddressCount, str] | None = None
+
+    def count_as(self, counts: AddressCount, key: str) -> None:
+        self._counted = (counts, key)
+        if self._fileno is None:  # (closed already while it was being set up)
+            self._uncount()
+
+    def _uncount(self) -> None:
+        counted, self._counted = self._counted, None
+        if counted is not None:
+            counted[0].give_back(counted[1])
+
+    def del_channel(self, map: Any = None) -> None:
+        super().del_channel(map)
+        self._uncount()
 
     def partial_since(self) -> float | None:
         """When the request being received began (None: none, or its headers are in)."""
@@ -193,10 +320,12 @@ def make_server(
     idle_timeout: int = IDLE_TIMEOUT,
     header_timeout: float = HEADER_TIMEOUT,
     rate_limiter: RateLimiter | None = None,
+    per_address: int = PER_ADDRESS,
     **extra: Any,
 ) -> Any:
     """A waitress server for ``app`` with the gate, the limits and the timeouts above.
-    ``rate_limiter``: the app's (companion.webapp.ratelimit), to answer its 429s in the gate."""
+    ``rate_limiter``: the app's (companion.webapp.ratelimit), to answer its 429s in the gate;
+    ``per_address``: most open connections from one client address."""
     # A thread that computes (a history replay, a photo) hands the interpreter over every
     # millisecond instead of every 5: the game loop and the host's request wait less behind it.
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -216,6 +345,9 @@ def make_server(
         channel_request_lookahead=1,
         max_request_body_size=4 * MAX_UPLOAD,  # a backstop: admit() sets the limits
         clear_untrusted_proxy_headers=True,
+        # poll(), not select(): select() fails for good on a socket numbered 1024 or more,
+        # which a thousand open connections reach
+        asyncore_use_poll=True,
         **extra,
     )
     parser = gated_parser(host_token, rate_limiter)
@@ -227,6 +359,7 @@ def make_server(
             return request
 
     server.channel_class = Channel
+    limit_per_address(server, AddressCount(per_address))
     plain_maintenance = server.maintenance
 
     def maintenance(now: float) -> None:
@@ -237,4 +370,4 @@ def make_server(
     return server
 
 
-__all__ = ["CONNECTION_LIMIT", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "make_server"]
+__all__ = ["CONNECTION_LIMIT", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PER_ADDRESS", "make_server"]

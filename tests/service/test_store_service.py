@@ -73,8 +73,8 @@ def test_fold_of_the_log_equals_the_live_state(svc: Service, tmp_path: Path) -> 
     svc.act({"type": "end_turn", "player": "red"}, HOST)
     svc.act({"type": "build_station", "player": "blue", "city": "wien", "cards": ["green"]}, HOST)
     live = svc.state_json()
-    again = Service(EventStore(tmp_path))
-    assert again.state_json() == live
+    with EventStore(tmp_path) as store:
+        assert Service(store).state_json() == live
     folded = fold_game(svc.store.events(svc.state()["game_id"]), svc.map)
     assert public_state(folded, None, {}, seq=folded.seq)["players"] == svc.state()["players"]
 

@@ -34,16 +34,10 @@ class LiveServer:
     ) -> None:
         self.store = EventStore(state_dir)
         self.service = Service(self.store).start()
-        self.app = create_app(
-            self.service,
-            {
-                "HOST_TOKEN": TOKEN,
-                "SSE_KEEPALIVE": 0.2,
-                "SSE_LIFETIME": 30.0,
-                "SSE_MAX": 4,
-                **(app_config or {}),
-            },
-        )
+        # (4 streams in all; no cap per address unless a test sets one: the tests of the total
+        # open them all from 127.0.0.1)
+        config = {"SSE_KEEPALIVE": 0.2, "SSE_LIFETIME": 30.0, "SSE_MAX": 4, "SSE_PER_ADDRESS": 5}
+        self.app = create_app(self.service, {**config, **(app_config or {}), "HOST_TOKEN": TOKEN})
         self.switch = sys.getswitchinterval()  # (make_server sets it for the process)
         # (the gate checks the host's credential as the app does: its host access)
         server_args.setdefault("host_token", self.app.extensions["companion.hosts"])
@@ -61,8 +55,11 @@ class LiveServer:
             if not self.closing:
                 raise
 
-    def connect(self, timeout: float = 5.0) -> socket.socket:
-        return socket.create_connection((LOOPBACK, self.port), timeout=timeout)
+    def connect(self, timeout: float = 5.0, source: str | None = None) -> socket.socket:
+        """A connection from 127.0.0.1, or from ``source`` (another loopback address)."""
+        return socket.create_connection(
+            (LOOPBACK, self.port), timeout=timeout, source_address=(source, 0) if source else None
+        )
 
     def request_raw(
         self, method: str, path: str, body: bytes, headers: dict[str, str], timeout: float = 10.0

@@ -139,7 +139,7 @@ def test_150_slow_and_idle_connections_leave_the_state_answering(live: LiveServe
     slow: list[socket.socket] = []
     try:
         for i in range(150):
-            s = live.connect()
+            s = live.connect(source=f"127.0.1.{1 + i % 3}")  # (one address may hold 64)
             if i % 2:
                 s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 slow.append(s)
