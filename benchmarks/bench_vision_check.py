@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from companion.sim.perturb import (  # noqa: E402
     CAMERA_VARIATIONS,
     channel_gains,
+    jpeg,
     light_gradient,
     resize_width,
     saturation,
@@ -56,6 +57,7 @@ from companion.vision.classify import (  # noqa: E402
     window_penalty,
 )
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.geometry import load_geometry  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
 from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
@@ -69,6 +71,8 @@ from tools.read_tune import (  # noqa: E402
 )
 
 PHOTOS = ROOT.parent / "shared" / "photos"
+LENGTHS = {rid: r.length for rid, r in load_geometry().routes.items()}
+SIZES = (500, 700, 900, 1100, 1300)  # whole-board widths of the smaller-picture section
 Truth = tuple[dict[str, Any], dict[str, Any]]
 
 
@@ -81,6 +85,8 @@ class Tally:
     routes_total: int = 0
     lists: list[int] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
+    counts: list[int] = dataclasses.field(default_factory=list)  # worst per-colour train count
+    flagged: int = 0  # pictures whose reading says it is below the needed resolution
 
     def row(self) -> str:
         lst = np.array(self.lists or [0])
@@ -89,6 +95,10 @@ class Tally:
             f"pictures {self.pictures:3d}  routes right {share:6.2f}%  wrong {self.wrong:3d}  "
             f"silent {self.silent:3d}  list median {np.median(lst):4.1f} max {lst.max():3d}"
         )
+
+    def size_row(self) -> str:
+        worst = max(self.counts or [0])
+        return f"{self.row()}  count error max {worst:2d}  low-resolution {self.flagged}"
 
 
 # The last picture read (its samples, context and classifier result): ``score`` explains the
@@ -160,6 +170,8 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
         else:
             wrong.append(r)
     wrong += [c for c, t in stations.items() if t != UNKNOWN and reading.stations[c] != t]
+    tally.counts.append(count_error(reading, routes))
+    tally.flagged += any(p["code"] == "low-resolution" for p in reading.problems)
     silent = [x for x in wrong if x not in reading.check]
     tally.wrong += len(wrong)
     tally.silent += len(silent)
@@ -172,29 +184,98 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
         tally.notes.append(note + (f"\n          {why}" if why else ""))
 
 
+def count_error(reading: BoardReading, routes: dict[str, Any]) -> int:
+    """The worst per-colour train count error (routes of unknown truth left out)."""
+    lengths = LENGTHS
+    seen = dict.fromkeys(PLAYER_COLORS, 0)
+    true = dict.fromkeys(PLAYER_COLORS, 0)
+    for r, t in routes.items():
+        if t == UNKNOWN:
+            continue
+        if t is not None:
+            true[t] += lengths[r]
+        got = reading.routes.get(r)
+        if got is not None:
+            seen[got] += lengths[r]
+    return max(abs(seen[c] - true[c]) for c in PLAYER_COLORS)
+
+
 def at_corners(image: np.ndarray, corners: Any, ctx: ReadContext) -> Any:
     loc = BoardLocation.from_corners(corners, (image.shape[1], image.shape[0]))
     return take_samples(image, loc.homography, ctx)
 
 
+def photo_truth(p: Any, ctx: ReadContext) -> Truth:
+    """A labelled shared photo's truth: routes whose spaces agree, and stations."""
+    routes: dict[str, Any] = {}
+    if p.space_labels is not None:
+        for rid, sl in ctx.route_slices.items():
+            t = p.space_labels[sl]
+            routes[rid] = t[0] if len(set(t)) == 1 else UNKNOWN
+    g = ctx.geometry
+    st = dict(zip(g.city_ids, p.station_labels, strict=True)) if p.station_labels else {}
+    return routes, st
+
+
+def locate_and_sample(image: np.ndarray, ctx: ReadContext) -> Any:
+    store: dict[int, Any] = {}
+    loc = locate_board(image, context=ctx, store=store)
+    return take_samples(image, loc.homography, ctx, store=store, offsets=loc.offsets)
+
+
+def smaller(image: np.ndarray, width: int) -> np.ndarray:
+    """As a phone or a messenger would give it: scaled down (area), re-encoded (JPEG 85)."""
+    return jpeg(resize_width(image, width), 85)
+
+
+def size_section(ctx: ReadContext, quick: bool) -> None:
+    """Smaller pictures: the shared photos (located) and rendered games (read at their true
+    corners, another set) scaled to whole boards 500-1,300 px wide and re-encoded."""
+    print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
+    photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []
+    photos = [p for p in photos if p.space_labels is not None]
+    images = {p.name: cv2.imread(str(p.path)) for p in photos}
+    renderer = BoardRenderer()
+    g = ctx.geometry
+    seeds = range(1) if quick else range(3)
+    boards = []
+    for seed in seeds:
+        sc = random_scene(np.random.default_rng(700 + seed), renderer.geometry, claimed=0.6)
+        truth: Truth = (
+            {r: sc.routes.get(r) for r in g.route_ids},
+            {c: sc.stations.get(c) for c in g.city_ids},
+        )
+        boards.append((renderer.render_board(sc, 2400), truth))
+    for width in SIZES:
+        tally = Tally()
+        for p in photos:
+            reading = checked(locate_and_sample(smaller(images[p.name], width), ctx), ctx)
+            score(reading, photo_truth(p, ctx), tally, f"{p.name} {width} px")
+        if photos:
+            print(f"  photos  {width:5d} px  {tally.size_row()}")
+            for n in tally.notes[:6]:
+                print(f"      silent: {n}")
+        tally = Tally()
+        for k, (board, truth) in enumerate(boards):
+            small = smaller(board, width)
+            h, w = small.shape[:2]
+            corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+            reading = checked(at_corners(small, corners, ctx), ctx)
+            score(reading, truth, tally, f"render {700 + k} {width} px")
+        print(f"  renders {width:5d} px  {tally.size_row()}")
+        for n in tally.notes[:6]:
+            print(f"      silent: {n}")
+
+
 def photo_section(ctx: ReadContext) -> None:
     photos = labelled_photos(PHOTOS, ctx)
     images = {p.name: cv2.imread(str(p.path)) for p in photos}
-    g = ctx.geometry
 
     def truth(p: Any) -> Truth:
-        routes: dict[str, Any] = {}
-        if p.space_labels is not None:
-            for rid, sl in ctx.route_slices.items():
-                t = p.space_labels[sl]
-                routes[rid] = t[0] if len(set(t)) == 1 else UNKNOWN
-        st = dict(zip(g.city_ids, p.station_labels, strict=True)) if p.station_labels else {}
-        return routes, st
+        return photo_truth(p, ctx)
 
     def located(image: np.ndarray) -> Any:
-        store: dict[int, Any] = {}
-        loc = locate_board(image, context=ctx, store=store)
-        return take_samples(image, loc.homography, ctx, store=store, offsets=loc.offsets)
+        return locate_and_sample(image, ctx)
 
     print("== shared photos ==")
     tally = Tally()
@@ -440,11 +521,15 @@ def main() -> int:
     cv2.setNumThreads(1)
     quick = "--quick" in sys.argv
     ctx = make_context()
+    if "--sizes" in sys.argv:  # only the smaller-picture section
+        size_section(ctx, quick)
+        return 0
     if PHOTOS.is_dir():
         photo_section(ctx)
     else:
         print(f"shared photos skipped: {PHOTOS} is absent")
     render_section(ctx, quick)
+    size_section(ctx, quick)
     speed_section(ctx)
     return 0
 
