@@ -61,7 +61,8 @@ from companion.vision.geometry import load_geometry  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
 from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
-from companion.vision.types import PLAYER_COLORS, BoardReading  # noqa: E402
+from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError  # noqa: E402
+from tools.print_copies import COPIES, copy_config  # noqa: E402
 from tools.read_tune import (  # noqa: E402
     UNKNOWN,
     fit_space_model,
@@ -265,6 +266,56 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
         print(f"  renders {width:5d} px  {tally.size_row()}")
         for n in tally.notes[:6]:
             print(f"      silent: {n}")
+
+
+def copies_section(ctx: ReadContext, quick: bool) -> None:
+    """Other printed copies of the board (``tools/print_copies.py``: inks paler, warmer, more
+    saturated...; held out, nothing is fitted on them), read at their true corners: empty boards
+    top-down and at an angle (1080p), and random games top-down; whether locating finds them."""
+    print("\n== other printed copies of the board (rendered, held out) ==")
+    g = ctx.geometry
+    seeds = range(1) if quick else range(2)
+    empty_truth: Truth = ({r: None for r in g.route_ids}, {c: None for c in g.city_ids})
+    for name in COPIES:
+        renderer = BoardRenderer(config=copy_config(name))
+        empty, games = Tally(), Tally()
+        found = tried = 0
+        for seed in seeds:
+            top = renderer.render_board(Scene(seed=seed), 2000)
+            reading = checked(at_corners(top, full_corners(top), ctx), ctx)
+            score(reading, empty_truth, empty, f"{name} empty {seed} top")
+            view = random_view(np.random.default_rng(100 + seed), (1920, 1080))
+            fr = renderer.render_frame(Scene(seed=seed), view, np.random.default_rng(seed))
+            reading = checked(at_corners(fr.image, fr.corners, ctx), ctx)
+            score(reading, empty_truth, empty, f"{name} empty {seed} angle")
+            for image in (top, fr.image):
+                tried += 1
+                try:
+                    locate_board(image, context=ctx)
+                    found += 1
+                except NoBoardError:
+                    pass
+            sc = random_scene(
+                np.random.default_rng(800 + seed), renderer.geometry, claimed=0.5, stations=6
+            )
+            board = renderer.render_board(sc, 2000)
+            truth: Truth = (
+                {r: sc.routes.get(r) for r in g.route_ids},
+                {c: sc.stations.get(c) for c in g.city_ids},
+            )
+            reading = checked(at_corners(board, full_corners(board), ctx), ctx)
+            score(reading, truth, games, f"{name} game {800 + seed}")
+        print(f"  {name:20s} empty  {empty.row()}  located {found}/{tried}")
+        for n in empty.notes[:6]:
+            print(f"      silent: {n}")
+        print(f"  {name:20s} games  {games.row()}")
+        for n in games.notes[:6]:
+            print(f"      silent: {n}")
+
+
+def full_corners(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
 
 
 def photo_section(ctx: ReadContext) -> None:
@@ -524,12 +575,16 @@ def main() -> int:
     if "--sizes" in sys.argv:  # only the smaller-picture section
         size_section(ctx, quick)
         return 0
+    if "--copies" in sys.argv:  # only the other printed copies
+        copies_section(ctx, quick)
+        return 0
     if PHOTOS.is_dir():
         photo_section(ctx)
     else:
         print(f"shared photos skipped: {PHOTOS} is absent")
     render_section(ctx, quick)
     size_section(ctx, quick)
+    copies_section(ctx, quick)
     speed_section(ctx)
     return 0
 

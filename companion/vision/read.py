@@ -83,6 +83,7 @@ def read_samples(
         lengths,
         changed=changed,
         print_distance=res.print_distance,
+        print_unsettled=res.print_unsettled,
     )
     if samples.space_px is not None:
         reading = _resolution_limits(reading, samples.space_px, spaces_lab, ctx)
