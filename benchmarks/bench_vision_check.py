@@ -16,6 +16,8 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 * with a table profile: each rendered camera first looks at the empty board (the profile), then
   at the game under the same view (and a little warmer light); the shared photos with the blank
   photo as the profile of the others. Accuracy before / after.
+* a reliability table: per set, per confidence bin, the readings (routes and stations) and the
+  share of them right (of those given at >= 0.99, at least 99 % should be);
 * speed (one thread): a 12 MP photo located, read and checked; a 1080p frame at a known place
   read and checked, on its own and as live mode reads it (a ``ReadCache`` kept across frames).
 
@@ -25,6 +27,7 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 import time
 from collections.abc import Callable
@@ -102,6 +105,30 @@ class Tally:
         return f"{self.row()}  count error max {worst:2d}  low-resolution {self.flagged}"
 
 
+# Every route and station reading scored, by set: (confidence, right). The reliability table.
+RELIABILITY: dict[str, list[tuple[float, bool]]] = {}
+CURRENT = ["shared photos"]  # the set being scored
+BINS = (0.0, 0.5, 0.9, 0.99, 1.01)
+
+
+def reliability_table() -> None:
+    """Per set, per confidence bin: readings and the share right (calibration: of the readings
+    given at >= 0.99, at least 99 % should be right)."""
+    print("\n== reliability (routes and stations; per confidence bin: readings, % right) ==")
+    bins = list(itertools.pairwise(BINS))
+    head = "  ".join(f"[{a:.2f},{min(b, 1.0):.2f}{']' if b > 1 else ')'}" for a, b in bins)
+    print(f"  {'set':34s} {head}")
+    for name, rows in RELIABILITY.items():
+        conf = np.array([c for c, _ in rows])
+        right = np.array([r for _, r in rows])
+        cells = []
+        for a, b in bins:
+            sel = (conf >= a) & (conf < b)
+            n = int(sel.sum())
+            cells.append(f"{n:5d} {100.0 * right[sel].mean():6.2f}%" if n else f"{n:5d}    -   ")
+        print(f"  {name:34s} " + "  ".join(cells))
+
+
 # The last picture read (its samples, context and classifier result): ``score`` explains the
 # silent errors from it.
 LAST: dict[str, Any] = {}
@@ -172,6 +199,13 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
             wrong.append(r)
     wrong += [c for c, t in stations.items() if t != UNKNOWN and reading.stations[c] != t]
     tally.counts.append(count_error(reading, routes))
+    rel = RELIABILITY.setdefault(CURRENT[0], [])
+    for r, t in routes.items():
+        if t != UNKNOWN:
+            rel.append((reading.confidence.get(r, 0.0), reading.routes[r] == t))
+    for c, t in stations.items():
+        if t != UNKNOWN:
+            rel.append((reading.confidence.get(c, 0.0), reading.stations[c] == t))
     tally.flagged += any(p["code"] == "low-resolution" for p in reading.problems)
     silent = [x for x in wrong if x not in reading.check]
     tally.wrong += len(wrong)
@@ -233,6 +267,7 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
     """Smaller pictures: the shared photos (located) and rendered games (read at their true
     corners, another set) scaled to whole boards 500-1,300 px wide and re-encoded."""
     print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
+    CURRENT[0] = "smaller pictures (photos, renders)"
     photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []
     photos = [p for p in photos if p.space_labels is not None]
     images = {p.name: cv2.imread(str(p.path)) for p in photos}
@@ -273,6 +308,7 @@ def copies_section(ctx: ReadContext, quick: bool) -> None:
     saturated...; held out, nothing is fitted on them), read at their true corners: empty boards
     top-down and at an angle (1080p), and random games top-down; whether locating finds them."""
     print("\n== other printed copies of the board (rendered, held out) ==")
+    CURRENT[0] = "other printed copies (rendered)"
     g = ctx.geometry
     seeds = range(1) if quick else range(2)
     empty_truth: Truth = ({r: None for r in g.route_ids}, {c: None for c in g.city_ids})
@@ -329,6 +365,7 @@ def photo_section(ctx: ReadContext) -> None:
         return locate_and_sample(image, ctx)
 
     print("== shared photos ==")
+    CURRENT[0] = "shared photos"
     tally = Tally()
     samples = {}
     for p in photos:
@@ -339,6 +376,7 @@ def photo_section(ctx: ReadContext) -> None:
     for n in tally.notes:
         print(f"      silent: {n}")
     tally = Tally()
+    CURRENT[0] = "shared photos, leave-one-photo-out"
     fit_samples = {p.name: photo_samples(images[p.name], ctx) for p in photos}
     feats = {n: photo_features(s, ctx) for n, s in fit_samples.items()}
     for p in photos:
@@ -354,6 +392,7 @@ def photo_section(ctx: ReadContext) -> None:
     for n in tally.notes:
         print(f"      silent: {n}")
     tally = Tally()
+    CURRENT[0] = "shared photos, 8 camera variations"
     for vn in (
         "warm light",
         "cool light",
@@ -373,6 +412,7 @@ def photo_section(ctx: ReadContext) -> None:
     blank = next(p for p in photos if "blank" in p.name)
     profile = TableProfile.from_empty("shared-photos", features(samples[blank.name], ctx))
     before, after = Tally(), Tally()
+    CURRENT[0] = "shared photos, blank as profile"
     for p in photos:
         if p is blank:
             continue
@@ -403,6 +443,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
     seeds = range(2) if quick else range(4)
     empty_truth: Truth = ({r: None for r in g.route_ids}, {c: None for c in g.city_ids})
     print("\n== rendered sets (read at the true corners) ==")
+    CURRENT[0] = "rendered sets"
     tally = Tally()
     for seed in seeds:
         view = random_view(np.random.default_rng(100 + seed), (1920, 1080))
@@ -574,9 +615,11 @@ def main() -> int:
     ctx = make_context()
     if "--sizes" in sys.argv:  # only the smaller-picture section
         size_section(ctx, quick)
+        reliability_table()
         return 0
     if "--copies" in sys.argv:  # only the other printed copies
         copies_section(ctx, quick)
+        reliability_table()
         return 0
     if PHOTOS.is_dir():
         photo_section(ctx)
@@ -585,6 +628,7 @@ def main() -> int:
     render_section(ctx, quick)
     size_section(ctx, quick)
     copies_section(ctx, quick)
+    reliability_table()
     speed_section(ctx)
     return 0
 
