@@ -116,3 +116,25 @@ def test_the_host_is_told_in_words_in_both_catalogues() -> None:
         catalogue = json.loads((root / "web/static/i18n" / f"{lang}.json").read_text("utf-8"))
         text = catalogue["photo.problem.low-resolution"]
         assert "{n}" in text and word in text
+
+
+def test_vision_read_json_carries_the_resolution_problem(
+    game: tuple[Any, np.ndarray], tmp_path: Any, capsys: Any
+) -> None:
+    """`companion vision read --json` of a board 560 px wide (framed by a table, located):
+    the problem with its figures; the routes it names are on the check list."""
+    import json
+
+    from companion.cli import main
+
+    _, board = game
+    small = resize_width(board, 560)
+    framed = cv2.copyMakeBorder(small, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 90, 120))
+    path = tmp_path / "small.jpg"
+    cv2.imwrite(str(path), framed, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert main(["vision", "read", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    low = [p for p in out["problems"] if p["code"] == "low-resolution"]
+    assert len(low) == 1 and low[0]["count"] < low[0]["needed"]
+    assert low[0]["space_px"] < 24 and low[0]["blur"] > 0
+    assert set(low[0]["ids"]) <= set(out["check"])
