@@ -16,6 +16,8 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 * with a table profile: each rendered camera first looks at the empty board (the profile), then
   at the game under the same view (and a little warmer light); the shared photos with the blank
   photo as the profile of the others. Accuracy before / after.
+* a reliability table: per set, per confidence bin, the readings (routes and stations) and the
+  share of them right (of those given at >= 0.99, at least 99 % should be);
 * speed (one thread): a 12 MP photo located, read and checked; a 1080p frame at a known place
   read and checked, on its own and as live mode reads it (a ``ReadCache`` kept across frames).
 
@@ -25,6 +27,7 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +44,7 @@ from benchmarks.results import Results, wants_write  # noqa: E402
 from companion.sim.perturb import (  # noqa: E402
     CAMERA_VARIATIONS,
     channel_gains,
+    jpeg,
     light_gradient,
     resize_width,
     saturation,
@@ -57,10 +61,12 @@ from companion.vision.classify import (  # noqa: E402
     window_penalty,
 )
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.geometry import load_geometry  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
 from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
-from companion.vision.types import PLAYER_COLORS, BoardReading  # noqa: E402
+from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError  # noqa: E402
+from tools.print_copies import COPIES, copy_config  # noqa: E402
 from tools.read_tune import (  # noqa: E402
     UNKNOWN,
     fit_space_model,
@@ -70,6 +76,8 @@ from tools.read_tune import (  # noqa: E402
 )
 
 PHOTOS = ROOT.parent / "shared" / "photos"
+LENGTHS = {rid: r.length for rid, r in load_geometry().routes.items()}
+SIZES = (500, 700, 900, 1100, 1300)  # whole-board widths of the smaller-picture section
 Truth = tuple[dict[str, Any], dict[str, Any]]
 
 
@@ -82,6 +90,8 @@ class Tally:
     routes_total: int = 0
     lists: list[int] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
+    counts: list[int] = dataclasses.field(default_factory=list)  # worst per-colour train count
+    flagged: int = 0  # pictures whose reading says it is below the needed resolution
 
     def row(self) -> str:
         lst = np.array(self.lists or [0])
@@ -90,6 +100,34 @@ class Tally:
             f"pictures {self.pictures:3d}  routes right {share:6.2f}%  wrong {self.wrong:3d}  "
             f"silent {self.silent:3d}  list median {np.median(lst):4.1f} max {lst.max():3d}"
         )
+
+    def size_row(self) -> str:
+        worst = max(self.counts or [0])
+        return f"{self.row()}  count error max {worst:2d}  low-resolution {self.flagged}"
+
+
+# Every route and station reading scored, by set: (confidence, right). The reliability table.
+RELIABILITY: dict[str, list[tuple[float, bool]]] = {}
+CURRENT = ["shared photos"]  # the set being scored
+BINS = (0.0, 0.5, 0.9, 0.99, 1.01)
+
+
+def reliability_table() -> None:
+    """Per set, per confidence bin: readings and the share right (calibration: of the readings
+    given at >= 0.99, at least 99 % should be right)."""
+    print("\n== reliability (routes and stations; per confidence bin: readings, % right) ==")
+    bins = list(itertools.pairwise(BINS))
+    head = "  ".join(f"[{a:.2f},{min(b, 1.0):.2f}{']' if b > 1 else ')'}" for a, b in bins)
+    print(f"  {'set':34s} {head}")
+    for name, rows in RELIABILITY.items():
+        conf = np.array([c for c, _ in rows])
+        right = np.array([r for _, r in rows])
+        cells = []
+        for a, b in bins:
+            sel = (conf >= a) & (conf < b)
+            n = int(sel.sum())
+            cells.append(f"{n:5d} {100.0 * right[sel].mean():6.2f}%" if n else f"{n:5d}    -   ")
+        print(f"  {name:34s} " + "  ".join(cells))
 
 
 RESULTS = Results("bench_vision_check")
@@ -175,6 +213,15 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
         else:
             wrong.append(r)
     wrong += [c for c, t in stations.items() if t != UNKNOWN and reading.stations[c] != t]
+    tally.counts.append(count_error(reading, routes))
+    rel = RELIABILITY.setdefault(CURRENT[0], [])
+    for r, t in routes.items():
+        if t != UNKNOWN:
+            rel.append((reading.confidence.get(r, 0.0), reading.routes[r] == t))
+    for c, t in stations.items():
+        if t != UNKNOWN:
+            rel.append((reading.confidence.get(c, 0.0), reading.stations[c] == t))
+    tally.flagged += any(p["code"] == "low-resolution" for p in reading.problems)
     silent = [x for x in wrong if x not in reading.check]
     tally.wrong += len(wrong)
     tally.silent += len(silent)
@@ -187,31 +234,153 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
         tally.notes.append(note + (f"\n          {why}" if why else ""))
 
 
+def count_error(reading: BoardReading, routes: dict[str, Any]) -> int:
+    """The worst per-colour train count error (routes of unknown truth left out)."""
+    lengths = LENGTHS
+    seen = dict.fromkeys(PLAYER_COLORS, 0)
+    true = dict.fromkeys(PLAYER_COLORS, 0)
+    for r, t in routes.items():
+        if t == UNKNOWN:
+            continue
+        if t is not None:
+            true[t] += lengths[r]
+        got = reading.routes.get(r)
+        if got is not None:
+            seen[got] += lengths[r]
+    return max(abs(seen[c] - true[c]) for c in PLAYER_COLORS)
+
+
 def at_corners(image: np.ndarray, corners: Any, ctx: ReadContext) -> Any:
     loc = BoardLocation.from_corners(corners, (image.shape[1], image.shape[0]))
     return take_samples(image, loc.homography, ctx)
 
 
+def photo_truth(p: Any, ctx: ReadContext) -> Truth:
+    """A labelled shared photo's truth: routes whose spaces agree, and stations."""
+    routes: dict[str, Any] = {}
+    if p.space_labels is not None:
+        for rid, sl in ctx.route_slices.items():
+            t = p.space_labels[sl]
+            routes[rid] = t[0] if len(set(t)) == 1 else UNKNOWN
+    g = ctx.geometry
+    st = dict(zip(g.city_ids, p.station_labels, strict=True)) if p.station_labels else {}
+    return routes, st
+
+
+def locate_and_sample(image: np.ndarray, ctx: ReadContext) -> Any:
+    store: dict[int, Any] = {}
+    loc = locate_board(image, context=ctx, store=store)
+    return take_samples(image, loc.homography, ctx, store=store, offsets=loc.offsets)
+
+
+def smaller(image: np.ndarray, width: int) -> np.ndarray:
+    """As a phone or a messenger would give it: scaled down (area), re-encoded (JPEG 85)."""
+    return jpeg(resize_width(image, width), 85)
+
+
+def size_section(ctx: ReadContext, quick: bool) -> None:
+    """Smaller pictures: the shared photos (located) and rendered games (read at their true
+    corners, another set) scaled to whole boards 500-1,300 px wide and re-encoded."""
+    print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
+    CURRENT[0] = "smaller pictures (photos, renders)"
+    photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []
+    photos = [p for p in photos if p.space_labels is not None]
+    images = {p.name: cv2.imread(str(p.path)) for p in photos}
+    renderer = BoardRenderer()
+    g = ctx.geometry
+    seeds = range(1) if quick else range(3)
+    boards = []
+    for seed in seeds:
+        sc = random_scene(np.random.default_rng(700 + seed), renderer.geometry, claimed=0.6)
+        truth: Truth = (
+            {r: sc.routes.get(r) for r in g.route_ids},
+            {c: sc.stations.get(c) for c in g.city_ids},
+        )
+        boards.append((renderer.render_board(sc, 2400), truth))
+    for width in SIZES:
+        tally = Tally()
+        for p in photos:
+            reading = checked(locate_and_sample(smaller(images[p.name], width), ctx), ctx)
+            score(reading, photo_truth(p, ctx), tally, f"{p.name} {width} px")
+        if photos:
+            print(f"  photos  {width:5d} px  {tally.size_row()}")
+            for n in tally.notes[:6]:
+                print(f"      silent: {n}")
+        tally = Tally()
+        for k, (board, truth) in enumerate(boards):
+            small = smaller(board, width)
+            h, w = small.shape[:2]
+            corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+            reading = checked(at_corners(small, corners, ctx), ctx)
+            score(reading, truth, tally, f"render {700 + k} {width} px")
+        print(f"  renders {width:5d} px  {tally.size_row()}")
+        for n in tally.notes[:6]:
+            print(f"      silent: {n}")
+
+
+def copies_section(ctx: ReadContext, quick: bool) -> None:
+    """Other printed copies of the board (``tools/print_copies.py``: inks paler, warmer, more
+    saturated...; held out, nothing is fitted on them), read at their true corners: empty boards
+    top-down and at an angle (1080p), and random games top-down; whether locating finds them."""
+    print("\n== other printed copies of the board (rendered, held out) ==")
+    CURRENT[0] = "other printed copies (rendered)"
+    g = ctx.geometry
+    seeds = range(1) if quick else range(2)
+    empty_truth: Truth = ({r: None for r in g.route_ids}, {c: None for c in g.city_ids})
+    for name in COPIES:
+        renderer = BoardRenderer(config=copy_config(name))
+        empty, games = Tally(), Tally()
+        found = tried = 0
+        for seed in seeds:
+            top = renderer.render_board(Scene(seed=seed), 2000)
+            reading = checked(at_corners(top, full_corners(top), ctx), ctx)
+            score(reading, empty_truth, empty, f"{name} empty {seed} top")
+            view = random_view(np.random.default_rng(100 + seed), (1920, 1080))
+            fr = renderer.render_frame(Scene(seed=seed), view, np.random.default_rng(seed))
+            reading = checked(at_corners(fr.image, fr.corners, ctx), ctx)
+            score(reading, empty_truth, empty, f"{name} empty {seed} angle")
+            for image in (top, fr.image):
+                tried += 1
+                try:
+                    locate_board(image, context=ctx)
+                    found += 1
+                except NoBoardError:
+                    pass
+            sc = random_scene(
+                np.random.default_rng(800 + seed), renderer.geometry, claimed=0.5, stations=6
+            )
+            board = renderer.render_board(sc, 2000)
+            truth: Truth = (
+                {r: sc.routes.get(r) for r in g.route_ids},
+                {c: sc.stations.get(c) for c in g.city_ids},
+            )
+            reading = checked(at_corners(board, full_corners(board), ctx), ctx)
+            score(reading, truth, games, f"{name} game {800 + seed}")
+        print(f"  {name:20s} empty  {empty.row()}  located {found}/{tried}")
+        for n in empty.notes[:6]:
+            print(f"      silent: {n}")
+        print(f"  {name:20s} games  {games.row()}")
+        for n in games.notes[:6]:
+            print(f"      silent: {n}")
+
+
+def full_corners(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+
+
 def photo_section(ctx: ReadContext) -> None:
     photos = labelled_photos(PHOTOS, ctx)
     images = {p.name: cv2.imread(str(p.path)) for p in photos}
-    g = ctx.geometry
 
     def truth(p: Any) -> Truth:
-        routes: dict[str, Any] = {}
-        if p.space_labels is not None:
-            for rid, sl in ctx.route_slices.items():
-                t = p.space_labels[sl]
-                routes[rid] = t[0] if len(set(t)) == 1 else UNKNOWN
-        st = dict(zip(g.city_ids, p.station_labels, strict=True)) if p.station_labels else {}
-        return routes, st
+        return photo_truth(p, ctx)
 
     def located(image: np.ndarray) -> Any:
-        store: dict[int, Any] = {}
-        loc = locate_board(image, context=ctx, store=store)
-        return take_samples(image, loc.homography, ctx, store=store, offsets=loc.offsets)
+        return locate_and_sample(image, ctx)
 
     print("== shared photos ==")
+    CURRENT[0] = "shared photos"
     tally = Tally()
     samples = {}
     for p in photos:
@@ -223,6 +392,7 @@ def photo_section(ctx: ReadContext) -> None:
     for n in tally.notes:
         print(f"      silent: {n}")
     tally = Tally()
+    CURRENT[0] = "shared photos, leave-one-photo-out"
     fit_samples = {p.name: photo_samples(images[p.name], ctx) for p in photos}
     feats = {n: photo_features(s, ctx) for n, s in fit_samples.items()}
     for p in photos:
@@ -239,6 +409,7 @@ def photo_section(ctx: ReadContext) -> None:
     for n in tally.notes:
         print(f"      silent: {n}")
     tally = Tally()
+    CURRENT[0] = "shared photos, 8 camera variations"
     for vn in (
         "warm light",
         "cool light",
@@ -259,6 +430,7 @@ def photo_section(ctx: ReadContext) -> None:
     blank = next(p for p in photos if "blank" in p.name)
     profile = TableProfile.from_empty("shared-photos", features(samples[blank.name], ctx))
     before, after = Tally(), Tally()
+    CURRENT[0] = "shared photos, blank as profile"
     for p in photos:
         if p is blank:
             continue
@@ -291,6 +463,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
     seeds = range(2) if quick else range(4)
     empty_truth: Truth = ({r: None for r in g.route_ids}, {c: None for c in g.city_ids})
     print("\n== rendered sets (read at the true corners) ==")
+    CURRENT[0] = "rendered sets"
     tally = Tally()
     for seed in seeds:
         view = random_view(np.random.default_rng(100 + seed), (1920, 1080))
@@ -465,11 +638,22 @@ def main() -> int:
     quick = "--quick" in sys.argv
     RESULTS.write = wants_write(sys.argv)
     ctx = make_context()
+    if "--sizes" in sys.argv:  # only the smaller-picture section
+        size_section(ctx, quick)
+        reliability_table()
+        return 0
+    if "--copies" in sys.argv:  # only the other printed copies
+        copies_section(ctx, quick)
+        reliability_table()
+        return 0
     if PHOTOS.is_dir():
         photo_section(ctx)
     else:
         print(f"shared photos skipped: {PHOTOS} is absent")
     render_section(ctx, quick)
+    size_section(ctx, quick)
+    copies_section(ctx, quick)
+    reliability_table()
     speed_section(ctx)
     RESULTS.save()
     return 0

@@ -6,6 +6,10 @@ Cases (seeded, built in memory):
 * ``angle0..2``: an uncropped 12 MP photo (4000x3000) with the board at an angle on a table
   (a shared photo warped onto a drawn table), located + read + checked (``read_board``);
 * ``cropped``: a shared photo scaled to 12 MP (4032x3024), located + read + checked;
+* ``jpeg-angle``, ``jpeg``: end to end from a phone's JPEG bytes (quality 90) of ``angle0``'s
+  frame and of ``cropped``'s photo: decoded at the size the board needs (``decode.py``,
+  libjpeg's scaled decoding), located, read and checked; ``-full``: the same decoded at full
+  size (as before); ``-decode``: the reduced decoding alone;
 * ``live``, ``live+profile``: a rendered 1080p frame at a known place as live mode reads it
   (a ``ReadCache`` kept across frames, every frame read in full, fresh sensor noise), without
   and with a table profile (learnt from a render of the empty board under the same view);
@@ -49,6 +53,7 @@ from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
 from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.decode import decode_photo  # noqa: E402
 from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
 from companion.vision.profile import TableProfile  # noqa: E402
 from companion.vision.read import ReadCache, read_board  # noqa: E402
@@ -67,6 +72,14 @@ def angled_frames(photos: list[np.ndarray], n: int, seed: int, spread: float) ->
         c = np.roll(c, -int(rng.integers(0, 4)), axis=0)
         out.append((warp_onto(photos[trial % len(photos)], c, (4000, 3000), rng), c))
     return out
+
+
+def jpeg_bytes(image: np.ndarray) -> bytes:
+    """A phone's JPEG of ``image`` (quality 90)."""
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return bytes(buf.tobytes())
 
 
 def features(samples: Any, ctx: ReadContext) -> Any:
@@ -108,12 +121,21 @@ def cases(ctx: ReadContext, names: list[str]) -> dict[str, Callable[[], Any]]:
     """The timed calls, by name (only those asked for are built)."""
     out: dict[str, Callable[[], Any]] = {}
     photos = shared_photos()
-    if photos and any(n.startswith(("angle", "cropped")) for n in names):
+    if photos and any(n.startswith(("angle", "cropped", "jpeg")) for n in names):
         imgs = [img for _, img in photos]
         for i, (frame, _) in enumerate(angled_frames(imgs, 3, 7, 200.0)):
             out[f"angle{i}"] = lambda f=frame: read_board(f, context=ctx)
         big = cv2.resize(imgs[-1], (4032, 3024), interpolation=cv2.INTER_LINEAR)
         out["cropped"] = lambda: read_board(big, context=ctx)
+        # End to end, as photo mode and `vision read` take a phone photo: the JPEG's bytes
+        # decoded (at the size the board needs, or in full as before), located, read, checked.
+        for name, image in (("jpeg-angle", angled_frames(imgs, 1, 7, 200.0)[0][0]), ("jpeg", big)):
+            data = jpeg_bytes(image)
+            out[name] = lambda d=data: read_board(decode_photo(d).image, context=ctx)
+            out[name + "-full"] = lambda d=data: read_board(
+                decode_photo(d, full=True).image, context=ctx
+            )
+            out[name + "-decode"] = lambda d=data: decode_photo(d)
     if any(n.startswith(("live", "first", "located")) for n in names):
         noisy, loc, profile = live_frames(9, ctx)
         found = locate_board(noisy[0], context=ctx)
@@ -147,6 +169,12 @@ ALL = [
     "angle1",
     "angle2",
     "cropped",
+    "jpeg-angle",
+    "jpeg-angle-full",
+    "jpeg-angle-decode",
+    "jpeg",
+    "jpeg-full",
+    "jpeg-decode",
     "live",
     "live+profile",
     "located",

@@ -27,6 +27,22 @@ def _imread(path: str) -> Any:
     return image
 
 
+def _read_photo(path: str, ctx: Any) -> Any:
+    """A photo decoded at the size the board needs and read (``vision.decode.read_photo``)."""
+    from companion.cli import CommandError
+    from companion.vision.decode import NotAnImage, read_photo
+
+    p = Path(path)
+    if not p.is_file():
+        raise CommandError(f"no such image file: {path}")
+    try:
+        return read_photo(p.read_bytes(), context=ctx)
+    except NotAnImage:
+        raise CommandError(f"cannot read {path} as an image (JPEG or PNG expected)") from None
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+
+
 def _parse_corners(text: str) -> np.ndarray:
     from companion.cli import CommandError
 
@@ -68,17 +84,21 @@ def read_main(args: argparse.Namespace) -> int:
     from companion.vision.read import read_board
     from companion.vision.types import NoBoardError
 
-    image = _imread(args.image)
+    # a photo is decoded at the size the board needs; with a calibration, at its own size
+    image = _imread(args.image) if getattr(args, "calibration", None) else None
     ctx = make_context()
     location = None
-    if getattr(args, "calibration", None):
+    if image is not None:
         try:
             cal = calib.load(Path(args.calibration))
         except calib.CalibrationError as exc:
             raise CommandError(str(exc)) from None
         location = cal.location((image.shape[1], image.shape[0]))
     try:
-        reading = read_board(image, location=location, context=ctx)
+        if image is None:
+            reading = _read_photo(args.image, ctx)
+        else:
+            reading = read_board(image, location=location, context=ctx)
     except NoBoardError as exc:
         raise CommandError(f"{args.image}: {exc}") from None
     if args.json:

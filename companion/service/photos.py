@@ -147,15 +147,13 @@ class Photos:
 
 def read_photo_bytes(data: bytes) -> dict[str, Any]:
     """Decode an uploaded image and read the board (ValueError with a sentence if not)."""
-    import cv2
-    import numpy as np
+    from companion.vision.decode import NotAnImage, read_photo
 
-    from companion.vision.read import read_board
-
-    image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError("the upload is not a JPEG or PNG image")
-    return reading_json(read_board(np.asarray(image, dtype=np.uint8)))
+    try:  # decoded at the size the board needs (libjpeg's scaled decoding)
+        reading = read_photo(data)
+    except NotAnImage:
+        raise ValueError("the upload is not a JPEG or PNG image") from None
+    return reading_json(reading)
 
 
 def reading_json(reading: Any) -> dict[str, Any]:

@@ -21,9 +21,14 @@ Pure array functions; the colours are indexed in ``types.PLAYER_COLORS`` order.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
+from companion.data import load_json
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -100,3 +105,99 @@ def plastic_offsets(
     share = prior_weight / (prior_weight + trains_seen)
     out[:, cols] = printed_shift[:, cols] * share[:, None]
     return out
+
+
+@cache
+def print_estimate_config() -> dict[str, float]:
+    """``space_model.adapt.print_estimate`` of ``data/vision.json``."""
+    cfg = load_json("vision.json")["space_model"]["adapt"]["print_estimate"]
+    return {k: float(v) for k, v in cfg.items() if k != "note"}
+
+
+def print_estimate(
+    printed: FloatArray,
+    index: IntArray,
+    names: list[str],
+    prior: dict[str, FloatArray],
+    plastic: dict[str, FloatArray],
+    scale: FloatArray,
+    cfg: dict[str, float] | None = None,
+) -> tuple[dict[str, FloatArray], frozenset[str]]:
+    """The print of the copy in front of the camera, from the picture itself, and the printed
+    colours whose print this picture does not settle.
+
+    ``printed``: every space's core (L, a, b, L spread) as ``classify.space_features`` measures
+    it; ``index``: each space's printed colour in ``names``. Most spaces of a board are free
+    for most of a game, and trains on a printed colour come in five colours that scatter while
+    its print is one cluster. Per printed colour: the densest cluster of its spaces (the most
+    spaces within ``radius``, squared scaled distance in L, a, b, of one of them), when it
+    holds at least ``min_share`` of them and ``min_spaces``, and is nearer the fitted print
+    than any plastic (a cluster of trains is not a print) or, nearer only the plastic of its
+    own colour, holds ``high_share`` of them, gives the print's look when it lies further than
+    ``radius`` from the fitted print: its mean, drawn towards ``prior`` as ``prior_weight``
+    spaces would (nearer, the fitted print stays and adaptation moves it as before). A colour
+    with no such cluster keeps ``prior`` and is unsettled unless ``min_spaces`` of its spaces
+    lie near that (late in a game few are free, but those show the known print) and some
+    other print was found further than ``copy_radius`` from the fitted one (another copy: the
+    fitted print tells nothing of it); a print found as near its own plastic as the fitted
+    print is unsettled too (trains on it, or hidden, cannot be told from it)."""
+    c = cfg if cfg is not None else print_estimate_config()
+    out = dict(prior)
+    unsettled: set[str] = set()
+    moved = False  # a print found unlike the fitted one: another copy of the board
+    s = np.asarray(scale, dtype=np.float64)[:3]
+    r = c["radius"]
+    colours = [p for p in PLAYER_COLORS if p in plastic]
+    plastics = np.stack([plastic[p][:3] for p in colours])
+    for i, name in enumerate(names):
+        if name not in prior:
+            continue
+        rows = printed[index == i]
+        n = len(rows)
+        need = max(c["min_spaces"], c["min_share"] * n)
+        z = rows[:, :3] / s
+        near_prior = int((((z - prior[name][:3] / s) ** 2).sum(axis=1) <= r).sum())
+        if n < c["min_spaces"]:
+            continue
+        d = ((z[:, None, :] - z[None, :, :]) ** 2).sum(axis=2)
+        counts = (d <= r).sum(axis=1)
+        centre = int(np.argmax(counts))
+        members = rows[d[centre] <= r]
+        if len(members) < need:
+            if near_prior < c["min_spaces"]:
+                unsettled.add(name)
+            continue
+        mean = members.mean(axis=0)
+        to_print = float((((mean[:3] - prior[name][:3]) / s) ** 2).sum())
+        to_plastic = ((mean[:3] / s - plastics / s) ** 2).sum(axis=1)
+        own = np.array([p == name for p in colours])
+        far = to_print > r
+        other_trains = far and bool((to_plastic[~own] <= to_print).any())
+        own_trains = far and bool((to_plastic[own] <= to_print).any())
+        if other_trains or (own_trains and len(members) < c["high_share"] * n):
+            # a cluster as near a plastic as the print: trains (another colour's, or its own
+            # on too few spaces to be its print): this picture cannot tell
+            if near_prior < c["min_spaces"]:
+                unsettled.add(name)
+            continue
+        if own_trains:  # most of the colour's spaces: its print, but as near as its trains
+            unsettled.add(name)
+        if not far:  # the fitted print explains it: adaptation does the rest, as before
+            continue
+        moved = moved or to_print > c["copy_radius"]
+        k = c["prior_weight"]
+        out[name] = np.asarray((len(members) * mean + k * prior[name]) / (len(members) + k))
+    if not moved:  # every print seen is the fitted one: so are those too covered to be seen
+        return out, frozenset()
+    return out, frozenset(unsettled)
+
+
+def with_print_estimate(
+    model: Any, printed: FloatArray, names: list[str], index: IntArray
+) -> tuple[Any, frozenset[str]]:
+    """``model`` (a ``classify.SpaceModel``) with this picture's print (``print_estimate``)
+    and the printed colours the picture cannot settle."""
+    est, unsettled = print_estimate(
+        printed, index, names, model.printed, model.plastic, model.scale
+    )
+    return replace(model, printed=est), unsettled

@@ -228,6 +228,7 @@ def assess(
     config: CheckConfig | None = None,
     changed: FloatArray | None = None,
     print_distance: FloatArray | None = None,
+    print_unsettled: frozenset[str] = frozenset(),
 ) -> BoardReading:
     """The reading as seen, with its check list and problems.
 
@@ -235,7 +236,9 @@ def assess(
     ``reading``: what the classifier decided (its stations and their confidence are kept);
     ``changed``: with a table profile, every space's distance from its empty look;
     ``print_distance``: every space's distance to its print (``SpaceResult.print_distance``):
-    a route read free that its print does not explain either is listed."""
+    a route read free that its print does not explain either is listed;
+    ``print_unsettled``: printed colours whose print this picture did not show
+    (``adapt.print_estimate``): every claim on them is listed."""
     cfg = config or CheckConfig.load()
     lsm = log_softmax(scores)  # (n_spaces, 6)
     lp = np.asarray(route_log_prob_matrix(lsm, info, model.route_temperature), dtype=np.float64)
@@ -286,6 +289,7 @@ def assess(
             or (look_alike and weak[k])
             or (c is None and hidden and not profiled)
             or (c is None and unexplained_l[k])
+            or (c is not None and printed in print_unsettled)
         ):
             check.add(rid)
     for a, b in info.lane_pairs:

@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.adapt import plastic_offsets, same_colour_terms
+from companion.vision.adapt import plastic_offsets, same_colour_terms, with_print_estimate
 from companion.vision.integral import rect_sums, window_corners, window_sums
 from companion.vision.tone import tone_table as tone_table  # (moved to tone.py; old path kept)
 from companion.vision.tone import white_balance_gains as white_balance_gains
@@ -661,6 +661,7 @@ class SpaceResult:
     # (n_spaces,) every space's squared capped distance to its route's printed colour (as
     # adapted): how well "free" explains it, whatever the other hypotheses score
     print_distance: FloatArray | None = None
+    print_unsettled: frozenset[str] = frozenset()  # printed colours this picture cannot settle
 
 
 def _adapt(
@@ -671,10 +672,12 @@ def _adapt(
     choice: npt.NDArray[np.int64],
     conf: FloatArray,
     best: npt.NDArray[np.int64],
+    fitted: dict[str, FloatArray] | None = None,
 ) -> SpaceModel:
     """Re-estimate the class means from the routes read with confidence, shrunk to the prior.
 
-    ``choice`` and ``conf`` per route (in ``info.route_ids`` order)."""
+    ``choice`` and ``conf`` per route (in ``info.route_ids`` order); the plastic moves with its
+    print's shift from ``fitted`` (default the prior's print)."""
     k = prior.em_prior_weight
     sure = conf[info.space_route] >= prior.em_confidence  # per space
     j = choice[info.space_route]  # per space: hypothesis of its route
@@ -710,12 +713,10 @@ def _adapt(
             printed[c] = mu
         else:
             printed[c] = np.asarray((psums[i] + k * mu) / (pcounts[i] + k), dtype=np.float64)
-    shift = np.stack(
-        [
-            printed[c] - prior.printed[c] if c in printed else np.zeros_like(prior.plastic[c])
-            for c in PLAYER_COLORS
-        ]
-    )
+    base = prior.printed if fitted is None else fitted  # the shift as the fitted print shrinks
+    moved = {c: (psums[pos[c]] + k * base[c]) / (pcounts[pos[c]] + k) for c in base if c in pos}
+    zero = np.zeros_like(prior.plastic["blue"])
+    shift = np.stack([moved[c] - base[c] if c in moved else zero for c in PLAYER_COLORS])
     offset = plastic_offsets(shift, counts, k, prior.shift_channels)
     offset[[c in prior.camera_plastic for c in PLAYER_COLORS]] = 0.0
     # The same-colour terms: trains read with confidence, and free spaces printed in a player
@@ -756,6 +757,9 @@ def classify_spaces(
     and ``rounds`` of adaptation (default ``model.em_rounds``; 0 when ``adapt`` is false)."""
     penalty = window_penalty(model, windows, info.lane_side)
     cues = clip_cues(feats.cues, model)
+    fitted, unsettled = model.printed, frozenset[str]()
+    if start is None and adapt:  # the print of this copy, from the picture (adapt.py)
+        model, unsettled = with_print_estimate(model, feats.printed, *info.printed_index)
     current = start if start is not None else model
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     scaled: dict[bytes, Any] = {}  # the windows scaled once for every round
@@ -769,7 +773,7 @@ def classify_spaces(
         if left == 0:
             break
         left -= 1
-        current = _adapt(feats, info, model, current, choice, conf, best)
+        current = _adapt(feats, info, model, current, choice, conf, best, fitted)
     owners = [HYPOTHESES[c] for c in choice.tolist()]
     owner = dict(zip(info.route_ids, owners, strict=True))
     labels: list[str | None] = [owners[r] for r in info.space_route.tolist()]
@@ -780,6 +784,7 @@ def classify_spaces(
         space_labels=labels,
         model=current,
         print_distance=np.asarray(dist[:, 0], dtype=np.float64),
+        print_unsettled=unsettled,
     )
 
 

@@ -241,6 +241,7 @@ class Samples:
     spaces_lab: U8Array | None = None  # the same as OpenCV 8-bit Lab (when asked for)
     cities_lab: U8Array | None = None
     raw: U8Array | None = None  # spaces then cities (n_px, 3) BGR before white balance
+    space_px: float | None = None  # median train space length in picture pixels, when known
 
 
 def sampling_maps(image: U8Array, h: FloatArray, grids: SampleGrids) -> tuple[int, SampleMaps]:
@@ -267,7 +268,12 @@ def sample_raw(
 
 
 def balance_samples(
-    raw: RawSamples, ctx: ReadContext, *, lab: bool = True, light: LightFix | None = None
+    raw: RawSamples,
+    ctx: ReadContext,
+    *,
+    lab: bool = True,
+    light: LightFix | None = None,
+    space_px: float | None = None,
 ) -> Samples:
     """Tone-map raw samples on the board's paper (and convert them to 8-bit Lab); a board lit
     unevenly is first evened out: by ``light`` (a ``light.LightFix`` measured on an earlier
@@ -282,7 +288,7 @@ def balance_samples(
     spaces = body[:k].reshape(*raw.spaces_shape, 3)
     cities = body[k:].reshape(*raw.cities_shape, 3)
     if not lab:
-        return Samples(spaces=spaces, cities=cities, tone=tone, raw=raw.body)
+        return Samples(spaces=spaces, cities=cities, tone=tone, raw=raw.body, space_px=space_px)
     body_lab = lab8(body)
     return Samples(
         spaces=spaces,
@@ -291,6 +297,7 @@ def balance_samples(
         spaces_lab=body_lab[:k].reshape(*raw.spaces_shape, 3),
         cities_lab=body_lab[k:].reshape(*raw.cities_shape, 3),
         raw=raw.body,
+        space_px=space_px,
     )
 
 
@@ -310,7 +317,14 @@ def take_samples(
     8-bit Lab (one conversion); ``maps`` from ``sampling_maps``; ``offsets`` (a
     ``register.LocalOffsets``) moves each space and city of the reading grids first."""
     grids = reading_grids(ctx, offsets) if grids is None else grids
-    return balance_samples(sample_raw(image, h, ctx, grids, maps, store), ctx, lab=lab)
+    raw = sample_raw(image, h, ctx, grids, maps, store)
+    return balance_samples(raw, ctx, lab=lab, space_px=space_length_px(h, grids))
+
+
+def space_length_px(h: FloatArray, grids: SampleGrids) -> float:
+    """Median length of a train space in picture pixels under ``h`` (the patches are laid over
+    1.5 space lengths)."""
+    return float(patch_px(h, grids) * (grids.spaces.shape[2] - 1) / 1.5)
 
 
 def reading_grids(ctx: ReadContext, offsets: Any = None) -> SampleGrids:

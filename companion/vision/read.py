@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -24,10 +24,13 @@ from companion.vision.context import (
     default_context,
     reading_grids,
     sampling_maps,
+    space_length_px,
 )
 from companion.vision.light import LightFix, measure, still_fits
 from companion.vision.locate import locate_board
 from companion.vision.read_stations import classify_stations_lab8
+from companion.vision.resolution import low_resolution_problem, unsettled
+from companion.vision.resolution import measure as measure_resolution
 from companion.vision.sample import (
     Region,
     SampleGrids,
@@ -80,8 +83,30 @@ def read_samples(
         lengths,
         changed=changed,
         print_distance=res.print_distance,
+        print_unsettled=res.print_unsettled,
     )
+    if samples.space_px is not None:
+        reading = _resolution_limits(reading, samples.space_px, spaces_lab, ctx)
     return reading, res
+
+
+def _resolution_limits(
+    reading: BoardReading, space_px: float, spaces_lab: U8Array, ctx: ReadContext
+) -> BoardReading:
+    """A reading of a picture below what the reader needs says so, and lists every route whose
+    colour that picture cannot settle (``resolution.py``)."""
+    res = measure_resolution(space_px, spaces_lab[..., 0], int(spaces_lab.shape[2]))
+    if not res.too_low():
+        return reading
+    g = ctx.geometry
+    ids = unsettled(reading.routes, {rid: g.routes[rid].color for rid in g.route_ids})
+    listed = set(reading.check) | set(ids)
+    order = {x: i for i, x in enumerate([*g.route_ids, *g.city_ids])}
+    return replace(
+        reading,
+        check=sorted(listed, key=lambda x: order.get(x, len(order))),
+        problems=[*reading.problems, low_resolution_problem(res, ids)],
+    )
 
 
 def read_board(
@@ -112,7 +137,8 @@ def read_board(
     grids = reading_grids(ctx, getattr(location, "offsets", None))
     k, maps = sampling_maps(image_bgr, h, grids)
     raw = sample_decimated(image_bgr, k, maps, grids, store, h=h)  # as take_samples did
-    reading, _ = read_samples(balance_samples(raw, ctx), ctx, profile=profile)
+    samples = balance_samples(raw, ctx, space_px=space_length_px(h, grids))
+    reading, _ = read_samples(samples, ctx, profile=profile)
     return reading
 
 
@@ -155,6 +181,7 @@ class ReadCache:
     grids: SampleGrids | None = None  # the reading grids at this place (with its offsets)
     maps: tuple[int, SampleMaps] | None = None
     region: Region | None = None  # the part of the frame the maps reach
+    space_px: float | None = None  # train space length at this place (picture pixels)
     reference: U8Array | None = None  # raw patches of the last frame read in full
     reading: BoardReading | None = None
     model: SpaceModel | None = None
@@ -170,6 +197,7 @@ class ReadCache:
         self.grids = None
         self.maps = None
         self.region = None
+        self.space_px = None
         self.reference = None
         self.reading = None
         self.model = None
@@ -220,6 +248,7 @@ class ReadCache:
             self.grids = reading_grids(ctx, offsets)
             self.maps = sampling_maps(image, h, self.grids)
             self.region = maps_region(self.maps[1], self.maps[0], image.shape)
+            self.space_px = space_length_px(h, self.grids)
         self.frames += 1
         k, maps = self.maps
         raw = sample_decimated(image, k, maps, self.grids, region=self.region)
@@ -227,7 +256,8 @@ class ReadCache:
         if self.reading is not None and fresh and not self.changed(raw.body, ctx):
             self.reused += 1
             return _copy_reading(self.reading)
-        samples = balance_samples(raw, ctx, light=self.light_for(raw, ctx))
+        light = self.light_for(raw, ctx)
+        samples = balance_samples(raw, ctx, light=light, space_px=self.space_px)
         rounds = int(ctx.cfg["live"]["em_rounds"]) if self.model is not None else None
         reading, res = read_samples(samples, ctx, start=self.model, rounds=rounds, profile=profile)
         self.full_reads += 1
