@@ -29,9 +29,15 @@ async function claimPage(app) {
   const status = el("p", { id: "claim-status", role: "status", "aria-live": "polite" });
   const problem = el("p", { class: "problem hidden", id: "claim-problem", role: "alert" });
   const go = el("button", { type: "button", class: "primary", id: "claim-go" }, i18n.t("host.claim_go"));
+  // why this device came here from the host page (every host device was signed out)
+  const why = { "#signed-out": "notice.host.signed_out", "#rotated": "host.rotated" }[window.location.hash];
+  const note = el("p", { class: why ? "announcement" : "announcement hidden", id: "claim-note", role: "status" });
+  if (why) history.replaceState(null, "", window.location.pathname);
   let info = null;
   const show = () => {
+    if (why) note.textContent = i18n.t(why);
     if (!info) return;
+    if (info.open) problem.classList.add("hidden"); // an earlier refusal no longer holds
     status.textContent = info.open ? i18n.t("host.claim_window", { n: info.seconds_left }) : i18n.t(info.has_host ? "host.claim_has_host" : "host.claim_none");
     go.textContent = i18n.t("host.claim_go");
   };
@@ -57,7 +63,8 @@ async function claimPage(app) {
     }
   });
   box.textContent = "";
-  box.append(status, el("div", { class: "actions" }, go), problem);
+  box.append(note, status, el("div", { class: "actions" }, go), problem);
+  show();
   await refresh();
   setInterval(refresh, 2000);
   $("lang").addEventListener("click", () => setTimeout(show, 300));
@@ -100,7 +107,7 @@ async function hostDevices(app) {
       // signed out (another host device signed every host out): become host again
       if (e.status === 401 || e.status === 403) {
         clearInterval(timer);
-        window.location.assign("/host/claim");
+        window.location.assign("/host/claim#signed-out");
       }
       return;
     }
@@ -131,7 +138,7 @@ async function hostDevices(app) {
             onclick: async () => {
               try {
                 await post("/api/host/rotate", {});
-                window.location.assign("/host/claim");
+                window.location.assign("/host/claim#rotated");
               } catch (e) {
                 toast(refusal(e, app), "error");
               }
