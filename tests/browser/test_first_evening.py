@@ -52,3 +52,26 @@ def test_every_host_device_signed_out_is_told_so(server: Server, phone: Any) -> 
     aki.wait_for_selector("#claim-note:not(.hidden)")
     assert "この端末はホストではなくなりました" in aki.inner_text("#claim-note")
     assert aki.js_errors == [] and ben.js_errors == []
+
+
+def test_a_guest_on_the_table_page_sees_become_host_when_the_host_adds_a_device(
+    server: Server, phone: Any
+) -> None:
+    aki = phone("ja-JP")
+    access(server).open_window("button")
+    ready(aki, f"{server.url}/host/claim")
+    aki.click("#claim-go")
+    aki.wait_for_url(f"{server.url}/host")
+    ben = phone("ja-JP")
+    ready(ben, f"{server.url}/")  # the box has a host, no window: no tab to become host
+    assert ben.locator('nav a[data-nav="claim"]').count() == 0
+    aki.wait_for_selector("#host-add-device")
+    aki.click("#host-add-device")
+    # without reloading, the guest's page shows the way in, in its language
+    ben.wait_for_selector('nav a[data-nav="claim"]', timeout=10_000)
+    assert ben.inner_text('nav a[data-nav="claim"]') == "ホストになる"
+    ben.click('nav a[data-nav="claim"]')
+    ben.wait_for_selector("#claim-go")
+    ben.click("#claim-go")
+    ben.wait_for_url(f"{server.url}/host")
+    assert aki.js_errors == [] and ben.js_errors == []
