@@ -203,6 +203,16 @@ def status() -> Response:
     return jsonify(body)
 
 
+@bp.get("/page")
+@require("host")
+def page() -> Response:
+    """The page's address and its QR code, known even where the box does not manage its network
+    (no NetworkManager: ``GET /api/network`` is 503): the public URL, else the one asked on."""
+    url = current_app.config.get("PUBLIC_URL") or request.host_url.rstrip("/")
+    url = url.rstrip("/") + "/"
+    return jsonify({"page_url": url, "qr_svg": qr_svg(url)})
+
+
 @bp.get("/scan")
 @require("host")
 def scan() -> Response:

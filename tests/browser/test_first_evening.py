@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Server
-from .test_dashboard import ready, see
+from .test_dashboard import host_page, ready, see
 
 
 def access(server: Server) -> Any:
@@ -75,3 +75,18 @@ def test_a_guest_on_the_table_page_sees_become_host_when_the_host_adds_a_device(
     ben.click("#claim-go")
     ben.wait_for_url(f"{server.url}/host")
     assert aki.js_errors == [] and ben.js_errors == []
+
+
+def test_without_network_manager_the_host_page_still_shows_the_page_code(
+    server: Server, phone: Any, tmp_path: Any
+) -> None:
+    import cv2
+
+    host = host_page(phone, server, "ja-JP")  # the test server manages no network
+    host.wait_for_selector("#net-page-qr img")
+    assert "同じネットワーク" in host.inner_text("#net-now")
+    shot = tmp_path / "qr.png"
+    host.locator("#net-page-qr img").screenshot(path=str(shot))
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imread(str(shot)))
+    assert text == f"{server.url}/"
+    assert host.js_errors == []

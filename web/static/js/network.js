@@ -22,6 +22,7 @@ export async function setup(app) {
   let chosen = null; // a network of the scan list
   let busy = false;
   let timer = null;
+  let here = null; // GET /api/network/page, where the box does not manage its network
 
   const changeText = (c) => {
     if (!c) return "";
@@ -39,6 +40,7 @@ export async function setup(app) {
     } catch (e) {
       if (e.status === 0 && (coming || data)) lost = true;
       else message = refusalText(e, app);
+      if (e.code === "network.unavailable" && !here) here = await getJSON("/api/network/page").catch(() => null);
     }
     draw();
     clearTimeout(timer);
@@ -180,6 +182,11 @@ export async function setup(app) {
       if (coming.kind === "hotspot") box.appendChild(codes(coming.next, true));
     }
     if (message) box.appendChild(el("p", { class: "problem", id: "net-message", "aria-live": "polite" }, message));
+    if (!data && here) {
+      // not managed here: phones join the network the box is on, then scan the page's code
+      box.appendChild(el("p", { id: "net-now" }, i18n.t("net.now_unmanaged")));
+      box.appendChild(el("div", { class: "net-codes", id: "net-codes" }, qr(here.qr_svg, i18n.t("net.qr_page_alt"), "net-page-qr", i18n.t("net.qr_page_only"), [here.page_url])));
+    }
     if (!data) return;
     box.appendChild(nowLine(data));
     const more = [];
