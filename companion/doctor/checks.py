@@ -134,7 +134,11 @@ def camera_checks(
     if facts.sharpness is not None:
         out.append(
             graded(
-                "camera.sharpness", facts.sharpness, lim["sharpness"], value=round(facts.sharpness)
+                "camera.sharpness",
+                facts.sharpness,
+                lim["sharpness"],
+                value=round(facts.sharpness),
+                warn=round(float(lim["sharpness"].get("warn_below", 0.0))),  # good from here
             )
         )
     if facts.clipped is not None:

@@ -48,3 +48,18 @@ def test_a_failed_join_mentions_the_password(lang: str, word: str) -> None:
 def test_a_claimed_host_device_is_listed_by_the_page_it_came_from(lang: str) -> None:
     words = catalogue(lang)
     assert words["nav.claim"] in words["host.via_claim"]
+
+
+def test_the_focus_number_says_what_it_is_and_what_is_good() -> None:
+    import dataclasses
+
+    from companion.doctor.checks import camera_checks, settings
+    from tests.doctor.test_checks import GOOD
+
+    good_from = round(settings()["camera"]["sharpness"]["warn_below"])
+    blurred = camera_checks("sim", dataclasses.replace(GOOD, sharpness=good_from - 7.0))
+    line = next(c for c in blurred if c.id == "camera.sharpness")
+    assert line.status == "warn"
+    for lang, word in (("ja", "鮮明さ"), ("en", "sharpness")):
+        text = catalogue(lang)[line.code].format(**line.params)
+        assert f"{word} {good_from - 7}" in text and str(good_from) in text, text
