@@ -4,6 +4,7 @@ device was signed out (on the one that did it and on the others)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .conftest import Server
@@ -85,6 +86,9 @@ def test_without_network_manager_the_host_page_still_shows_the_page_code(
     host = host_page(phone, server, "ja-JP")  # the test server manages no network
     host.wait_for_selector("#net-page-qr img")
     assert "同じネットワーク" in host.inner_text("#net-now")
+    # in Japanese words only: no program's name, no address to read (the code carries it)
+    words = re.findall(r"[A-Za-z]+", host.inner_text("#network"))
+    assert words == [], words
     shot = tmp_path / "qr.png"
     host.locator("#net-page-qr img").screenshot(path=str(shot))
     text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imread(str(shot)))

@@ -183,9 +183,10 @@ export async function setup(app) {
     }
     if (message) box.appendChild(el("p", { class: "problem", id: "net-message", "aria-live": "polite" }, message));
     if (!data && here) {
-      // not managed here: phones join the network the box is on, then scan the page's code
+      // not managed here: phones join the network the box is on, then scan the page's code (its
+      // address is the one this page shows in the browser already)
       box.appendChild(el("p", { id: "net-now" }, i18n.t("net.now_unmanaged")));
-      box.appendChild(el("div", { class: "net-codes", id: "net-codes" }, qr(here.qr_svg, i18n.t("net.qr_page_alt"), "net-page-qr", i18n.t("net.qr_page_only"), [here.page_url])));
+      box.appendChild(el("div", { class: "net-codes", id: "net-codes" }, qr(here.qr_svg, i18n.t("net.qr_page_alt"), "net-page-qr", i18n.t("net.qr_page_only"), [])));
     }
     if (!data) return;
     box.appendChild(nowLine(data));
