@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"width": 360, "height": 740}
 NAMES = {"blue": "Aki", "red": "Ben", "green": "Chie"}
 # Words a Japanese page may show in Latin letters: the players' names, the language switch, the
-# rulebook's own term for locomotive cards (SLカード).
-ALLOWED = set(NAMES.values()) | {"English", "SL"}
+# rulebook's own term for locomotive cards (SLカード), and the units of a size in bytes (the
+# black box's space used: 「使用量：1 kB（上限 1.0 GB）」, as Japanese pages write them).
+ALLOWED = set(NAMES.values()) | {"English", "SL", "kB", "MB", "GB"}
 SHOTS = os.environ.get("COMPANION_SCREENSHOTS")
 
 
