@@ -43,8 +43,12 @@ def test_each_complete_action_ends_the_turn() -> None:
     assert t.current_player.color == "green" and t.ended_by == 1
     apply(t, type="build_station", player="green", city="roma", cards=["pink"])
     assert t.current_player.color == "red"
+    # drawing tickets is the turn's action: the turn ends with it, and the keep answers the deal
+    # after, out of turn (a keep is never a turn's action: see tracking.py, "Keeps answer a deal")
+    apply(t, type="draw_tickets", player="red")
+    assert t.current_player.color == "blue" and t.turn == 4 and t.ended_by == 0
     apply(t, type="keep_tickets", player="red", tickets=["amsterdam-pamplona"])
-    assert t.current_player.color == "blue" and t.turn == 4
+    assert t.current_player.color == "blue" and t.turn == 4 and "red" not in t.dealt
 
 
 def test_a_tunnel_ends_the_turn_once_settled() -> None:
