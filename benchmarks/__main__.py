@@ -24,9 +24,10 @@ def main(argv: list[str]) -> int:
         print(f"\n=== {script.stem} ===", flush=True)
         args = [sys.executable, str(script)]
         text = script.read_text(encoding="utf-8")
-        if quick and "--quick" in text:
+        shared = "quick_run()" in text  # boards.quick_run parses both flags for the script
+        if quick and ("--quick" in text or shared):
             args.append("--quick")
-        if write and "--write" in text:
+        if write and ("--write" in text or shared):
             args.append("--write")
         failed += subprocess.run(args, check=False).returncode != 0
     return 1 if failed else 0

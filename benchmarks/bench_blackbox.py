@@ -16,7 +16,8 @@
 * **JPEG and the check list**: on rendered frames, how often the reading's check list and its
   routes differ between the raw frame and its JPEG (why a replay's doubt is a note).
 
-    .venv-prod/bin/python benchmarks/bench_blackbox.py [--frames N] [--recording DIR]
+    .venv-prod/bin/python benchmarks/bench_blackbox.py [--frames N] [--recording DIR] [--quick]
+        [--write]
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from companion.blackbox import layout  # noqa: E402
 from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
 
@@ -197,13 +199,10 @@ def loop_latency(images: list[Any], actions: int, with_recorder: bool) -> dict[s
         times = []
         for _ in range(actions):
             color = svc.state()["current"]
-            for action in (
-                {"type": "drew_cards", "player": color},
-                {"type": "end_turn", "player": color},
-            ):
-                t0 = time.perf_counter()
-                svc.act(action, host)
-                times.append((time.perf_counter() - t0) * 1000)
+            # two cards drawn complete the turn, which passes by itself: a new log position
+            t0 = time.perf_counter()
+            svc.act({"type": "drew_cards", "player": color, "count": 2}, host)
+            times.append((time.perf_counter() - t0) * 1000)
             time.sleep(0.05)
         stop.set()
         if feeder is not None:
@@ -298,7 +297,12 @@ def main() -> int:
     p.add_argument("--recording", help="a state directory with a recorded game")
     p.add_argument("--game-minutes", type=float, default=60.0)
     p.add_argument("--check-frames", type=int, default=16)
+    p.add_argument("--quick", action="store_true", help="60 frames, 20 turns, 4 check frames")
+    p.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = p.parse_args()
+    if args.quick:
+        args.frames, args.actions, args.check_frames = 60, 20, 4
+    res = Results("bench_blackbox", write=args.write)
     cv2.setNumThreads(1)
     print(
         f"bench_blackbox: Python {sys.version.split()[0]}, numpy {np.__version__}, "
@@ -315,12 +319,30 @@ def main() -> int:
             f"  recorded frame {name}, JPEG q{quality}: CPU {cpu:.1f} ms (median, the "
             f"recorder's thread), wall {wall:.1f} ms, {size / 1000:.0f} kB"
         )
+        res.add(
+            f"blackbox-frame-{name.split('x')[1]}p",
+            f"one recorded {name} frame (rendered board), JPEG q{quality} and its write, on the"
+            " recorder's own thread: CPU and wall (medians), the file's size",
+            f"CPU {cpu:.1f} ms, wall {wall:.1f} ms, {size / 1000:.0f} kB",
+        )
     cam = camera_thread(big, args.frames)
     print(
         f"  camera's thread, Recorder.look: {cam['quiet_us']:.0f} us a frame not kept, "
         f"{cam['kept_us']:.0f} us a frame kept (p95 {cam['kept_p95_us']:.0f} us): only queued"
     )
-    print(f"  game loop, the listener (a new log position): {listener_cost():.2f} us a call")
+    res.add(
+        "blackbox-camera-thread",
+        "the camera's thread: `Recorder.look` per 1080p frame, a frame not kept / kept (only"
+        " queued)",
+        f"{cam['quiet_us']:.0f} us / {cam['kept_us']:.0f} us (p95 {cam['kept_p95_us']:.0f} us)",
+    )
+    listener = listener_cost()
+    print(f"  game loop, the listener (a new log position): {listener:.2f} us a call")
+    res.add(
+        "blackbox-listener",
+        "the game loop: the recorder's listener per new log position",
+        f"{listener:.2f} us a call",
+    )
     idle = loop_latency(big, args.actions, with_recorder=False)
     busy = loop_latency(big, args.actions, with_recorder=True)
     print(
@@ -330,8 +352,23 @@ def main() -> int:
         f"max {busy['max']:.1f} ms ({busy['written']} frames written, "
         f"{busy['dropped']} dropped)"
     )
+    res.add(
+        "blackbox-loop",
+        f"the game loop's answer time (`Service.act`, {idle['n']} turns of two cards drawn):"
+        " recorder idle / writing a 1080p frame at every camera frame (5 fps)",
+        f"idle p50 {idle['p50']:.1f} / p95 {idle['p95']:.1f} / max {idle['max']:.1f} ms;"
+        f" recording p50 {busy['p50']:.1f} / p95 {busy['p95']:.1f} / max {busy['max']:.1f} ms"
+        f" ({busy['written']} frames written, {busy['dropped']} dropped)",
+    )
+    held = memory_held(big, args.frames // 2)
+    res.add(
+        "blackbox-memory",
+        "memory the recorder adds: the most bytes of 1080p pictures it held at once (ring, the"
+        " frame before a motion, frames waiting to be written), a frame kept at every frame",
+        f"{held:.1f} MB",
+    )
     print(
-        f"  memory added: at most {memory_held(big, args.frames // 2):.1f} MB of 1080p pictures "
+        f"  memory added: at most {held:.1f} MB of 1080p pictures "
         f"held at once (ring {layout.settings()['ring']} + the frame before + at most "
         f"{layout.settings()['queue_frames']} waiting)"
     )
@@ -352,17 +389,39 @@ def main() -> int:
             f"{frames_hour:.0f} frames, {frames_hour * sizes['1920x1080'] / 1e6:.0f} MB at "
             f"1920x1080, {frames_hour * sizes['960x540'] / 1e6:.0f} MB at 960x540"
         )
+        res.add(
+            "blackbox-disk-hour",
+            f"disk per hour of play at the defaults (a frame every {every:.0f} s, q{quality}) plus"
+            f" a recorded game's {counts['other']} move and event frames spread over"
+            f" {args.game_minutes:.0f} min (an assumption)",
+            f"{frames_hour:.0f} frames, {frames_hour * sizes['1920x1080'] / 1e6:.0f} MB at"
+            f" 1920x1080, {frames_hour * sizes['960x540'] / 1e6:.0f} MB at 960x540",
+        )
     else:
         print(
             f"  disk per hour with nothing happening: {per_hour_periodic:.0f} frames, "
             f"{per_hour_periodic * sizes['1920x1080'] / 1e6:.0f} MB at 1920x1080 "
             "(--recording DIR adds a recorded game's moves and events)"
         )
+        res.add(
+            "blackbox-disk-hour",
+            f"disk per hour with nothing happening (a frame every {every:.0f} s, q{quality}; no"
+            " recorded game given, so no move or event frames)",
+            f"{per_hour_periodic:.0f} frames, {per_hour_periodic * sizes['1920x1080'] / 1e6:.0f}"
+            " MB at 1920x1080",
+        )
     n, check, frames, routes = jpeg_and_check(args.check_frames)
     print(
         f"  JPEG q{quality} and the reading, {n} rendered 960x540 frames: the check list "
         f"differs in {check}, the routes in {frames} ({routes} routes in all)"
     )
+    res.add(
+        "blackbox-jpeg-check",
+        f"JPEG q{quality} and the reading: rendered 960x540 frames whose check list / routes"
+        " differ between the raw frame and its JPEG",
+        f"{n} frames: check list differs in {check}, routes in {frames} ({routes} routes in all)",
+    )
+    res.save()
     return 0
 
 

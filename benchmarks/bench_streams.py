@@ -2,7 +2,7 @@
 waitress's worker threads): 30 phones on 30 client addresses, the host's screen and the table
 view all live, the camera running; the per-address caps seen from outside; the server's memory.
 
-    python benchmarks/bench_streams.py [--python PY] [--actions N] [--quick]
+    python benchmarks/bench_streams.py [--python PY] [--actions N] [--quick] [--write]
 
 The service runs as ``bench_pi_memory`` runs it (its config file: the camera a still-image
 source of the shared board photos at 1920x1080 read by the pixel reader, the controls on
@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_pi_budget import free_port, vm_kb  # noqa: E402
 from benchmarks.bench_pi_memory import SERVE, make_frames  # noqa: E402
+from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
@@ -138,11 +139,22 @@ def connections_per_address(port: int, n: int = 300) -> tuple[int, int, float]:
     return n - refused, refused, took
 
 
+def versions(python: str) -> str:
+    """The interpreter and library versions of ``python`` (the service's, not this script's)."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(REPO / 'benchmarks')!r}); "
+        "from results import libraries; print(libraries())"
+    )
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False)
+    return f"{python}: {out.stdout.strip() or 'versions unknown'}"
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", default=sys.executable, help="interpreter to run the service")
     ap.add_argument("--actions", type=int, default=60, help="actions while 32 streams are live")
     ap.add_argument("--quick", action="store_true", help="20 actions")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args(argv)
     actions = 20 if args.quick else args.actions
     python = os.path.abspath(args.python)
@@ -192,13 +204,14 @@ def main(argv: list[str]) -> int:
             acts: list[float] = []
             seqs: list[int] = []
             for i in range(actions):
-                color = ("red", "blue")[(i // 2) % 2]
-                kind = "drew_cards" if i % 2 == 0 else "end_turn"
-                action: dict[str, object] = {"type": kind, "player": color}
-                if kind == "drew_cards":
-                    action["count"] = 2
+                # drawing two cards completes a turn, which then passes by itself: every action
+                # is a new log position (an end_turn after it would change nothing)
+                color = ("red", "blue")[i % 2]
+                action = {"type": "drew_cards", "player": color, "count": 2}
                 t0 = time.perf_counter()
                 seq, took = post(port, token, action)
+                if seqs and seq <= seqs[-1]:
+                    raise SystemExit(f"action {i} did not change the log (seq {seq})")
                 acts.append(took * 1000)
                 seqs.append(seq)
                 wait_until = time.monotonic() + 5
@@ -242,6 +255,43 @@ def main(argv: list[str]) -> int:
         f"peak {peak:.0f} MB ({verdict} the 200 MB target); "
         f"{'still running' if alive else 'EXITED early'}"
     )
+    res = Results("bench_streams", write=args.write, libraries=versions(python))
+    res.add(
+        "streams-30-phones-live",
+        "32 event streams (30 phones on 30 client addresses, the host's screen, the table view) on"
+        " a real `serve` with the camera: streams that received every state",
+        f"{opened} of 32 opened, {live} of 32 received all {actions} states",
+    )
+    res.add(
+        "streams-30-phones-latency",
+        "30-phone table: from an action's request to its state on each of the 32 streams"
+        f" ({len(lat)} deliveries)",
+        f"p50 {statistics.median(lat):.1f} ms, p95 {pct(lat, 95):.1f} ms, max {max(lat):.1f} ms",
+    )
+    res.add(
+        "streams-30-phones-action",
+        "30-phone table: the host's action request itself while the 32 streams are live",
+        f"p50 {statistics.median(acts):.1f} ms, p95 {pct(acts, 95):.1f} ms",
+    )
+    res.add(
+        "streams-per-address",
+        "streams per client address: one address asking for 10 event streams",
+        f"{per_address} of 10 kept",
+    )
+    res.add(
+        "connections-per-address",
+        "connections per client address: one address opening 300 sockets; another address's"
+        " `/api/health` meanwhile",
+        f"{held} held, {refused} answered 503 at once; the other address answered in"
+        f" {other_ms:.1f} ms",
+    )
+    res.add(
+        "streams-30-phones-memory",
+        "resident memory of `serve` (camera: 1080p still images + pixel reader, controls on mock"
+        " pins) when ready / with the 32 live streams / peak; target <= 200 MB",
+        f"{ready_rss:.0f} MB ready, {with_streams:.0f} MB with 32 streams, peak {peak:.0f} MB",
+    )
+    res.save()
     ok = alive and live == len(streams) == 32 and peak <= 200
     return 0 if ok else 1
 

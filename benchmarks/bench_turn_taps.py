@@ -1,7 +1,7 @@
 """Taps per turn and the time from a turn's last tap to every screen, on 360 x 740 phones.
 
-Run: ``.venv/bin/python benchmarks/bench_turn_taps.py [--rounds N]`` (needs Debian's chromium at
-/usr/bin/chromium and the playwright package; never ``playwright install``).
+Run: ``.venv/bin/python benchmarks/bench_turn_taps.py [--rounds N] [--quick] [--write]`` (needs
+Debian's chromium at /usr/bin/chromium and the playwright package; never ``playwright install``).
 
 The real app (service, SQLite log in a temporary directory, Flask app under waitress on
 127.0.0.1) and four pages in Japanese at 360 x 740 (three paired phones, the host). Each kind of
@@ -15,6 +15,7 @@ worst over the rounds). The figures are the browser's and the server's on this m
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import tempfile
@@ -25,6 +26,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = "bench-host-token-" + "z" * 26
@@ -167,7 +170,11 @@ def play(rounds: int) -> dict[str, list[tuple[int, float]]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="one round")
+    ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args(argv)
+    if args.quick:
+        args.rounds = 1
     if not Path(CHROMIUM).exists():
         print(f"chromium is not installed at {CHROMIUM}", file=sys.stderr)
         return 2
@@ -176,11 +183,20 @@ def main(argv: list[str] | None = None) -> int:
     print("until all 4 screens (3 phones, host) show the next player's turn")
     print()
     print(f"{'turn':22s} {'taps':>4s} {'median s':>9s} {'worst s':>8s}")
+    res = Results("bench_turn_taps", write=args.write)
     for kind, rows in results.items():
         taps = {t for t, _ in rows}
         times = [s for _, s in rows]
         tap = str(taps.pop()) if len(taps) == 1 else "/".join(map(str, sorted(taps)))
         print(f"{kind:22s} {tap:>4s} {statistics.median(times):9.2f} {max(times):8.2f}")
+        res.add(
+            "turn-taps-" + re.sub(r"[^a-z0-9]+", "-", kind).strip("-"),
+            f"{kind}: taps on the acting phone (360 x 740, Japanese) until the turn passes by"
+            f" itself; seconds from the last tap until all 4 screens show the next player's turn"
+            f" ({args.rounds} rounds)",
+            f"{tap} taps; median {statistics.median(times):.2f} s, worst {max(times):.2f} s",
+        )
+    res.save()
     return 0
 
 

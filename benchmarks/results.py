@@ -50,9 +50,17 @@ def _git(*args: str) -> str:
 
 
 def commit() -> str:
-    """The short commit of the tree, ``+`` when tracked files differ from it."""
+    """The short commit of the tree, ``+`` when tracked files differ from it (other than the
+    results files, which the benchmarks run before this one may just have rewritten)."""
     head = _git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    dirty = _git(
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ":/",
+        ":(top,exclude)benchmarks/results",
+    )
     return head + ("+" if dirty else "")
 
 
