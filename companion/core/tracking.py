@@ -389,28 +389,45 @@ class Tracker(TurnOrder[T], Generic[T, R]):
                     rule="no-cards-given",
                     params={"place": paid[2], "color": paid[0].color, **(need or {})},
                 )
+            # lenient: taken without a payment, and marked for the host like a wrong one
+            self._record_problem(
+                paid,
+                (),
+                IllegalActionError(
+                    f"no cards were entered for {what}",
+                    rule="no-cards-entered",
+                    params=dict(need or {}),
+                ),
+            )
             return
         try:
             check(cards)
         except IllegalActionError as exc:
             if self.payment_mode == "strict":
                 raise
-            self.warnings.append(str(exc))
-            p, kind, place = paid
-            self.problems.append(
-                PaymentProblem(
-                    id=len(self.problems),
-                    player=p.color,
-                    turn=self.turn,
-                    kind=kind,
-                    place=place,
-                    cards=tuple(c.value for c in cards),
-                    error=str(exc),
-                    rule=exc.rule,
-                    code=exc.code,
-                    params={"place": place, "color": p.color, **exc.params},
-                )
+            self._record_problem(paid, tuple(c.value for c in cards), exc)
+
+    def _record_problem(
+        self, paid: tuple[T, str, str], cards: tuple[str, ...], exc: IllegalActionError
+    ) -> None:
+        """A payment a lenient table took although it is wrong (or missing): a warning, and a
+        :class:`PaymentProblem` the host accepts or corrects."""
+        self.warnings.append(str(exc))
+        p, kind, place = paid
+        self.problems.append(
+            PaymentProblem(
+                id=len(self.problems),
+                player=p.color,
+                turn=self.turn,
+                kind=kind,
+                place=place,
+                cards=cards,
+                error=str(exc),
+                rule=exc.rule,
+                code=exc.code,
+                params={"place": place, "color": p.color, **exc.params},
             )
+        )
 
     def _route(self, route_id: str) -> R:
         return lookup_route(self.map.route, route_id)
