@@ -89,8 +89,11 @@ def check_new_tickets(
 ) -> None:
     """Tickets ``p`` keeps: each named once, known, (``check``: the board's own check of a
     known ticket), not already ``p``'s own."""
-    if len(set(tickets)) != len(tickets):
-        raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
+    twice = [t for i, t in enumerate(tickets) if t in tickets[:i]]
+    if twice:
+        raise IllegalActionError(
+            f"ticket {twice[0]} is named twice", rule="ticket-twice", params={"ticket": twice[0]}
+        )
     for t in tickets:
         if t not in known:
             raise IllegalActionError(
