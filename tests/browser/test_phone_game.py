@@ -305,6 +305,11 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         chie.tap("#claim-go")
         see(hp, "#scores tr[data-color=green] td.score", "8")
         assert chie.taps == 3
+        # the warning first, while its toast is up (it goes after 6 s; a loaded machine is slow)
+        expect(chie.page.locator("#toasts")).to_contain_text(
+            "Chie（緑）の支払い：ブレスト – パリは黒の路線です："
+            "赤のカードでは払えません（黒かSLカードで払います）。"
+        )
         # the payment problem stays visible: a panel, a mark on the route and in the moves
         for ph in (chie, host, table):
             ph.page.wait_for_selector("#problems li[data-place=brest-paris]")
@@ -314,10 +319,6 @@ def test_a_three_player_game_on_small_phones_in_japanese(
             assert text.count("ブレスト") == 1, text
             ph.page.wait_for_selector("g.route.problem[data-route=brest-paris]")
         hp.wait_for_selector("#log .problem-mark")
-        expect(chie.page.locator("#toasts")).to_contain_text(
-            "Chie（緑）の支払い：ブレスト – パリは黒の路線です："
-            "赤のカードでは払えません（黒かSLカードで払います）。"
-        )
         for ph, where in ((chie, "player"), (host, "host"), (table, "table")):
             check(ph.page, f"{where}, payment problem")
         shot(table.page, "ja-payment-problem")
