@@ -247,7 +247,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
                 {"kind": "card_tapped", "card": "white", "uid": uid},
             )
         # the taps reach Chie's phone first (an update of its own), then she opens the route
-        expect(chie.page.locator("#pending")).to_contain_text("Chieがタッチ")
+        expect(chie.page.locator("#pending")).to_contain_text("Chieがタッチ", timeout=15_000)
         chie.taps = 0
         chie.route("frankfurt-paris-2")
         chie.page.wait_for_selector(".sheet #reader-cards")
