@@ -279,11 +279,13 @@ class TableTracker(EuropeResults, Tracker[TrackedPlayer, Route]):
         return self.variant.draw
 
     def _drawn_tickets(self, tickets: Sequence[str]) -> None:
-        if any(self.map.tickets[t].long for t in tickets) and "big_cities" not in (
-            self.variant.decks
-        ):
+        long = [t for t in tickets if self.map.tickets[t].long]
+        if long and "big_cities" not in self.variant.decks:
             raise IllegalActionError(
-                "long tickets are dealt only at the start, never drawn later", rule="long-ticket"
+                f"{long[0]} is a long ticket: long tickets are dealt only at the start, never "
+                "drawn later",
+                rule="long-ticket",
+                params={"ticket": long[0]},
             )
 
     def _end_turn(self) -> None:

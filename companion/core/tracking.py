@@ -89,8 +89,11 @@ def check_new_tickets(
 ) -> None:
     """Tickets ``p`` keeps: each named once, known, (``check``: the board's own check of a
     known ticket), not already ``p``'s own."""
-    if len(set(tickets)) != len(tickets):
-        raise IllegalActionError("a ticket is named twice", rule="ticket-twice")
+    twice = [t for i, t in enumerate(tickets) if t in tickets[:i]]
+    if twice:
+        raise IllegalActionError(
+            f"ticket {twice[0]} is named twice", rule="ticket-twice", params={"ticket": twice[0]}
+        )
     for t in tickets:
         if t not in known:
             raise IllegalActionError(
@@ -125,6 +128,40 @@ def check_no_clash(players: Sequence[Seat]) -> None:
         )
 
 
+def judge_payment(
+    mode: str,
+    check: Callable[[Sequence[C]], object],
+    cards: Sequence[C] | None,
+    what: str,
+    where: tuple[str, str],
+    need: Mapping[str, Any] | None = None,
+) -> IllegalActionError | None:
+    """Tapped ``cards`` as the payment mode says: ``off`` takes anything; ``strict`` raises
+    for a wrong payment or none (``need``: ``need`` cards of ``need_card``, for the words);
+    ``lenient`` returns what is wrong (no cards entered: ``no-cards-entered``) for the record,
+    or None. ``where``: (the route or city, the colour of who pays)."""
+    if mode == "off":
+        return None
+    if cards is None:
+        if mode == "strict":
+            raise IllegalActionError(
+                f"tap the cards that pay for {what} (payments are checked strictly)",
+                rule="no-cards-given",
+                params={"place": where[0], "color": where[1], **(need or {})},
+            )
+        # lenient: taken without a payment, and marked for the host like a wrong one
+        return IllegalActionError(
+            f"no cards were entered for {what}", rule="no-cards-entered", params=dict(need or {})
+        )
+    try:
+        check(cards)
+    except IllegalActionError as exc:
+        if mode == "strict":
+            raise
+        return exc
+    return None
+
+
 @dataclass
 class PaymentProblem:
     """A wrong payment a lenient table accepted: who paid what for which claim, and why it is
@@ -156,6 +193,30 @@ class PaymentProblem:
             "params": dict(self.params),
             "accepted": self.accepted,
         }
+
+    @classmethod
+    def of(
+        cls,
+        at: tuple[int, int],
+        color: str,
+        kind: str,
+        place: str,
+        cards: tuple[str, ...],
+        exc: IllegalActionError,
+    ) -> PaymentProblem:
+        """The problem ``exc`` of a payment: ``at`` (its id, the turn), who, what, the cards."""
+        return cls(
+            id=at[0],
+            player=color,
+            turn=at[1],
+            kind=kind,
+            place=place,
+            cards=cards,
+            error=str(exc),
+            rule=exc.rule,
+            code=exc.code,
+            params={"place": place, "color": color, **exc.params},
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PaymentProblem:
@@ -376,41 +437,17 @@ class Tracker(TurnOrder[T], Generic[T, R]):
         paid: tuple[T, str, str],
         need: Mapping[str, Any] | None = None,
     ) -> None:
-        """Check tapped ``cards`` as the payment mode says (strict, lenient or off). ``paid``:
-        (who pays, the kind of claim, its route or city) for the record of a wrong payment;
-        ``need``: what the payment must be (``need`` cards, of ``need_card``), for the words of
-        a strict table's "tap the cards" refusal."""
-        if self.payment_mode == "off":
+        """Check tapped ``cards`` as the payment mode says (:func:`judge_payment`); a wrong or
+        missing payment a lenient table takes is a warning and a :class:`PaymentProblem`.
+        ``paid``: (who pays, the kind of claim, its route or city)."""
+        p, kind, place = paid
+        exc = judge_payment(self.payment_mode, check, cards, what, (place, p.color), need)
+        if exc is None:
             return
-        if cards is None:
-            if self.payment_mode == "strict":
-                raise IllegalActionError(
-                    f"tap the cards that pay for {what} (payments are checked strictly)",
-                    rule="no-cards-given",
-                    params={"place": paid[2], "color": paid[0].color, **(need or {})},
-                )
-            return
-        try:
-            check(cards)
-        except IllegalActionError as exc:
-            if self.payment_mode == "strict":
-                raise
-            self.warnings.append(str(exc))
-            p, kind, place = paid
-            self.problems.append(
-                PaymentProblem(
-                    id=len(self.problems),
-                    player=p.color,
-                    turn=self.turn,
-                    kind=kind,
-                    place=place,
-                    cards=tuple(c.value for c in cards),
-                    error=str(exc),
-                    rule=exc.rule,
-                    code=exc.code,
-                    params={"place": place, "color": p.color, **exc.params},
-                )
-            )
+        self.warnings.append(str(exc))
+        paid_cards = tuple(c.value for c in cards or ())
+        at = (len(self.problems), self.turn)
+        self.problems.append(PaymentProblem.of(at, p.color, kind, place, paid_cards, exc))
 
     def _route(self, route_id: str) -> R:
         return lookup_route(self.map.route, route_id)

@@ -57,6 +57,14 @@ NOT_CODES = {"message"}  # "no code": the English text is shown as it is
 # the set-up check's ids ("camera.found"): not codes (their words are doctor.label.<id> and the
 # checks' codes doctor.<area>.<what>: tests/doctor/test_words.py)
 NOT_CODES |= set(DOCTOR_CHECKS)
+# a photo reading's problems (companion/vision: {"code": ...} in a reading's "problems"): not
+# notices (their words are photo.problem.<code>: test_photo_problems_have_words below)
+PHOTO_PROBLEMS = {
+    m.group(1)
+    for path in sorted((COMPANION / "vision").rglob("*.py"))
+    for m in re.finditer(r'"code": "([a-z][a-z0-9-]*)"', path.read_text("utf-8"))
+}
+NOT_CODES |= PHOTO_PROBLEMS
 
 # Codes built from a template: each template and what it can become. A new template fails the
 # test until it is listed here (with its values) and the strings exist.
@@ -174,3 +182,11 @@ def test_the_words_name_the_same_params_in_both_languages() -> None:
         # (an "_one" form may keep {n} where English writes 1)
         given = set(param.findall(text)) | {"place"} | ({"n"} if key.endswith("_one") else set())
         assert set(param.findall(other)) <= given, key
+
+
+def test_photo_problems_have_words_in_both_catalogues() -> None:
+    assert "low-resolution" in PHOTO_PROBLEMS
+    for lang in ("en", "ja"):
+        strings = catalogue(lang)
+        missing = sorted(c for c in PHOTO_PROBLEMS if f"photo.problem.{c}" not in strings)
+        assert missing == [], f"{lang}.json lacks photo.problem.<code> for {missing}"

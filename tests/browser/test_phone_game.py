@@ -247,6 +247,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
                 "/api/observations",
                 {"kind": "card_tapped", "card": "white", "uid": uid},
             )
+        # the taps reach Chie's phone first (an update of its own), then she opens the route
+        expect(chie.page.locator("#pending")).to_contain_text("Chieがタッチ", timeout=15_000)
         chie.taps = 0
         chie.route("frankfurt-paris-2")
         chie.page.wait_for_selector(".sheet #reader-cards")
@@ -304,16 +306,20 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         chie.tap("#claim-go")
         see(hp, "#scores tr[data-color=green] td.score", "8")
         assert chie.taps == 3
-        # the payment problem stays visible: a panel, a mark on the route and in the moves
-        for ph in (chie, host, table):
-            ph.page.wait_for_selector("#problems li[data-place=brest-paris]")
-            assert "Chie・ブレスト – パリ" in ph.page.inner_text("#problems")
-            ph.page.wait_for_selector("g.route.problem[data-route=brest-paris]")
-        hp.wait_for_selector("#log .problem-mark")
+        # the warning first, while its toast is up (it goes after 6 s; a loaded machine is slow)
         expect(chie.page.locator("#toasts")).to_contain_text(
             "Chie（緑）の支払い：ブレスト – パリは黒の路線です："
             "赤のカードでは払えません（黒かSLカードで払います）。"
         )
+        # the payment problem stays visible: a panel, a mark on the route and in the moves
+        for ph in (chie, host, table):
+            ph.page.wait_for_selector("#problems li[data-place=brest-paris]")
+            text = ph.page.inner_text("#problems")
+            # who, then what was paid against what was needed, the route said once
+            assert "Chie：ブレスト – パリは黒の路線です：赤のカードでは払えません" in text, text
+            assert text.count("ブレスト") == 1, text
+            ph.page.wait_for_selector("g.route.problem[data-route=brest-paris]")
+        hp.wait_for_selector("#log .problem-mark")
         for ph, where in ((chie, "player"), (host, "host"), (table, "table")):
             check(ph.page, f"{where}, payment problem")
         shot(table.page, "ja-payment-problem")

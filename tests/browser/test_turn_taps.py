@@ -13,7 +13,7 @@ from typing import Any
 
 from .conftest import HOST_TOKEN, Server
 from .test_dashboard import api, ready, see
-from .test_phone_game import NAMES, Phone, check, shot
+from .test_phone_game import NAMES, SMALL, Phone, check, shot
 
 PLAYERS = [{"name": n, "color": c} for c, n in NAMES.items()]
 KEEP = {
@@ -131,9 +131,11 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
         aki.page.wait_for_selector("#tunnel .surcharge")
         assert "2" in aki.page.inner_text("#tunnel .surcharge")
         # the tunnel's buttons are not under the bottom bar (the bar steps aside)
-        pay = aki.page.locator("#tunnel-pay").bounding_box()
         bar = aki.page.locator("#turnbar")
-        assert pay and (not bar.is_visible() or pay["y"] + pay["height"] <= bar.bounding_box()["y"])
+        for button in ("#tunnel-pay", "#tunnel-withdraw"):
+            box = aki.page.locator(button).bounding_box()
+            assert box and box["y"] + box["height"] <= SMALL["height"], button
+            assert not bar.is_visible() or box["y"] + box["height"] <= bar.bounding_box()["y"]
         shot(aki.page, "ja-tunnel")
         aki.tap("#tunnel-pay")
         turn_of(everyone, "red")

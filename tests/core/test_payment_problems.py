@@ -102,3 +102,50 @@ def test_london_records_a_wrong_payment_too() -> None:
     assert problem.rule == "payment-count" and problem.place == "british-museum--piccadilly-circus"
     t.apply(DrewCards("blue"))  # the next player acts: a new action, no new problem
     assert t.last_problems == [] and LondonTracker.from_json(t.to_json(), lmap).problems
+
+
+def test_a_lenient_claim_with_no_cards_is_marked_for_the_host(emap: GameMap) -> None:
+    """No cards entered is a payment the table did not see: taken, and marked like a wrong one
+    (a claim, a station; a tunnel without cards is built at once, its claim marked)."""
+    t = table(emap)
+    warnings = t.apply(ClaimRoute("red", "berlin-frankfurt-2", None))
+    [claim] = t.last_problems
+    assert t.route_owner == {"berlin-frankfurt-2": "red"} and warnings == [claim.error]
+    assert (claim.kind, claim.place, claim.cards, claim.rule, claim.code) == (
+        "claim",
+        "berlin-frankfurt-2",
+        (),
+        "no-cards-entered",
+        "rule.no-cards-entered",
+    )
+    assert claim.params == {
+        "place": "berlin-frankfurt-2",
+        "color": "red",
+        "need": 3,
+        "need_card": "red",
+    }
+    t.apply(EndTurn("red"))
+    t.apply(BuildStation("blue", "berlin", None))
+    [station] = t.last_problems
+    assert (station.kind, station.rule, station.params["need"]) == (
+        "station",
+        "no-cards-entered",
+        1,
+    )
+    t.apply(EndTurn("blue"))
+    t.apply(ClaimRoute("red", "marseille-zurich", None))  # a tunnel: built with no reveal
+    assert t.tunnel is None and t.last_problems[0].place == "marseille-zurich"
+    back = TableTracker.from_json(json.loads(json.dumps(t.to_json())), emap)
+    assert [p.rule for p in back.problems] == ["no-cards-entered"] * 3
+    off = table(emap, "off")
+    off.apply(ClaimRoute("red", "berlin-frankfurt-2", None))
+    assert off.problems == []
+
+
+def test_london_marks_a_lenient_claim_with_no_cards() -> None:
+    lmap = london_map()
+    t = LondonTracker(lmap, [("Red", "red"), ("Blue", "blue")])
+    t.apply(LondonClaim("red", "british-museum--piccadilly-circus", None))
+    [problem] = t.problems
+    route = lmap.routes["british-museum--piccadilly-circus"]
+    assert problem.rule == "no-cards-entered" and problem.params["need"] == route.length

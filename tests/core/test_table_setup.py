@@ -211,3 +211,18 @@ def test_the_flags_survive_the_json_form(emap: GameMap) -> None:
     old = t.to_json()
     del old["tickets_tracked"], old["turn_needs_action"]  # a state saved before the flags
     assert not TableTracker.from_json(old, emap).tickets_tracked
+
+
+def test_a_refused_keep_names_the_ticket_it_cannot_take(emap: GameMap) -> None:
+    """Which ticket: the long one drawn later, the one named twice, the player's own (the map
+    and the player's own tickets only: nothing another player holds)."""
+    t = table(emap, 2)
+    t.apply(KeepTickets("red", REG[:2]))
+    t.apply(KeepTickets("blue", REG[2:4]))
+    t.apply(DrawTickets("red"))
+    err = refused(t, KeepTickets("red", (REG[4], LONG[1])), "long-ticket")
+    assert err.params == {"ticket": LONG[1]}
+    err = refused(t, KeepTickets("red", (REG[4], REG[4])), "ticket-twice")
+    assert err.params == {"ticket": REG[4]}
+    err = refused(t, KeepTickets("red", (REG[4], REG[0])), "ticket-held")
+    assert err.code == "rule.ticket-own" and err.params == {"color": "red", "ticket": REG[0]}

@@ -25,10 +25,11 @@ async function remove(path) {
   return data;
 }
 
-function size(bytes) {
-  if (bytes >= 1 << 30) return `${(bytes / (1 << 30)).toFixed(1)} GB`;
-  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MB`;
-  return `${Math.max(1, Math.round(bytes / 1024))} kB`;
+// a size in the page's language (a Japanese page spells the units in katakana)
+function size(bytes, i18n) {
+  if (bytes >= 1 << 30) return i18n.t("unit.gb", { n: (bytes / (1 << 30)).toFixed(1) });
+  if (bytes >= 1 << 20) return i18n.t("unit.mb", { n: (bytes / (1 << 20)).toFixed(1) });
+  return i18n.t("unit.kb", { n: Math.max(1, Math.round(bytes / 1024)) });
 }
 
 export async function setup(app) {
@@ -56,7 +57,7 @@ export async function setup(app) {
     box.textContent = "";
     box.appendChild(el("p", { class: "muted" }, i18n.t("blackbox.hint")));
     if (usage) {
-      box.appendChild(el("p", { id: "blackbox-used" }, i18n.t("blackbox.used", { used: size(usage.bytes), cap: size(usage.cap) })));
+      box.appendChild(el("p", { id: "blackbox-used" }, i18n.t("blackbox.used", { used: size(usage.bytes, i18n), cap: size(usage.cap, i18n) })));
       const rec = usage.recorder;
       if (rec && rec.stopped) box.appendChild(el("p", { class: "warn", role: "status" }, i18n.t(`blackbox.stopped.${rec.stopped}`)));
       if (rec && rec.dropped) box.appendChild(el("p", { class: "muted" }, i18n.t("blackbox.dropped", { n: rec.dropped })));
@@ -65,7 +66,7 @@ export async function setup(app) {
       const list = el("ul", { class: "tickets", id: "blackbox-games" });
       for (const g of games) {
         const pick = el("input", { type: "radio", name: "blackbox-game", value: g.game_id, checked: (chosen || games[0].game_id) === g.game_id, onchange: () => (chosen = g.game_id) });
-        const label = el("label", null, pick, " ", i18n.t("blackbox.game_row", { when: when(g), frames: g.frames, size: size(g.bytes) }), g.current ? ` ${i18n.t("blackbox.current")}` : "");
+        const label = el("label", null, pick, " ", i18n.t("blackbox.game_row", { when: when(g), frames: g.frames, size: size(g.bytes, i18n) }), g.current ? ` ${i18n.t("blackbox.current")}` : "");
         const del = g.current
           ? null
           : el("button", {

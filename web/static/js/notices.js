@@ -135,6 +135,8 @@ export function problemText(p, app) {
   const where = r ? i18n.route(r) : map.cities[p.place] ? i18n.city(p.place) : "";
   const context = { color: p.player, player: p.player, ...(r ? { route: p.place } : { city: p.place }) };
   const reason = noticeText({ code: p.code, params: p.params, text: p.error }, app, context);
+  // the reason's words name the place already: say it once
+  if (where && reason.includes(where)) return i18n.t("problem.line_named", { name: who, reason });
   return i18n.t("problem.line", { name: who, place: where, reason });
 }
 
