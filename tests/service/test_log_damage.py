@@ -53,7 +53,8 @@ def post(server: Proc, action: dict[str, object]) -> dict[str, object]:
 
 def play(server: Proc, turns: int) -> int:
     """A game of ``turns`` turns; the number of events acknowledged."""
-    post(server, {"type": "new_game", "players": PLAYERS})
+    # (a game with an explicit end of turn: each turn is two acknowledged events)
+    post(server, {"type": "new_game", "players": PLAYERS, "auto_end": False})
     for color, ids in TICKETS.items():
         post(server, {"type": "keep_tickets", "player": color, "tickets": ids})
     for i in range(turns):
