@@ -272,8 +272,8 @@ def recording_counts(folder: Path) -> dict[str, Any] | None:
 def jpeg_and_check(n: int) -> tuple[int, int, int, int]:
     """(frames, frames whose check list differs, frames whose routes differ, routes differing)
     between a rendered 960x540 frame and its JPEG at the default quality."""
-    from companion.vision.readers import VisionReader
-    from companion.vision.sources import Frame as VFrame
+    from companion.vision.live.readers import VisionReader
+    from companion.vision.live.sources import Frame as VFrame
 
     quality = Settings().quality
     diff_check = diff_frames = diff_routes = 0

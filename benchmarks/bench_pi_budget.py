@@ -7,7 +7,7 @@ What is measured on this machine (one thread: OpenCV is told to use one core, as
 budget is what matters on a Pi whose other cores serve the web app). Times are this process's CPU
 time (``time.process_time``), so another process on the machine does not inflate them.
 
-1. ``live``: the live vision pipeline per frame, ``companion.vision.live.LiveWatcher.process``,
+1. ``live``: the live vision pipeline per frame, ``companion.vision.live.live.LiveWatcher.process``,
    on 1920x1080 frames of a rendered game with hands (``companion.sim.camera.SimulatedCamera``
    at the live frame rate), with the project's pixel reader (``VisionReader``: the frame shrunk to
    1280 px and ``read_board``) placed on the board from the simulator's truth (a fixed camera is
@@ -121,7 +121,7 @@ def rendered_frames(seed: int, fps: float, count: int) -> tuple[list[Any], Any]:
 
 def truth_placed_reader() -> Any:
     """The project's pixel reader, placed on the board from the simulator's truth."""
-    from companion.vision.live import VisionReader
+    from companion.vision.live.live import VisionReader
 
     class TruthPlaced(VisionReader):
         def locate(self, frame: Any) -> np.ndarray:
@@ -131,7 +131,7 @@ def truth_placed_reader() -> Any:
 
 
 def time_live(name: str, frames: list[Any], reader: Any, geometry: Any) -> Timing:
-    from companion.vision.live import LiveWatcher
+    from companion.vision.live.live import LiveWatcher
 
     first = frames[0]
     reader.read(first, reader.locate(first))  # one-off set-up (the reader's tables) not timed
@@ -213,7 +213,7 @@ SERVE_PROBE = textwrap.dedent(
     reads = [0]
     try:
         import companion.sim.live_oracle as oracle
-        from companion.vision.live import VisionReader
+        from companion.vision.live.live import VisionReader
 
         class TruthPlaced(VisionReader):
             def __init__(self, *args, **kwargs):

@@ -47,7 +47,7 @@ def report():
     print("bench: frames read", READ[0], flush=True)
 atexit.register(report)
 READ = [0]
-from companion.vision import sources
+from companion.vision.live import sources
 _read = sources.FileSource.read
 def counted(self):
     frame = _read(self)

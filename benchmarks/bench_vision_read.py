@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import Results, wants_write  # noqa: E402
 from companion.sim.perturb import CAMERA_VARIATIONS  # noqa: E402
-from companion.vision.context import make_context  # noqa: E402
-from companion.vision.geometry import corners_homography  # noqa: E402
-from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
+from companion.vision.decide.context import make_context  # noqa: E402
+from companion.vision.geometry.geometry import corners_homography  # noqa: E402
+from companion.vision.locate.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.reading.read import ReadCache, read_board, read_samples  # noqa: E402
 from companion.vision.types import NoBoardError  # noqa: E402
 from tools.read_tune import (  # noqa: E402
     Accuracy,

@@ -51,12 +51,12 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_vision_read import load, warp_onto  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
-from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
-from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
-from companion.vision.decode import decode_photo  # noqa: E402
-from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.profile import TableProfile  # noqa: E402
-from companion.vision.read import ReadCache, read_board  # noqa: E402
+from companion.vision.decide.classify import lab8, space_features_lab8  # noqa: E402
+from companion.vision.decide.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.decide.profile import TableProfile  # noqa: E402
+from companion.vision.locate.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.reading.decode import decode_photo  # noqa: E402
+from companion.vision.reading.read import ReadCache, read_board  # noqa: E402
 from companion.vision.types import BoardReading, NoBoardError  # noqa: E402
 
 PHOTOS = ROOT.parent / "shared" / "photos"
@@ -264,9 +264,9 @@ STAGES = [
 
 def run_stages(ctx: ReadContext, name: str, frames: int) -> None:
     """Median CPU ms of one case and the mean CPU ms per call of each stage within it."""
-    import companion.vision.classify as classify_mod
-    import companion.vision.profile as profile_mod
-    import companion.vision.read as read_mod
+    import companion.vision.decide.classify as classify_mod
+    import companion.vision.decide.profile as profile_mod
+    import companion.vision.reading.read as read_mod
 
     mods = {"read": read_mod, "classify": classify_mod, "profile": profile_mod}
     spent: dict[str, float] = {}

@@ -43,8 +43,8 @@ from companion.sim.camera import SimulatedCamera, simulated_game
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
 from companion.sim.table_sim import SimulatedTable, SystemCounts
-from companion.vision.live import LiveWatcher, VisionReader
-from companion.vision.sources import Frame
+from companion.vision.live.live import LiveWatcher, VisionReader
+from companion.vision.live.sources import Frame
 
 
 class TruthPlacedVisionReader(VisionReader):

@@ -37,7 +37,7 @@ import numpy as np
 
 from companion.sim.render import BoardRenderer, Rendered, View, random_scene, random_view
 from companion.sim.render_art import stable_seed
-from companion.vision.board import BoardGeometry, CityInfo, RouteInfo, Space, load_geometry
+from companion.vision.geometry.board import BoardGeometry, CityInfo, RouteInfo, Space, load_geometry
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ import numpy as np
 from companion.data import load_json
 from companion.sim.render_art import col, draw_board, draw_pieces, fix, stable_seed
 from companion.sim.render_hands import composite, hand_shape
-from companion.vision.board import BoardGeometry, CityInfo, Space, load_geometry
+from companion.vision.geometry.board import BoardGeometry, CityInfo, Space, load_geometry
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)

@@ -27,9 +27,9 @@ from companion.service.profile_store import (
 )
 from companion.sim.render import BoardRenderer, Scene, random_view
 from companion.store import EventStore
-from companion.vision import profile as prof
-from companion.vision.readers import VisionReader
-from companion.vision.sources import Frame
+from companion.vision.decide import profile as prof
+from companion.vision.live.readers import VisionReader
+from companion.vision.live.sources import Frame
 from companion.vision.types import PLAYER_COLORS
 from companion.webapp import create_app
 
@@ -305,7 +305,7 @@ def test_a_route_said_free_teaches_its_empty_look(
     clock[0] += 1
     p.seen(frames["red"].image, frames["red"].corners)  # RED_ROUTE holds trains: not free
     assert until(lambda: not p._busy and not p._lessons)
-    from companion.vision.context import default_context
+    from companion.vision.decide.context import default_context
 
     info = default_context().info
     free, held = info.route_slices["brest-paris"], info.route_slices[RED_ROUTE]
@@ -412,7 +412,7 @@ def test_the_live_watcher_shows_its_clean_frames_and_reads_with_the_profile(
 ) -> None:
     """Through the real live watcher: its reads of the empty board are the set-up's looks; a
     claim the game took is learnt from its next clean read; its reader then holds the profile."""
-    from companion.vision.live import LiveWatcher
+    from companion.vision.live.live import LiveWatcher
 
     svc, client = table
     profiles = svc.attach_camera(CAMERA)

@@ -21,8 +21,8 @@ from companion.service import Actor, Service
 from companion.service.profile_store import TableProfiles, settings
 from companion.sim.render import BoardRenderer, Scene, random_view
 from companion.store import EventStore
-from companion.vision import profile as prof
-from companion.vision.context import default_context
+from companion.vision.decide import profile as prof
+from companion.vision.decide.context import default_context
 
 HOST = Actor.host()
 CAMERA = "usb:table"

@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.context import ReadContext, make_context
-from companion.vision.geometry import corners_homography, load_geometry, project
+from companion.vision.decide.context import ReadContext, make_context
+from companion.vision.geometry.geometry import corners_homography, load_geometry, project
 from companion.vision.types import PLAYER_COLORS
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,9 +11,9 @@ import pytest
 
 from companion.sim.perturb import channel_gains, light_gradient, resize_width
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view
-from companion.vision.context import ReadContext, make_context, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
+from companion.vision.decide.context import ReadContext, make_context, take_samples
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
 
 

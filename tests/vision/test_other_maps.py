@@ -26,8 +26,8 @@ from companion.sim.other_maps import (
     render_case,
 )
 from companion.sim.render import BoardRenderer
-from companion.vision.board import BoardGeometry, load_geometry
-from companion.vision.locate import locate_board
+from companion.vision.geometry.board import BoardGeometry, load_geometry
+from companion.vision.locate.locate import locate_board
 from companion.vision.types import NoBoardError
 
 SEEDS = (0, 1)

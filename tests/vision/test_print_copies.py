@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from companion.sim.render import BoardRenderer, Scene, random_scene
-from companion.vision.adapt import print_estimate
-from companion.vision.context import ReadContext, make_context, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
+from companion.vision.decide.adapt import print_estimate
+from companion.vision.decide.context import ReadContext, make_context, take_samples
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_samples
 from companion.vision.types import BoardReading
 from tools.print_copies import COPIES, copy_config
 

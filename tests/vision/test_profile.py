@@ -1,4 +1,4 @@
-"""A table's profile (companion.vision.profile) and readings with it, on rendered boards."""
+"""A table's profile (companion.vision.decide.profile) and readings with it, on rendered boards."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 
 from companion.sim.perturb import channel_gains
 from companion.sim.render import BoardRenderer, Scene, random_view
-from companion.vision import profile as prof
-from companion.vision.check import CheckConfig, profile_fits, route_evidence
-from companion.vision.classify import lab8, space_features_lab8
-from companion.vision.context import ReadContext, make_context, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
+from companion.vision.decide import profile as prof
+from companion.vision.decide.check import CheckConfig, profile_fits, route_evidence
+from companion.vision.decide.classify import lab8, space_features_lab8
+from companion.vision.decide.context import ReadContext, make_context, take_samples
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS
 
 

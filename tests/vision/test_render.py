@@ -18,7 +18,7 @@ from companion.sim.render import (
     random_scene,
     random_view,
 )
-from companion.vision.board import load_geometry
+from companion.vision.geometry.board import load_geometry
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.board import BoardGeometry
-from companion.vision.live_events import LiveConfig
+from companion.vision.geometry.board import BoardGeometry
+from companion.vision.live.live_events import LiveConfig
 
 Key = tuple[str, str]  # ("route", route id) or ("station", city id)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from companion.data import load_json
-from companion.vision.board import BoardGeometry
+from companion.vision.geometry.board import BoardGeometry
 from companion.vision.types import BoardReading
 
 # --------------------------------------------------------------------------------------------

@@ -17,7 +17,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.geometry import BoardGeometry, FloatArray, city_grid, project, space_grid
+from companion.vision.geometry.geometry import (
+    BoardGeometry,
+    FloatArray,
+    city_grid,
+    project,
+    space_grid,
+)
 
 U8Array = npt.NDArray[np.uint8]
 

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     FitModel,
     PatchLayout,
     SpaceLayoutInfo,
@@ -28,9 +28,8 @@ from companion.vision.classify import (
     make_windows,
     model_from_config,
 )
-from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
-from companion.vision.light import LightFix, apply, measure
-from companion.vision.sample import (
+from companion.vision.features.light import LightFix, apply, measure
+from companion.vision.features.sample import (
     RawSamples,
     SampleGrids,
     SampleMaps,
@@ -45,7 +44,8 @@ from companion.vision.sample import (
     shifted_grids,
     subset_grids,
 )
-from companion.vision.tone import tone_table
+from companion.vision.features.tone import tone_table
+from companion.vision.geometry.geometry import BoardGeometry, FloatArray, load_geometry
 
 
 @dataclass(frozen=True)
