@@ -210,7 +210,7 @@ def test_cli_table_names_the_problems_and_the_check_list(tmp_path, capsys) -> No
 def _problem_codes() -> set[str]:
     """The codes the vision code can give a ``Problem`` (string literals in its calls)."""
     codes: set[str] = set()
-    for path in sorted((ROOT / "companion" / "vision").glob("*.py")):
+    for path in sorted((ROOT / "companion" / "vision").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call) or getattr(node.func, "id", None) != "Problem":
                 continue
