@@ -28,7 +28,7 @@ import numpy as np
 from companion.data import load_json
 from companion.sim.render_art import col, draw_board, draw_pieces, fix, stable_seed
 from companion.sim.render_hands import composite, hand_shape
-from companion.vision.geometry.board import BoardGeometry, CityInfo, Space, load_geometry
+from companion.vision.geometry.board import CityInfo, DrawnBoard, Space, load_geometry
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)
@@ -222,7 +222,7 @@ class BoardRenderer:
 
     def __init__(
         self,
-        geometry: BoardGeometry | None = None,
+        geometry: DrawnBoard | None = None,
         *,
         art_seed: int = 0,
         config: Mapping[str, Any] | None = None,
@@ -544,7 +544,7 @@ class BoardRenderer:
 
 def random_scene(
     rng: np.random.Generator,
-    geometry: BoardGeometry,
+    geometry: DrawnBoard,
     *,
     claimed: float = 0.4,
     stations: int = 6,

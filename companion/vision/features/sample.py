@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.geometry.geometry import (
-    BoardGeometry,
     FloatArray,
+    SamplingGeometry,
     city_grid,
     project,
     space_grid,
@@ -100,7 +100,7 @@ def subset_grids(grids: SampleGrids, spaces: npt.NDArray[np.int64]) -> SampleGri
 
 
 def make_grids(
-    geometry: BoardGeometry,
+    geometry: SamplingGeometry,
     nx: int,
     ny: int,
     scale_len: float,

@@ -36,7 +36,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.geometry.board import BoardGeometry, load_geometry
+from companion.vision.geometry.board import DrawnBoard, load_geometry
 from companion.vision.live import live_steady as steady
 from companion.vision.live.live_board import Patches, WorkBoard
 from companion.vision.live.live_events import (
@@ -144,7 +144,7 @@ class LiveWatcher:
         *,
         validator: Validator | None = None,
         config: LiveConfig | None = None,
-        geometry: BoardGeometry | None = None,
+        geometry: DrawnBoard | None = None,
         initial: BoardReading | None = None,
         corners: Any = None,
     ) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from companion.data import load_json
-from companion.vision.geometry.board import BoardGeometry
+from companion.vision.geometry.board import DrawnBoard
 from companion.vision.types import BoardReading
 
 # --------------------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ class RulesValidator:
         self.min_confidence = min_confidence
 
     @staticmethod
-    def for_geometry(geometry: BoardGeometry, config: LiveConfig) -> RulesValidator:
+    def for_geometry(geometry: DrawnBoard, config: LiveConfig) -> RulesValidator:
         return RulesValidator(
             route_lengths={r: info.length for r, info in geometry.routes.items()},
             twins={r: info.twin for r, info in geometry.routes.items()},
