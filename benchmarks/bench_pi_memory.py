@@ -27,13 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_pi_budget import (  # noqa: E402
-    free_port,
-    stop,
-    vm_kb,
-    wait_until_answering,
-    watch,
-)
+from benchmarks import bench_pi_budget as pi  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 
 PHOTOS = REPO.parent / "shared" / "photos"
@@ -107,7 +101,7 @@ def main(argv: list[str]) -> int:
             "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
             encoding="utf-8",
         )
-        port = free_port()
+        port = pi.free_port()
         env = dict(
             os.environ,
             GPIOZERO_PIN_FACTORY="mock",
@@ -143,13 +137,13 @@ def main(argv: list[str]) -> int:
         pump = threading.Thread(target=lambda: lines.extend(out), daemon=True)
         pump.start()
         try:
-            wait_until_answering(child, port, "/api/health", 120)
-            start_rss = (vm_kb(child.pid, "VmRSS") or 0) / 1024
-            rss, cpu = watch(child, window)
-            peak = (vm_kb(child.pid, "VmHWM") or 0) / 1024
+            pi.wait_until_answering(child, port, "/api/health", 120)
+            start_rss = (pi.vm_kb(child.pid, "VmRSS") or 0) / 1024
+            rss, cpu = pi.watch(child, window)
+            peak = (pi.vm_kb(child.pid, "VmHWM") or 0) / 1024
             alive = child.poll() is None
         finally:
-            stop(child, 20)
+            pi.stop(child, 20)
             pump.join(timeout=5)
     print(f"photos: {', '.join(names)} at {SIZE[0]}x{SIZE[1]}; interpreter {args.python}")
     for line in lines:
