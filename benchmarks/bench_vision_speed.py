@@ -304,6 +304,17 @@ def fingerprint(reading: BoardReading) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def cached_prints(frames: list[Any], n: int, **read: Any) -> str:
+    """Fingerprints of ``n`` reads through one ``ReadCache``, alternating two frames, each read
+    in full (the cache's reference dropped before each)."""
+    cache = ReadCache()
+    prints = []
+    for i in range(n):
+        cache.reference = None
+        prints.append(fingerprint(read_board(frames[i % 2], cache=cache, **read)))
+    return " ".join(prints)
+
+
 def run_hash(ctx: ReadContext) -> None:
     """Fingerprints of the readings of every shared photo, a few renders (located, at a known
     place, through a ReadCache, with a profile) and the angled test frames."""
@@ -336,25 +347,15 @@ def run_hash(ctx: ReadContext) -> None:
                     fingerprint(read_board(noisy[0], location=loc, context=ctx, profile=p)),
                 )
             )
-            cache = ReadCache()
-            prints = []
-            for i in range(4):
-                cache.reference = None
-                r = read_board(noisy[i % 2], location=loc, context=ctx, cache=cache, profile=p)
-                prints.append(fingerprint(r))
-            rows.append((f"render {seed} cached{suffix}", " ".join(prints)))
+            prints = cached_prints(noisy, 4, location=loc, context=ctx, profile=p)
+            rows.append((f"render {seed} cached{suffix}", prints))
             try:
                 found = locate_board(noisy[1], context=ctx)
             except NoBoardError:
                 rows.append((f"render {seed} located, cached{suffix}", "not found"))
                 continue
-            cache = ReadCache()
-            prints = []
-            for i in range(3):
-                cache.reference = None
-                r = read_board(noisy[i % 2], location=found, context=ctx, cache=cache, profile=p)
-                prints.append(fingerprint(r))
-            rows.append((f"render {seed} located, cached{suffix}", " ".join(prints)))
+            prints = cached_prints(noisy, 3, location=found, context=ctx, profile=p)
+            rows.append((f"render {seed} located, cached{suffix}", prints))
     for name, fp in rows:
         print(f"{name:52s} {fp}")
     total = hashlib.sha256("".join(fp for _, fp in rows).encode()).hexdigest()[:16]
