@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion.blackbox import layout  # noqa: E402
 from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
+from tests.blackbox_fakes import Frame, Watcher  # noqa: E402
 
 
 def load() -> str:
@@ -47,26 +47,6 @@ def load() -> str:
     except OSError:
         return "load unknown"
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
-
-
-@dataclass
-class Status:
-    state: str = "read"
-
-
-@dataclass
-class Watcher:
-    status: Status = field(default_factory=Status)
-    corners: Any = field(default_factory=lambda: np.array([[1, 2], [90, 2], [90, 60], [1, 60]]))
-    config: Any = None
-    state: Any = None
-
-
-@dataclass
-class Frame:
-    image: Any
-    timestamp: float
-    index: int
 
 
 def rendered(size: tuple[int, int], n: int, seed: int = 7) -> list[tuple[Any, Any]]:
