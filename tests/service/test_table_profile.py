@@ -6,7 +6,6 @@ live reader and by a photo from the table's own camera."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from companion.vision.live.readers import VisionReader
 from companion.vision.live.sources import Frame
 from companion.vision.types import PLAYER_COLORS
 from companion.webapp import create_app
+from tests.waiting import wait_for
 
 TOKEN = "host-token-for-table-profile-tests"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -101,12 +101,7 @@ def wrong(reading: Any, truth: dict[str, str | None]) -> list[str]:
 
 
 def until(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
+    return wait_for(check, timeout, step=0.05)
 
 
 # -- pure parts ------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from companion.sim.render import BoardRenderer, Scene, random_view
 from companion.store import EventStore
 from companion.vision.decide import profile as prof
 from companion.vision.decide.context import default_context
+from tests.waiting import wait_for
 
 HOST = Actor.host()
 CAMERA = "usb:table"
@@ -65,12 +65,7 @@ def show(profiles: TableProfiles, rendered: Any) -> None:
 
 
 def until(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
+    return wait_for(check, timeout, step=0.05)
 
 
 def settled(profiles: TableProfiles) -> bool:
