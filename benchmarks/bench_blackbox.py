@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import threading
@@ -36,17 +35,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.timing import load  # noqa: E402
 from companion.blackbox import layout  # noqa: E402
 from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
 from tests.blackbox_fakes import Frame, Watcher  # noqa: E402
-
-
-def load() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "load unknown"
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 def rendered(size: tuple[int, int], n: int, seed: int = 7) -> list[tuple[Any, Any]]:
