@@ -14,6 +14,7 @@ from companion.service import Service
 from companion.store import EventStore
 from companion.webapp import create_app
 from companion.webapp.server import make_server
+from tests.serving import exchange
 
 from .conftest import TOKEN
 
@@ -66,16 +67,7 @@ class LiveServer:
     ) -> tuple[int, Any]:
         """Send ``body`` as it is; the JSON answer (or the raw bytes)."""
         conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout)
-        try:
-            conn.request(method, path, body=body, headers=headers)
-            resp = conn.getresponse()
-            raw = resp.read()
-            try:
-                return resp.status, json.loads(raw)
-            except ValueError:
-                return resp.status, raw
-        finally:
-            conn.close()
+        return exchange(conn, method, path, body, headers)
 
     def request(
         self,
@@ -89,18 +81,9 @@ class LiveServer:
         """``source``: the client's address (another of 127.0.0.0/8: several clients)."""
         bind = None if source is None else (source, 0)
         conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout, source_address=bind)
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            hdrs = {"Content-Type": "application/json", **(headers or {})}
-            conn.request(method, path, body=data, headers=hdrs)
-            resp = conn.getresponse()
-            raw = resp.read()
-            try:
-                return resp.status, json.loads(raw)
-            except ValueError:
-                return resp.status, raw
-        finally:
-            conn.close()
+        data = None if body is None else json.dumps(body).encode()
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        return exchange(conn, method, path, data, hdrs)
 
     def close(self) -> None:
         self.closing = True
