@@ -244,14 +244,20 @@ def test_the_empty_board_is_learnt_refused_kept_and_used(
         store.close()
 
 
-def test_colours_are_learnt_from_confirmed_claims_off_the_loop(
-    table: tuple[Service, FlaskClient], frames: dict[str, Any]
-) -> None:
-    svc, client = table
+def empty_learnt(svc: Service, client: FlaskClient, frames: dict[str, Any]) -> TableProfiles:
+    """The table camera attached, shown the empty board and told (over HTTP) to learn it."""
     profiles = svc.attach_camera(CAMERA)
     for look in frames["empty"]:
         show(profiles, look)
     assert client.post("/api/camera/profile/empty", headers=BEARER, json={}).status_code == 200
+    return profiles
+
+
+def test_colours_are_learnt_from_confirmed_claims_off_the_loop(
+    table: tuple[Service, FlaskClient], frames: dict[str, Any]
+) -> None:
+    svc, client = table
+    profiles = empty_learnt(svc, client, frames)
     seen: list[dict[str, Any]] = []
     svc.listeners.append(lambda kind, data: seen.append(data) if kind == "notice" else None)
     svc.act({"type": "new_game", "players": PLAYERS, "tickets_tracked": False}, HOST)
@@ -341,10 +347,7 @@ def test_a_photo_from_the_table_camera_is_read_with_its_profile(
     table: tuple[Service, FlaskClient], frames: dict[str, Any]
 ) -> None:
     svc, client = table
-    profiles = svc.attach_camera(CAMERA)
-    for look in frames["empty"]:
-        show(profiles, look)
-    assert client.post("/api/camera/profile/empty", headers=BEARER, json={}).status_code == 200
+    profiles = empty_learnt(svc, client, frames)
     show(profiles, frames["same"])
     r = client.post("/api/camera/photo", headers=BEARER, json={})
     assert r.status_code == 202

@@ -155,9 +155,11 @@ def test_an_undone_claim_is_taken_out_and_nothing_is_learnt_of_the_freed_route(
     assert np.array_equal(after.sums("blue"), np.zeros(9)) and profiles.taken_out == 1
 
 
-def test_a_lesson_still_waiting_for_its_frame_is_dropped_when_corrected(
-    tmp_path: Path, quick: None, frames: dict[str, Any]
-) -> None:
+def empty_learnt_on_a_clock(
+    tmp_path: Path, frames: dict[str, Any]
+) -> tuple[TableProfiles, list[float]]:
+    """Profiles on a clock the test moves (``clock[0]``), the empty board shown a second apart
+    and learnt."""
     clock = [100.0]
     p = TableProfiles(lambda *a, **k: None, tmp_path, clock=lambda: clock[0])
     p.attach("cam", {"game_id": "g", "players": []})
@@ -165,6 +167,13 @@ def test_a_lesson_still_waiting_for_its_frame_is_dropped_when_corrected(
         show(p, look)
         clock[0] += 1
     p.learn_empty()
+    return p, clock
+
+
+def test_a_lesson_still_waiting_for_its_frame_is_dropped_when_corrected(
+    tmp_path: Path, quick: None, frames: dict[str, Any]
+) -> None:
+    p, clock = empty_learnt_on_a_clock(tmp_path, frames)
     black = {"game_id": "g", "players": [{"color": "black", "routes": [BLUE_ROUTE]}]}
     p.heard("state", black)
     assert [(ls.route, ls.colour) for ls in p._lessons] == [(BLUE_ROUTE, "black")]
@@ -196,13 +205,7 @@ def test_a_lesson_far_from_its_colour_and_near_another_is_set_aside(
     """Black learnt from 8 spaces of its own trains; a claim of black on blue trains (the
     camera read them wrong), whose best black windows sit nearer the empty board's look than
     black, teaches nothing: set aside, logged, counted, shown to the host."""
-    clock = [100.0]
-    p = TableProfiles(lambda *a, **k: None, tmp_path, clock=lambda: clock[0])
-    p.attach("cam", {"game_id": "g", "players": []})
-    for look in frames["empty"]:
-        show(p, look)
-        clock[0] += 1
-    p.learn_empty()
+    p, clock = empty_learnt_on_a_clock(tmp_path, frames)
     guard = settings()["guard"]
     assert len(BLACK_ROUTES) * 4 >= int(guard["min_spaces"])
     p.heard("state", {"game_id": "g", "players": [{"color": "black", "routes": BLACK_ROUTES}]})
