@@ -284,20 +284,26 @@ def speed(renderer: BoardRenderer, seed: int, frames: int) -> dict[str, float]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def simulated_game_args(ap: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that plays simulated games in front of a camera (also
+    ``bench_vision_system``): seeds, frame size, frames a second, readers, short games."""
     ap.add_argument("--seeds", type=int, nargs="+", default=[11, 12])
     ap.add_argument("--size", default="960x540")
     ap.add_argument("--fps", type=float, default=5.0)
-    ap.add_argument("--no-real-reader", action="store_true")
-    ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
-    ap.add_argument("--speed-frames", type=int, default=80, help="0: no speed section")
     ap.add_argument(
         "--readers",
         nargs="+",
         default=["oracle", "vision", "located"],
         choices=["oracle", "vision", "located"],
     )
+    ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    simulated_game_args(ap)
+    ap.add_argument("--no-real-reader", action="store_true")
+    ap.add_argument("--speed-frames", type=int, default=80, help="0: no speed section")
     ap.add_argument("--no-static", action="store_true", help="skip the static reads")
     ap.add_argument("--static-seeds", type=int, nargs=2, default=[100, 116], metavar=("A", "B"))
     ap.add_argument("--write", action="store_true", help=WRITE_HELP)
