@@ -576,3 +576,15 @@ def random_scene(
         for _ in range(hands)
     )
     return Scene(routes=routes, stations=st, hands=hs, seed=int(rng.integers(0, 2**31)))
+
+
+def own_print_routes(rng: np.random.Generator, geometry: DrawnBoard) -> dict[str, str]:
+    """Trains of their own colour on about half the routes printed in a player colour (never
+    both lanes of a double): what the reader cannot tell from the print by colour alone."""
+    routes: dict[str, str] = {}
+    for r in geometry.drawable_routes():
+        colour = geometry.routes[r].color
+        twin_same = routes.get(str(geometry.routes[r].twin)) == colour
+        if colour in PLAYER_COLORS and rng.random() < 0.5 and not twin_same:
+            routes[r] = colour
+    return routes

@@ -24,7 +24,7 @@ from companion.service.profile_store import (
     settings,
     verdict,
 )
-from companion.sim.render import BoardRenderer, Scene, random_view
+from companion.sim.render import BoardRenderer, Scene, own_print_routes, random_view
 from companion.store import EventStore
 from companion.vision.decide import profile as prof
 from companion.vision.live.readers import VisionReader
@@ -52,13 +52,7 @@ def frames() -> dict[str, Any]:
     empty = [
         renderer.render_frame(Scene(seed=2), view, np.random.default_rng(i)) for i in (1, 2, 3)
     ]
-    rng = np.random.default_rng(7)
-    routes: dict[str, str] = {}
-    for r in gb.drawable_routes():
-        colour = gb.routes[r].color
-        twin_same = routes.get(str(gb.routes[r].twin)) == colour
-        if colour in PLAYER_COLORS and rng.random() < 0.5 and not twin_same:
-            routes[r] = colour
+    routes = own_print_routes(np.random.default_rng(7), gb)
     same = renderer.render_frame(Scene(routes=routes, seed=7), view, np.random.default_rng(5))
     red = renderer.render_frame(
         Scene(routes={RED_ROUTE: "red"}, seed=2), view, np.random.default_rng(6)
