@@ -7,19 +7,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from companion.vision.decide.check import CheckConfig, Problem, assess, print_like, route_evidence
 from companion.vision.decide.classify import HYPOTHESES
-from companion.vision.decide.context import ReadContext, make_context
+from companion.vision.decide.context import ReadContext
 from companion.vision.types import PLAYER_COLORS, BoardReading
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _free_scores(ctx: ReadContext) -> np.ndarray:

@@ -15,11 +15,6 @@ from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
 
 
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
-
-
 class _Listed(OracleReader):
     """The truth, read with confidence, but every claimed route on the check list."""
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from companion.sim.render import BoardRenderer, random_scene
-from companion.vision.decide.context import ReadContext, make_context
+from companion.vision.decide.context import ReadContext
 from companion.vision.reading.decode import (
     NotAnImage,
     decode_photo,
@@ -18,11 +18,6 @@ from companion.vision.reading.decode import (
     reduction,
 )
 from companion.vision.reading.read import read_board
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _jpeg(image: np.ndarray, progressive: bool = False) -> bytes:

@@ -35,11 +35,6 @@ SIZE = (480, 270)
 FPS = 5.0
 
 
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
-
-
 def _centre(renderer: BoardRenderer, route: str) -> list[float]:
     sp = renderer.geometry.routes[route].spaces
     return [float(np.mean([s.x for s in sp])), float(np.mean([s.y for s in sp]))]

@@ -12,12 +12,7 @@ import numpy as np
 import pytest
 
 from companion.vision.decide import profile as prof
-from companion.vision.decide.context import ReadContext, make_context
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
+from companion.vision.decide.context import ReadContext
 
 
 def empty_profile(n: int = 20) -> prof.TableProfile:

@@ -21,11 +21,6 @@ from companion.sim.render import (
 from companion.vision.geometry.board import load_geometry
 
 
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
-
-
 def _px(img: np.ndarray, x: float, y: float) -> np.ndarray:
     h, w = img.shape[:2]
     return img[round(y * h), round(x * w)].astype(int)

@@ -15,11 +15,6 @@ from companion.vision.locate.locate import BoardLocation, locate_board
 from companion.vision.reading.read import read_board
 
 
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
-
-
 def _scene(renderer: BoardRenderer, seed: int) -> Scene:
     return random_scene(np.random.default_rng(seed), renderer.geometry, claimed=0.45, stations=12)
 

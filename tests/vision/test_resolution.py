@@ -13,7 +13,7 @@ import pytest
 
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, random_scene
-from companion.vision.decide.context import ReadContext, make_context
+from companion.vision.decide.context import ReadContext
 from companion.vision.decide.resolution import (
     Resolution,
     patch_blur,
@@ -23,11 +23,6 @@ from companion.vision.decide.resolution import (
 from companion.vision.locate.locate import BoardLocation
 from companion.vision.reading.read import read_board
 from companion.vision.types import BoardReading
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision.decide.context import ReadContext, make_context, sampling_maps
+from companion.vision.decide.context import ReadContext, sampling_maps
 from companion.vision.features.sample import (
     decimate,
     maps_region,
@@ -14,11 +14,6 @@ from companion.vision.features.sample import (
     shifted_grids,
 )
 from companion.vision.geometry.geometry import corners_homography
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _picture(h: int, w: int, seed: int) -> np.ndarray:

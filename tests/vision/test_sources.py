@@ -14,11 +14,6 @@ from companion.sim.render import BoardRenderer
 from companion.vision.live.sources import FileSource, Picamera2Source, SourceError, V4L2Source
 
 
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
-
-
 def _write_images(folder: Path, n: int) -> list[np.ndarray]:
     images = []
     for i in range(n):

@@ -31,15 +31,10 @@ from companion.vision.decide.classify import (
     space_features_lab8,
     window_penalty,
 )
-from companion.vision.decide.context import ReadContext, make_context
+from companion.vision.decide.context import ReadContext
 from companion.vision.decide.profile import TableProfile, column_median, empty_look
 from companion.vision.features.tone import tone_table
 from companion.vision.types import PLAYER_COLORS
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _patches(ctx: ReadContext, seed: int) -> np.ndarray:

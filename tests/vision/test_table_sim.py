@@ -20,11 +20,6 @@ from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
 
 
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
-
-
 def test_the_script_records_its_turns(renderer: BoardRenderer) -> None:
     script = simulated_game(4, renderer=renderer, max_turns=10)
     assert len(script.turns) == 10
