@@ -23,12 +23,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,36 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
+from benchmarks.timing import load  # noqa: E402
 from companion.blackbox import layout  # noqa: E402
 from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
-
-
-def load() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "load unknown"
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
-
-
-@dataclass
-class Status:
-    state: str = "read"
-
-
-@dataclass
-class Watcher:
-    status: Status = field(default_factory=Status)
-    corners: Any = field(default_factory=lambda: np.array([[1, 2], [90, 2], [90, 60], [1, 60]]))
-    config: Any = None
-    state: Any = None
-
-
-@dataclass
-class Frame:
-    image: Any
-    timestamp: float
-    index: int
+from tests.blackbox_fakes import Frame, Watcher  # noqa: E402
 
 
 def rendered(size: tuple[int, int], n: int, seed: int = 7) -> list[tuple[Any, Any]]:
@@ -271,8 +243,8 @@ def recording_counts(folder: Path) -> dict[str, Any] | None:
 def jpeg_and_check(n: int) -> tuple[int, int, int, int]:
     """(frames, frames whose check list differs, frames whose routes differ, routes differing)
     between a rendered 960x540 frame and its JPEG at the default quality."""
-    from companion.vision.readers import VisionReader
-    from companion.vision.sources import Frame as VFrame
+    from companion.vision.live.readers import VisionReader
+    from companion.vision.live.sources import Frame as VFrame
 
     quality = Settings().quality
     diff_check = diff_frames = diff_routes = 0

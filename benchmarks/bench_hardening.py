@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
-from tests.serving import serve_cmd  # noqa: E402
+from tests.serving import start_served  # noqa: E402
 from tests.webapp.images import bomb, jpeg_header  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
@@ -51,20 +51,7 @@ TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich",
 
 class Server:
     def __init__(self, state_dir: Path) -> None:
-        self.proc = subprocess.Popen(
-            serve_cmd(state_dir, "--no-qr"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            cwd=REPO,
-        )
-        assert self.proc.stdout is not None
-        self.port = 0
-        for line in self.proc.stdout:
-            if "serving on" in line:
-                self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-                break
-        self.token = (state_dir / "host-token").read_text().strip()
+        self.proc, self.port, self.token = start_served(state_dir, subprocess.DEVNULL, REPO)
         self.auth = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -7,7 +7,7 @@ What is measured on this machine (one thread: OpenCV is told to use one core, as
 budget is what matters on a Pi whose other cores serve the web app). Times are this process's CPU
 time (``time.process_time``), so another process on the machine does not inflate them.
 
-1. ``live``: the live vision pipeline per frame, ``companion.vision.live.LiveWatcher.process``,
+1. ``live``: the live vision pipeline per frame, ``companion.vision.live.live.LiveWatcher.process``,
    on 1920x1080 frames of a rendered game with hands (``companion.sim.camera.SimulatedCamera``
    at the live frame rate), with the project's pixel reader (``VisionReader``: the frame shrunk to
    1280 px and ``read_board``) placed on the board from the simulator's truth (a fixed camera is
@@ -51,6 +51,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,7 +122,7 @@ def rendered_frames(seed: int, fps: float, count: int) -> tuple[list[Any], Any]:
 
 def truth_placed_reader() -> Any:
     """The project's pixel reader, placed on the board from the simulator's truth."""
-    from companion.vision.live import VisionReader
+    from companion.vision.live.live import VisionReader
 
     class TruthPlaced(VisionReader):
         def locate(self, frame: Any) -> np.ndarray:
@@ -131,7 +132,7 @@ def truth_placed_reader() -> Any:
 
 
 def time_live(name: str, frames: list[Any], reader: Any, geometry: Any) -> Timing:
-    from companion.vision.live import LiveWatcher
+    from companion.vision.live.live import LiveWatcher
 
     first = frames[0]
     reader.read(first, reader.locate(first))  # one-off set-up (the reader's tables) not timed
@@ -213,7 +214,7 @@ SERVE_PROBE = textwrap.dedent(
     reads = [0]
     try:
         import companion.sim.live_oracle as oracle
-        from companion.vision.live import VisionReader
+        from companion.vision.live.live import VisionReader
 
         class TruthPlaced(VisionReader):
             def __init__(self, *args, **kwargs):
@@ -268,6 +269,39 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wait_until_answering(
+    child: subprocess.Popen[Any], port: int, path: str, seconds: float
+) -> None:
+    """Until the served process answers ``path`` on loopback (or exits, or ``seconds`` pass)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and child.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+
+
+def watch(child: subprocess.Popen[Any], window: float) -> tuple[int, float]:
+    """The process's last resident size (kB) and its CPU share (%) over ``window`` seconds."""
+    cpu0, t0 = cpu_seconds(child.pid), time.monotonic()
+    rss = 0
+    while time.monotonic() - t0 < window and child.poll() is None:
+        time.sleep(0.25)
+        rss = vm_kb(child.pid, "VmRSS") or rss
+    return rss, (cpu_seconds(child.pid) - cpu0) / (time.monotonic() - t0) * 100
+
+
+def stop(child: subprocess.Popen[Any], seconds: float) -> None:
+    """Terminate a served process; kill it when it has not ended within ``seconds``."""
+    child.terminate()
+    try:
+        child.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait(timeout=10)
+
+
 @dataclass
 class ServeRun:
     peak_mb: float
@@ -278,7 +312,6 @@ class ServeRun:
 
 
 def measure_serve(seed: int, window: float) -> ServeRun:
-    import urllib.request
 
     port = free_port()
     lines: list[str] = []
@@ -305,27 +338,11 @@ def measure_serve(seed: int, window: float) -> ServeRun:
         reader = threading.Thread(target=lambda: lines.extend(out), daemon=True)
         reader.start()
         try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and child.poll() is None:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=1):
-                        break
-                except OSError:
-                    time.sleep(0.2)
-            cpu0, t0 = cpu_seconds(child.pid), time.monotonic()
-            rss = 0
-            while time.monotonic() - t0 < window and child.poll() is None:
-                time.sleep(0.25)
-                rss = vm_kb(child.pid, "VmRSS") or rss
-            cpu = (cpu_seconds(child.pid) - cpu0) / (time.monotonic() - t0) * 100
+            wait_until_answering(child, port, "/api/state", 60)
+            rss, cpu = watch(child, window)
             peak = vm_kb(child.pid, "VmHWM") or 0
         finally:
-            child.terminate()
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait(timeout=10)
+            stop(child, 15)
             reader.join(timeout=5)
     reads = max(
         (int(m.group(1)) for m in map(re.compile(r"bench: reads (\d+)").search, lines) if m),

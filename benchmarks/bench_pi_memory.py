@@ -22,14 +22,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_pi_budget import cpu_seconds, free_port, vm_kb  # noqa: E402
+from benchmarks import bench_pi_budget as pi  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 
 PHOTOS = REPO.parent / "shared" / "photos"
@@ -47,7 +45,7 @@ def report():
     print("bench: frames read", READ[0], flush=True)
 atexit.register(report)
 READ = [0]
-from companion.vision import sources
+from companion.vision.live import sources
 _read = sources.FileSource.read
 def counted(self):
     frame = _read(self)
@@ -103,7 +101,7 @@ def main(argv: list[str]) -> int:
             "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
             encoding="utf-8",
         )
-        port = free_port()
+        port = pi.free_port()
         env = dict(
             os.environ,
             GPIOZERO_PIN_FACTORY="mock",
@@ -139,29 +137,13 @@ def main(argv: list[str]) -> int:
         pump = threading.Thread(target=lambda: lines.extend(out), daemon=True)
         pump.start()
         try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and child.poll() is None:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1):
-                        break
-                except OSError:
-                    time.sleep(0.2)
-            start_rss = (vm_kb(child.pid, "VmRSS") or 0) / 1024
-            cpu0, t0 = cpu_seconds(child.pid), time.monotonic()
-            rss = 0
-            while time.monotonic() - t0 < window and child.poll() is None:
-                time.sleep(0.25)
-                rss = vm_kb(child.pid, "VmRSS") or rss
-            cpu = (cpu_seconds(child.pid) - cpu0) / (time.monotonic() - t0) * 100
-            peak = (vm_kb(child.pid, "VmHWM") or 0) / 1024
+            pi.wait_until_answering(child, port, "/api/health", 120)
+            start_rss = (pi.vm_kb(child.pid, "VmRSS") or 0) / 1024
+            rss, cpu = pi.watch(child, window)
+            peak = (pi.vm_kb(child.pid, "VmHWM") or 0) / 1024
             alive = child.poll() is None
         finally:
-            child.terminate()
-            try:
-                child.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait(timeout=10)
+            pi.stop(child, 20)
             pump.join(timeout=5)
     print(f"photos: {', '.join(names)} at {SIZE[0]}x{SIZE[1]}; interpreter {args.python}")
     for line in lines:

@@ -37,7 +37,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
-from tests.serving import serve_cmd  # noqa: E402
+from tests.serving import (  # noqa: E402
+    exchange,
+    start_served,
+)
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
@@ -46,20 +49,7 @@ FLOOD = "127.0.0.2"
 
 class Server:
     def __init__(self, state_dir: Path) -> None:
-        self.proc = subprocess.Popen(
-            serve_cmd(state_dir, "--no-qr"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=REPO,
-        )
-        assert self.proc.stdout is not None
-        self.port = 0
-        for line in self.proc.stdout:
-            if "serving on" in line:
-                self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-                break
-        self.token = (state_dir / "host-token").read_text().strip()
+        self.proc, self.port, self.token = start_served(state_dir, subprocess.PIPE, REPO)
         self.host = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
 
     def request(
@@ -71,17 +61,8 @@ class Server:
             timeout=30,
             source_address=None if source is None else (source, 0),
         )
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            conn.request(method, path, body=data, headers=headers)
-            resp = conn.getresponse()
-            raw = resp.read()
-            try:
-                return resp.status, json.loads(raw)
-            except ValueError:
-                return resp.status, raw
-        finally:
-            conn.close()
+        data = None if body is None else json.dumps(body).encode()
+        return exchange(conn, method, path, data, headers)
 
     def stop(self) -> str:
         self.proc.terminate()

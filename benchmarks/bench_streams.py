@@ -38,7 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_pi_budget import free_port, vm_kb  # noqa: E402
+from benchmarks.bench_pi_budget import free_port, stop, vm_kb, wait_until_answering  # noqa: E402
 from benchmarks.bench_pi_memory import SERVE, make_frames  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 
@@ -183,13 +183,7 @@ def main(argv: list[str]) -> int:
         )
         streams: list[Stream] = []
         try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and child.poll() is None:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1):
-                        break
-                except OSError:
-                    time.sleep(0.2)
+            wait_until_answering(child, port, "/api/health", 120)
             ready_rss = (vm_kb(child.pid, "VmRSS") or 0) / 1024
             token = (state / "host-token").read_text().strip()
             post(port, token, {"type": "new_game", "players": PLAYERS})
@@ -228,12 +222,7 @@ def main(argv: list[str]) -> int:
         finally:
             for s in streams:
                 s.close()
-            child.terminate()
-            try:
-                child.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait(timeout=10)
+            stop(child, 20)
     print(f"interpreter {args.python}; camera: still images 1920x1080 + pixel reader")
     print(
         f"32 streams (30 phones on 30 addresses, host, table view): {opened} opened, "

@@ -1,4 +1,4 @@
-"""Benchmark of the vision check list (companion.vision.check) and the table profile.
+"""Benchmark of the vision check list (companion.vision.decide.check) and the table profile.
 
 For every case: readings wrong, wrong and NOT on the check list ("silent"), and the list's length
 (median / max per picture). Cases:
@@ -50,7 +50,7 @@ from companion.sim.perturb import (  # noqa: E402
     saturation,
 )
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
-from companion.vision.classify import (  # noqa: E402
+from companion.vision.decide.classify import (  # noqa: E402
     CUE_FEATURES,
     HYPOTHESES,
     FloatArray,
@@ -60,11 +60,11 @@ from companion.vision.classify import (  # noqa: E402
     space_features_lab8,
     window_penalty,
 )
-from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
-from companion.vision.geometry import load_geometry  # noqa: E402
-from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.profile import TableProfile  # noqa: E402
-from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
+from companion.vision.decide.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.decide.profile import TableProfile  # noqa: E402
+from companion.vision.geometry.geometry import load_geometry  # noqa: E402
+from companion.vision.locate.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.reading.read import ReadCache, read_board, read_samples  # noqa: E402
 from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError  # noqa: E402
 from tools.print_copies import COPIES, copy_config  # noqa: E402
 from tools.read_tune import (  # noqa: E402

@@ -11,7 +11,7 @@ project's own renderer: hands and arms reaching over the board, shadows, a bumpe
    in the wrong colour) per 1,000 frames, claims found, and frames from "steady board" (the first
    frame after a claim with no hand over the board and nothing moving) to the reported claim;
    readers: the oracle (the simulator's truth with misreads, mostly wrong under hands), the
-   project's pixel reader (companion.vision.read) registered from the simulator's truth
+   project's pixel reader (companion.vision.reading.read) registered from the simulator's truth
    ("vision"), and the same reader finding the board by itself with locate_board ("located");
 2. static reads: locate_board and read_board on random rendered games in 1920x1080 overhead
    frames (no hands): corner error, routes and cities read right, and which colours on which
@@ -39,7 +39,7 @@ from benchmarks.results import WRITE_HELP, Results
 from companion.sim.camera import SimulatedCamera, simulated_game
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
-from companion.vision.live import (
+from companion.vision.live.live import (
     ClaimSeen,
     Event,
     LiveWatcher,
@@ -47,7 +47,7 @@ from companion.vision.live import (
     StationSeen,
     VisionReader,
 )
-from companion.vision.sources import Frame
+from companion.vision.live.sources import Frame
 
 
 class TruthPlacedVisionReader(VisionReader):
@@ -180,8 +180,8 @@ def static_reads(
 ) -> None:
     """locate_board and read_board on random rendered games (no hands), one frame each."""
     from companion.sim.render import random_scene, random_view
-    from companion.vision.locate import BoardLocation, locate_board
-    from companion.vision.read import read_board
+    from companion.vision.locate.locate import BoardLocation, locate_board
+    from companion.vision.reading.read import read_board
     from companion.vision.types import NoBoardError
 
     confusion: collections.Counter[tuple[str, str, str]] = collections.Counter()
@@ -284,20 +284,26 @@ def speed(renderer: BoardRenderer, seed: int, frames: int) -> dict[str, float]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def simulated_game_args(ap: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that plays simulated games in front of a camera (also
+    ``bench_vision_system``): seeds, frame size, frames a second, readers, short games."""
     ap.add_argument("--seeds", type=int, nargs="+", default=[11, 12])
     ap.add_argument("--size", default="960x540")
     ap.add_argument("--fps", type=float, default=5.0)
-    ap.add_argument("--no-real-reader", action="store_true")
-    ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
-    ap.add_argument("--speed-frames", type=int, default=80, help="0: no speed section")
     ap.add_argument(
         "--readers",
         nargs="+",
         default=["oracle", "vision", "located"],
         choices=["oracle", "vision", "located"],
     )
+    ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    simulated_game_args(ap)
+    ap.add_argument("--no-real-reader", action="store_true")
+    ap.add_argument("--speed-frames", type=int, default=80, help="0: no speed section")
     ap.add_argument("--no-static", action="store_true", help="skip the static reads")
     ap.add_argument("--static-seeds", type=int, nargs=2, default=[100, 116], metavar=("A", "B"))
     ap.add_argument("--write", action="store_true", help=WRITE_HELP)

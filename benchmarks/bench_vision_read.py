@@ -14,7 +14,6 @@ location (without and with a ``ReadCache``) and locating a 1080p frame.
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -26,11 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import Results, wants_write  # noqa: E402
+from benchmarks.timing import load  # noqa: E402
 from companion.sim.perturb import CAMERA_VARIATIONS  # noqa: E402
-from companion.vision.context import make_context  # noqa: E402
-from companion.vision.geometry import corners_homography  # noqa: E402
-from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.read import ReadCache, read_board, read_samples  # noqa: E402
+from companion.vision.decide.context import make_context  # noqa: E402
+from companion.vision.geometry.geometry import corners_homography  # noqa: E402
+from companion.vision.locate.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.reading.read import ReadCache, read_board, read_samples  # noqa: E402
 from companion.vision.types import NoBoardError  # noqa: E402
 from tools.read_tune import (  # noqa: E402
     Accuracy,
@@ -97,14 +97,6 @@ def accuracy(acc: Accuracy) -> str:
         f"{share(acc.stations_right, acc.stations_total)}, spaces "
         f"{share(acc.spaces_right, acc.spaces_total)}"
     )
-
-
-def load() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "load unknown"
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 def main() -> int:

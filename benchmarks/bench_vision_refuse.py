@@ -12,7 +12,7 @@ refused ones came to being accepted:
 * best full fit: the highest share explained on ALL the spaces by any board position locate
   scored in full; its final score (one of these) must reach ``locate.min_explained``.
 
-Both are read by wrapping ``companion.vision.locate.board_fit`` while the benchmark runs (the
+Both are read by wrapping ``companion.vision.locate.locate.board_fit`` while the benchmark runs (the
 locator itself is not changed). Run: ``.venv/bin/python benchmarks/bench_vision_refuse.py``
 (``--quick``: 5 seeds per kind; ``--seeds N``; ``--kinds landscape,europe``; ``--write``).
 """
@@ -34,9 +34,9 @@ from results import WRITE_HELP, Results
 
 from companion.sim.other_maps import KINDS, other_map, render_case
 from companion.sim.render import BoardRenderer
-from companion.vision import locate as locate_mod
-from companion.vision.board import load_geometry
-from companion.vision.context import make_context
+from companion.vision.decide.context import make_context
+from companion.vision.geometry.board import load_geometry
+from companion.vision.locate import locate as locate_mod
 from companion.vision.types import NoBoardError
 
 VIEWS = ("overhead", "angled")

@@ -51,12 +51,12 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_vision_read import load, warp_onto  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
-from companion.vision.classify import lab8, space_features_lab8  # noqa: E402
-from companion.vision.context import ReadContext, make_context, take_samples  # noqa: E402
-from companion.vision.decode import decode_photo  # noqa: E402
-from companion.vision.locate import BoardLocation, locate_board  # noqa: E402
-from companion.vision.profile import TableProfile  # noqa: E402
-from companion.vision.read import ReadCache, read_board  # noqa: E402
+from companion.vision.decide.classify import lab8, space_features_lab8  # noqa: E402
+from companion.vision.decide.context import ReadContext, make_context, take_samples  # noqa: E402
+from companion.vision.decide.profile import TableProfile  # noqa: E402
+from companion.vision.locate.locate import BoardLocation, locate_board  # noqa: E402
+from companion.vision.reading.decode import decode_photo  # noqa: E402
+from companion.vision.reading.read import ReadCache, read_board  # noqa: E402
 from companion.vision.types import BoardReading, NoBoardError  # noqa: E402
 
 PHOTOS = ROOT.parent / "shared" / "photos"
@@ -264,9 +264,9 @@ STAGES = [
 
 def run_stages(ctx: ReadContext, name: str, frames: int) -> None:
     """Median CPU ms of one case and the mean CPU ms per call of each stage within it."""
-    import companion.vision.classify as classify_mod
-    import companion.vision.profile as profile_mod
-    import companion.vision.read as read_mod
+    import companion.vision.decide.classify as classify_mod
+    import companion.vision.decide.profile as profile_mod
+    import companion.vision.reading.read as read_mod
 
     mods = {"read": read_mod, "classify": classify_mod, "profile": profile_mod}
     spent: dict[str, float] = {}
@@ -304,6 +304,17 @@ def fingerprint(reading: BoardReading) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def cached_prints(frames: list[Any], n: int, **read: Any) -> str:
+    """Fingerprints of ``n`` reads through one ``ReadCache``, alternating two frames, each read
+    in full (the cache's reference dropped before each)."""
+    cache = ReadCache()
+    prints = []
+    for i in range(n):
+        cache.reference = None
+        prints.append(fingerprint(read_board(frames[i % 2], cache=cache, **read)))
+    return " ".join(prints)
+
+
 def run_hash(ctx: ReadContext) -> None:
     """Fingerprints of the readings of every shared photo, a few renders (located, at a known
     place, through a ReadCache, with a profile) and the angled test frames."""
@@ -336,25 +347,15 @@ def run_hash(ctx: ReadContext) -> None:
                     fingerprint(read_board(noisy[0], location=loc, context=ctx, profile=p)),
                 )
             )
-            cache = ReadCache()
-            prints = []
-            for i in range(4):
-                cache.reference = None
-                r = read_board(noisy[i % 2], location=loc, context=ctx, cache=cache, profile=p)
-                prints.append(fingerprint(r))
-            rows.append((f"render {seed} cached{suffix}", " ".join(prints)))
+            prints = cached_prints(noisy, 4, location=loc, context=ctx, profile=p)
+            rows.append((f"render {seed} cached{suffix}", prints))
             try:
                 found = locate_board(noisy[1], context=ctx)
             except NoBoardError:
                 rows.append((f"render {seed} located, cached{suffix}", "not found"))
                 continue
-            cache = ReadCache()
-            prints = []
-            for i in range(3):
-                cache.reference = None
-                r = read_board(noisy[i % 2], location=found, context=ctx, cache=cache, profile=p)
-                prints.append(fingerprint(r))
-            rows.append((f"render {seed} located, cached{suffix}", " ".join(prints)))
+            prints = cached_prints(noisy, 3, location=found, context=ctx, profile=p)
+            rows.append((f"render {seed} located, cached{suffix}", prints))
     for name, fp in rows:
         print(f"{name:52s} {fp}")
     total = hashlib.sha256("".join(fp for _, fp in rows).encode()).hexdigest()[:16]

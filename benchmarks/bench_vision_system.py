@@ -38,13 +38,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_vision_live import simulated_game_args
 from benchmarks.results import WRITE_HELP, Results
 from companion.sim.camera import SimulatedCamera, simulated_game
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
 from companion.sim.table_sim import SimulatedTable, SystemCounts
-from companion.vision.live import LiveWatcher, VisionReader
-from companion.vision.sources import Frame
+from companion.vision.live.live import LiveWatcher, VisionReader
+from companion.vision.live.sources import Frame
 
 
 class TruthPlacedVisionReader(VisionReader):
@@ -91,17 +92,8 @@ def run_game(
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, nargs="+", default=[11, 12])
-    ap.add_argument("--size", default="960x540")
-    ap.add_argument("--fps", type=float, default=5.0)
-    ap.add_argument(
-        "--readers",
-        nargs="+",
-        default=["oracle", "vision", "located"],
-        choices=["oracle", "vision", "located"],
-    )
+    simulated_game_args(ap)
     ap.add_argument("--end-turn", nargs="+", default=["report"], choices=["report", "prompt"])
-    ap.add_argument("--quick", action="store_true", help="short games (20 turns)")
     ap.add_argument("--verbose", action="store_true", help="every question and veto")
     ap.add_argument("--write", action="store_true", help=WRITE_HELP)
     args = ap.parse_args()

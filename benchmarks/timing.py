@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -15,3 +16,12 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t0) * 1000)
     return out
+
+
+def load() -> str:
+    """The machine's load averages and core count, for a benchmark's heading."""
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load unknown"
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"

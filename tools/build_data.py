@@ -13,32 +13,29 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# How the classic games deal tickets (the Europe box and Europa 1912 alike).
+CLASSIC_DEAL = {
+    "setup": {
+        "long_dealt": 1,
+        "regular_dealt": 3,
+        "keep_min": 2,
+        "long_keep_max": None,
+        "unkept": {"long": "box", "regular": "box"},
+    },
+    "draw": 3,
+    "draw_keep_min": 1,
+}
+
 VARIANTS = {
     "europe": {
         "name": "Europe",
         "decks": ["europe_2005"],
-        "setup": {
-            "long_dealt": 1,
-            "regular_dealt": 3,
-            "keep_min": 2,
-            "long_keep_max": None,
-            "unkept": {"long": "box", "regular": "box"},
-        },
-        "draw": 3,
-        "draw_keep_min": 1,
+        **CLASSIC_DEAL,
     },
     "1912": {
         "name": "Europa 1912",
         "decks": ["europa_1912"],
-        "setup": {
-            "long_dealt": 1,
-            "regular_dealt": 3,
-            "keep_min": 2,
-            "long_keep_max": None,
-            "unkept": {"long": "box", "regular": "box"},
-        },
-        "draw": 3,
-        "draw_keep_min": 1,
+        **CLASSIC_DEAL,
     },
     "mega_europe": {
         "name": "Mega Europe",

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package beside this folder
 
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     CUE_FEATURES,
     HYPOTHESES,
     FloatArray,
@@ -40,12 +40,18 @@ from companion.vision.classify import (
     space_features,
     window_penalty,
 )
-from companion.vision.context import ReadContext, Samples, make_context, sample_raw, take_samples
-from companion.vision.geometry import corners_homography
-from companion.vision.read import read_samples
-from companion.vision.read_stations import decide_stations, station_fractions_lab8
-from companion.vision.register import refine_registration
-from companion.vision.tone import white_balance_gains
+from companion.vision.decide.context import (
+    ReadContext,
+    Samples,
+    make_context,
+    sample_raw,
+    take_samples,
+)
+from companion.vision.decide.read_stations import decide_stations, station_fractions_lab8
+from companion.vision.features.tone import white_balance_gains
+from companion.vision.geometry.geometry import corners_homography
+from companion.vision.locate.register import refine_registration
+from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,15 +31,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.sim.render import BoardRenderer, View, random_scene
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     FIT_FEATURES,
     fit_features,
     lab8,
     space_features_lab8,
 )
-from companion.vision.context import ReadContext, default_context, take_samples
-from companion.vision.geometry import corners_homography
-from companion.vision.sample import decimate
+from companion.vision.decide.context import ReadContext, default_context, take_samples
+from companion.vision.features.sample import decimate
+from companion.vision.geometry.geometry import corners_homography
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_FEATURES = ("L", "a", "b", "L_std", "end_outline", "asymmetry", "dark_lines")

@@ -225,7 +225,7 @@ def write_bundle(
 def _profile_file(state_dir: Path, camera: str) -> str | None:
     if not camera:
         return None
-    from companion.vision.profile import profile_path
+    from companion.vision.decide.profile import profile_path
 
     try:
         return profile_path(state_dir, camera).read_text(encoding="utf-8")

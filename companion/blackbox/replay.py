@@ -1,8 +1,9 @@
 """Replay a recording: its frames through the live watcher and the service's camera decisions
 again, and every difference against what happened (``companion replay``).
 
-Each recorded frame (in camera order) is shown to a new :class:`~companion.vision.live.LiveWatcher`
-as a steady board until the watcher has read it once, as the camera did (frames
+Each recorded frame (in camera order) is shown to a new
+:class:`~companion.vision.live.live.LiveWatcher` as a steady board until the
+watcher has read it once, as the camera did (frames
 ``replay_step_seconds`` apart, at most ``replay_hold_frames``: a frame the camera did not read,
 the board lost, is held that long), read by the project's pixel reader with the camera's
 recorded location (corners and local offsets) and the table profile of that moment. Sightings the
@@ -174,7 +175,7 @@ def _offsets(data: dict[str, Any] | None) -> Any:
         return None
     import numpy as np
 
-    from companion.vision.register import LocalOffsets
+    from companion.vision.locate.register import LocalOffsets
 
     return LocalOffsets(
         np.asarray(data["spaces"], np.float64),
@@ -186,7 +187,7 @@ def _offsets(data: dict[str, Any] | None) -> Any:
 def _profiles(rec: Recording) -> dict[int, Any]:
     import json
 
-    from companion.vision.profile import TableProfile
+    from companion.vision.decide.profile import TableProfile
 
     out: dict[int, Any] = {}
     for r in rec.of_type("profile"):
@@ -207,8 +208,8 @@ def see_again(
     import numpy as np
 
     from companion.commands.devices import camera_observation
-    from companion.vision.live import LiveWatcher, VisionReader, WatchState, as_questions
-    from companion.vision.sources import Frame
+    from companion.vision.live.live import LiveWatcher, VisionReader, WatchState, as_questions
+    from companion.vision.live.sources import Frame
     from companion.vision.types import NoBoardError
 
     cfg = layout.settings()

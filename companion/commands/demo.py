@@ -53,26 +53,22 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--delay must not be negative")
     if args.fast:
         delay = 0.0
+
+    def serve_demo(state_dir: Path) -> int:
+        return serve(
+            state_dir,
+            "127.0.0.1",
+            args.port,
+            demo=True,
+            demo_delay=delay,
+            demo_seed=args.seed,
+            demo_players=args.players,
+        )
+
     if args.state_dir:
-        return serve(
-            Path(args.state_dir),
-            "127.0.0.1",
-            args.port,
-            demo=True,
-            demo_delay=delay,
-            demo_seed=args.seed,
-            demo_players=args.players,
-        )
+        return serve_demo(Path(args.state_dir))
     with tempfile.TemporaryDirectory(prefix="companion-demo-") as tmp:
-        return serve(
-            Path(tmp),
-            "127.0.0.1",
-            args.port,
-            demo=True,
-            demo_delay=delay,
-            demo_seed=args.seed,
-            demo_players=args.players,
-        )
+        return serve_demo(Path(tmp))
 
 
 def run_terminal(args: argparse.Namespace) -> int:

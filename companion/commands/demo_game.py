@@ -11,8 +11,9 @@ same devices and code paths as the product:
   keep;
 * the **camera** is a simulated camera (:class:`TableCamera`, rendered frames of the board) whose
   scene follows the game: a hand reaches in, the trains or the station go down, the hand leaves.
-  The frames go through the real :class:`~companion.vision.live.LiveWatcher` and the project's
-  pixel reader (``companion.vision.read``). A fixed camera is calibrated once: the pixel locator
+  The frames go through the real :class:`~companion.vision.live.live.LiveWatcher` and the project's
+  pixel reader (``companion.vision.reading.read``). A fixed camera is calibrated once: the pixel
+  locator
   finds the board on the first (empty) frame; should it fail, the simulator's corners are used
   (logged). Before the first move the host's guided set-up learns the empty board (the table
   profile, ``service.profile_store``), so the dashboard shows it done and each colour learnt
@@ -252,7 +253,7 @@ class DeviceTable:
 
         from companion.commands.devices import camera_notice, camera_observation
         from companion.service import Actor
-        from companion.vision.live import LiveWatcher, VisionReader, as_questions
+        from companion.vision.live.live import LiveWatcher, VisionReader, as_questions
 
         cam = self.camera
         corners = self._calibrate(np.asarray(cam.view.corners, np.float64))
@@ -308,7 +309,7 @@ class DeviceTable:
         corners are used instead, and the log says so."""
         import numpy as np
 
-        from companion.vision.live import VisionReader
+        from companion.vision.live.live import VisionReader
         from companion.vision.types import NoBoardError
 
         try:

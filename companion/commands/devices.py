@@ -98,7 +98,7 @@ def start_reader(
 
 def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
     """A live-watcher event as ("observe", observation) or ("notice", text) or ("skip", "")."""
-    from companion.vision import live
+    from companion.vision.live import live
 
     if isinstance(event, live.ClaimSeen):
         obs: dict[str, Any] = {"kind": "claim_seen", "route": event.route, "color": event.color}
@@ -118,7 +118,7 @@ def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
 
 def camera_notice(event: Any) -> tuple[str, dict[str, Any]]:
     """The code and params of a camera notice (see camera_observation), for translation."""
-    from companion.vision import live
+    from companion.vision.live import live
 
     if isinstance(event, live.NeedsConfirmation | live.Vetoed):
         ch = event.change
@@ -175,8 +175,8 @@ def start_camera(
     called with every frame (the set-up check's ``doctor.live.FrameTap``); ``recorder``: the
     black box (``companion.blackbox.recorder.Recorder``), or None."""
     from companion.service import Actor
-    from companion.vision.live import FrameReader, LiveWatcher, VisionReader, as_questions
-    from companion.vision.sources import FrameSource, SourceError, open_source
+    from companion.vision.live.live import FrameReader, LiveWatcher, VisionReader, as_questions
+    from companion.vision.live.sources import FrameSource, SourceError, open_source
 
     simulated = (spec or "auto").strip().partition(":")[0].lower() == "sim"
     source: FrameSource

@@ -69,7 +69,7 @@ def camera_choice(spec: str, cfg: Any) -> tuple[str | None, Callable[[], Any] | 
         if problem is not None:
             return source, None, problem
         text = source
-    from companion.vision.sources import SourceError, open_source
+    from companion.vision.live.sources import SourceError, open_source
 
     try:
         open_source(text)  # checks the text; opens nothing
@@ -83,7 +83,7 @@ def camera_choice(spec: str, cfg: Any) -> tuple[str | None, Callable[[], Any] | 
 def simulated_camera(arg: str) -> Callable[[], Any]:
     """The demo's simulated camera over an empty board (``sim:SEED[@WxH]``)."""
     from companion.cli import CommandError
-    from companion.vision.sources import SourceError, parse_size
+    from companion.vision.live.sources import SourceError, parse_size
 
     seed_text, _, size_text = arg.partition("@")
     try:

@@ -30,7 +30,7 @@ def _imread(path: str) -> Any:
 def _read_photo(path: str, ctx: Any) -> Any:
     """A photo decoded at the size the board needs and read (``vision.decode.read_photo``)."""
     from companion.cli import CommandError
-    from companion.vision.decode import NotAnImage, read_photo
+    from companion.vision.reading.decode import NotAnImage, read_photo
 
     p = Path(path)
     if not p.is_file():
@@ -79,9 +79,9 @@ def _format_table(reading: Any) -> str:
 
 def read_main(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
-    from companion.vision import calibration as calib
-    from companion.vision.context import make_context
-    from companion.vision.read import read_board
+    from companion.vision.decide.context import make_context
+    from companion.vision.locate import calibration as calib
+    from companion.vision.reading.read import read_board
     from companion.vision.types import NoBoardError
 
     # a photo is decoded at the size the board needs; with a calibration, at its own size
@@ -113,7 +113,7 @@ def _frame_from_source(spec: str) -> Any:
 
     try:
         from companion.sim.camera import open_camera
-        from companion.vision.sources import SourceError
+        from companion.vision.live.sources import SourceError
     except ImportError:
         raise CommandError("camera sources are not available; use --image") from None
     try:
@@ -131,10 +131,10 @@ def calibrate_main(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.cli import CommandError
-    from companion.vision import calibration as calib
-    from companion.vision.context import make_context
-    from companion.vision.locate import BoardLocation, locate_board
-    from companion.vision.read import read_board
+    from companion.vision.decide.context import make_context
+    from companion.vision.locate import calibration as calib
+    from companion.vision.locate.locate import BoardLocation, locate_board
+    from companion.vision.reading.read import read_board
     from companion.vision.types import NoBoardError
 
     frame = _imread(args.image) if args.image else _frame_from_source(args.source)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from companion.sim.camera import SimulatedCamera, open_camera
-from companion.vision.live import Event, FrameReader, LiveWatcher, VisionReader
-from companion.vision.sources import FrameSource, SourceError
+from companion.vision.live.live import Event, FrameReader, LiveWatcher, VisionReader
+from companion.vision.live.sources import FrameSource, SourceError
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def _reader_for(kind: str, source: FrameSource, calibration: Any) -> FrameReader
         return OracleReader(source.renderer.geometry, seed=source.seed)
     if kind == "vision":
         try:
-            import companion.vision.read  # noqa: F401
+            import companion.vision.reading.read  # noqa: F401
         except ImportError as exc:
             raise CommandError(f"the board reader is not available: {exc}") from None
         return VisionReader(calibration)
@@ -42,7 +42,7 @@ def _load_calibration(path: str | None) -> Any:
     from companion.cli import CommandError
 
     try:
-        from companion.vision import calibration as cal_mod
+        from companion.vision.locate import calibration as cal_mod
     except ImportError as exc:
         raise CommandError(f"calibrations cannot be read here: {exc}") from None
     try:

@@ -1,6 +1,7 @@
 """What the set-up check measures of the table's camera, from a few of its frames.
 
-:func:`capture` reads frames from a :class:`~companion.vision.sources.FrameSource` for a span of
+:func:`capture` reads frames from a :class:`~companion.vision.live.sources.FrameSource` for a
+span of
 its own clock (10 s by default), keeping a few of them spread over the span; a source that can
 jump to any frame (``Seekable``: the simulated camera) gives only the kept ones.
 :func:`measure` turns a :class:`Capture` into :class:`CameraFacts` with the vision pipeline:
@@ -21,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from companion.vision.sources import Frame
+from companion.vision.live.sources import Frame
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def capture(
 
 def board_pixels(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
     """A mask (uint8, 255 inside) of the board's quadrilateral in ``image``."""
-    from companion.vision.geometry import homography_corners
+    from companion.vision.geometry.geometry import homography_corners
 
     mask = np.zeros(image.shape[:2], np.uint8)
     corners = homography_corners(np.asarray(homography, np.float64))
@@ -162,7 +163,7 @@ def clipped_share(
 
 def space_lengths_px(homography: np.ndarray) -> np.ndarray:
     """The length in pixels of every train space of the board under ``homography``."""
-    from companion.vision.geometry import load_geometry, project
+    from companion.vision.geometry.geometry import load_geometry, project
 
     geo = load_geometry()
     a = geo.aspect
@@ -205,7 +206,7 @@ def measure(
     from companion.vision.types import NoBoardError
 
     if locate is None:
-        from companion.vision.locate import locate_board
+        from companion.vision.locate.locate import locate_board
 
         locate = locate_board
     if not cap.frames:

@@ -32,7 +32,7 @@ from companion.doctor.probes import Clock, StatusSource, SystemClock
 from companion.doctor.runner import ControlsState, Setup, camera_from_capture, run
 
 if TYPE_CHECKING:
-    from companion.vision.sources import Frame
+    from companion.vision.live.sources import Frame
 
 log = logging.getLogger(__name__)
 

@@ -63,7 +63,7 @@ def camera_lines(name: str | None, open_source: Callable[[], Any] | None) -> lis
     """Open the camera (``open_source()`` gives an unopened FrameSource), read its frames for
     the configured span, close it and judge what it saw. ``name`` None: no camera."""
     from companion.doctor.camera import capture
-    from companion.vision.sources import SourceError
+    from companion.vision.live.sources import SourceError
 
     if name is None or open_source is None:
         return camera_checks(None, None)

@@ -51,14 +51,22 @@ def _transport(port: str) -> ReaderTransport:
     return transport
 
 
-def listen_main(args: argparse.Namespace) -> int:
-    catalog = CardCatalog.europe()
+def _registry_and_transport(
+    args: argparse.Namespace, catalog: CardCatalog
+) -> tuple[Registry, ReaderTransport]:
+    """The registry named by ``--registry`` and the reader on ``--port`` (the registry closed
+    again when the reader cannot be opened)."""
     registry = _registry(args.registry, catalog)
     try:
-        transport = _transport(args.port)
+        return registry, _transport(args.port)
     except BaseException:
         registry.close()
         raise
+
+
+def listen_main(args: argparse.Namespace) -> int:
+    catalog = CardCatalog.europe()
+    registry, transport = _registry_and_transport(args, catalog)
     listener = CardListener(transport, catalog, registry)
     seen = 0
     try:
@@ -102,12 +110,7 @@ def enroll_main(args: argparse.Namespace) -> int:
             raise _fail(f"--cards: {exc}") from None
         if not planned:
             raise _fail("--cards names no card")
-    registry = _registry(args.registry, catalog)
-    try:
-        transport = _transport(args.port)
-    except BaseException:
-        registry.close()
-        raise
+    registry, transport = _registry_and_transport(args, catalog)
     listener = CardListener(transport, catalog)  # payload only: the registry is being filled
     done: dict[str, CardIdentity] = {}
     limit = args.count

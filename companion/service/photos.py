@@ -147,7 +147,7 @@ class Photos:
 
 def read_photo_bytes(data: bytes) -> dict[str, Any]:
     """Decode an uploaded image and read the board (ValueError with a sentence if not)."""
-    from companion.vision.decode import NotAnImage, read_photo
+    from companion.vision.reading.decode import NotAnImage, read_photo
 
     try:  # decoded at the size the board needs (libjpeg's scaled decoding)
         reading = read_photo(data)

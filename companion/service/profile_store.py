@@ -117,7 +117,7 @@ def owners_of(state: Mapping[str, Any]) -> dict[str, str]:
 def quality_of(profile: Any, shown: list[str]) -> dict[str, Any]:
     """The status's quality part (:meth:`TableProfiles.status`): the empty looks, the lessons set
     aside, and a row per colour in ``shown`` (its quality, nearest colour and verdict)."""
-    from companion.vision.context import default_context
+    from companion.vision.decide.context import default_context
 
     base = default_context().model
     quality = profile.quality(base)
@@ -157,9 +157,9 @@ def look_location(look: Look, kept: tuple[bytes, Any] | None) -> tuple[Any, tupl
     the offsets to keep (``kept``: those measured last, used again while the corners stay)."""
     import numpy as np
 
-    from companion.vision import register
-    from companion.vision.context import default_context
-    from companion.vision.locate import BoardLocation
+    from companion.vision.decide.context import default_context
+    from companion.vision.locate import register
+    from companion.vision.locate.locate import BoardLocation
 
     corners = np.asarray(look.corners, np.float64).reshape(4, 2)
     h, w = look.image.shape[:2]
@@ -206,8 +206,8 @@ class TableProfiles:
     def attach(self, camera: str, state: Mapping[str, Any] | None = None) -> None:
         """The table's camera is ``camera`` (its id): load its profile. ``state``: the public
         state now (claims already in it are not lessons)."""
-        from companion.vision import profile as prof
-        from companion.vision.context import default_context
+        from companion.vision.decide import profile as prof
+        from companion.vision.decide.context import default_context
 
         self.camera = camera
         if state is not None:
@@ -343,7 +343,7 @@ class TableProfiles:
         """Learn ``due`` from ``look`` on a copy of ``profile``; the lessons to try again."""
         import numpy as np
 
-        from companion.vision.profile import Guard, learn_claims
+        from companion.vision.decide.profile import Guard, learn_claims
 
         ctx, feats, _ = self._features(look)
         changed = profile.changed(feats, ctx.info.printed_index[1])
@@ -415,7 +415,7 @@ class TableProfiles:
         self._wait(self._worker().submit(self._learn_empty, looks))
 
     def _learn_empty(self, looks: list[Look]) -> None:
-        from companion.vision import profile as prof
+        from companion.vision.decide import profile as prof
         from companion.vision.types import NoBoardError
 
         assert self.camera is not None
@@ -451,7 +451,7 @@ class TableProfiles:
         self._wait(self._worker().submit(self._forget))
 
     def _forget(self) -> None:
-        from companion.vision.profile import profile_path
+        from companion.vision.decide.profile import profile_path
 
         self.profile = None
         self.problem = None
@@ -476,7 +476,7 @@ class TableProfiles:
         """A clean frame of the table's camera read as a photo is, with the profile (a photo
         job's reader: see ``photos.reading_json``)."""
         from companion.service.photos import reading_json
-        from companion.vision.read import read_board
+        from companion.vision.reading.read import read_board
 
         return reading_json(
             read_board(look.image, location=self._location(look), profile=self.profile)
@@ -535,9 +535,9 @@ class TableProfiles:
         """(context, space features, the reading without a profile when ``read``) of a look."""
         import numpy as np
 
-        from companion.vision.classify import space_features_lab8
-        from companion.vision.context import default_context, take_samples
-        from companion.vision.read import read_samples
+        from companion.vision.decide.classify import space_features_lab8
+        from companion.vision.decide.context import default_context, take_samples
+        from companion.vision.reading.read import read_samples
 
         ctx = default_context()
         loc = self._location(look)
@@ -550,7 +550,7 @@ class TableProfiles:
 
     def _keep(self, profile: Any) -> None:
         """Worker: ``profile`` replaces the current one, and is saved (atomically)."""
-        from companion.vision.profile import profile_path, save
+        from companion.vision.decide.profile import profile_path, save
 
         self.profile = profile
         if self.state_dir is not None and self.camera is not None:

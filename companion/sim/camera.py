@@ -1,7 +1,8 @@
 """The simulated camera: a rendered game with hands, frame by frame, and its scripts.
 
-``SimulatedCamera`` is a :class:`~companion.vision.sources.FrameSource` whose frames carry their
-:class:`~companion.vision.sources.Truth` (what lies on the board, where the board is, whether a
+``SimulatedCamera`` is a :class:`~companion.vision.live.sources.FrameSource` whose frames carry
+their
+:class:`~companion.vision.live.sources.Truth` (what lies on the board, where the board is, whether a
 hand covers it); ``simulated_game`` scripts a random game, ``SimScript``/``SimEvent`` any other.
 ``open_camera`` is ``vision.sources.open_source`` that also knows ``sim`` / ``sim:SEED[@WxH]``.
 """
@@ -26,7 +27,7 @@ from companion.sim.render import (
     View,
     random_view,
 )
-from companion.vision.sources import Frame, FrameSource, SourceError, open_source, parse_size
+from companion.vision.live.sources import Frame, FrameSource, SourceError, open_source, parse_size
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.board import BoardGeometry, load_geometry
-from companion.vision.sources import Frame
+from companion.vision.geometry.board import DrawnBoard, load_geometry
+from companion.vision.live.sources import Frame
 from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError
 
 
@@ -22,7 +22,7 @@ class OracleReader:
 
     def __init__(
         self,
-        geometry: BoardGeometry | None = None,
+        geometry: DrawnBoard | None = None,
         *,
         seed: int = 0,
         flip: float = 0.003,

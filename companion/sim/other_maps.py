@@ -37,7 +37,7 @@ import numpy as np
 
 from companion.sim.render import BoardRenderer, Rendered, View, random_scene, random_view
 from companion.sim.render_art import stable_seed
-from companion.vision.board import BoardGeometry, CityInfo, RouteInfo, Space, load_geometry
+from companion.vision.geometry.board import CityInfo, DrawnBoard, RouteInfo, Space, load_geometry
 
 log = logging.getLogger(__name__)
 
@@ -268,7 +268,7 @@ def random_map(
     *,
     n_cities: int | None = None,
     style: MapStyle | None = None,
-) -> BoardGeometry:
+) -> DrawnBoard:
     """An invented Ticket to Ride map of ``aspect`` (width / height) drawn in Europe's style.
 
     Cities (``n_cities``, default 30-60) by dart throwing inside the score-track border; routes
@@ -386,7 +386,7 @@ def random_map(
         for name, (x, y) in zip(names, pts, strict=True)
     }
     log.debug("random map: aspect %.2f, %d cities, %d routes", a, len(cities), len(routes))
-    return BoardGeometry(aspect=a, routes=routes, cities=cities)
+    return DrawnBoard(aspect=a, routes=routes, cities=cities)
 
 
 # --------------------------------------------------------------------------------------------
@@ -444,10 +444,10 @@ class SmoothWarp:
 
 def warped_europe(
     rng: np.random.Generator,
-    base: BoardGeometry | None = None,
+    base: DrawnBoard | None = None,
     *,
     amplitude: float | None = None,
-) -> BoardGeometry:
+) -> DrawnBoard:
     """The Europe board with its cities and routes moved by a :class:`SmoothWarp`: the city
     that moves most moves by ``amplitude`` (default 0.05-0.10 of the board). Each space moves
     with the board under it: its centre is warped, its angle follows the warped track and its
@@ -482,10 +482,10 @@ def warped_europe(
     for cid, spot in g.cities.items():
         moved = warp(np.array([[spot.x, spot.y]]))[0]
         cities[cid] = replace(spot, x=float(moved[0]), y=float(moved[1]))
-    return BoardGeometry(aspect=a, routes=routes, cities=cities)
+    return DrawnBoard(aspect=a, routes=routes, cities=cities)
 
 
-def shuffled_europe(rng: np.random.Generator, base: BoardGeometry | None = None) -> BoardGeometry:
+def shuffled_europe(rng: np.random.Generator, base: DrawnBoard | None = None) -> DrawnBoard:
     """The Europe layout (same spaces, cities, tunnels and ferries) with the routes' printed
     colours shuffled among the routes; the two lanes of a double route keep different colours
     (unless both are grey), as on a printed board."""
@@ -506,10 +506,10 @@ def shuffled_europe(rng: np.random.Generator, base: BoardGeometry | None = None)
         other = ids[int(rng.integers(0, len(ids)))]
         new[r], new[other] = new[other], new[r]
     routes = {r: replace(info, color=new[r]) for r, info in g.routes.items()}
-    return BoardGeometry(aspect=g.aspect, routes=routes, cities=dict(g.cities))
+    return DrawnBoard(aspect=g.aspect, routes=routes, cities=dict(g.cities))
 
 
-def other_map(kind: str, seed: int, base: BoardGeometry | None = None) -> BoardGeometry:
+def other_map(kind: str, seed: int, base: DrawnBoard | None = None) -> DrawnBoard:
     """The map of ``kind`` (one of :data:`KINDS`) for ``seed``. ``base`` is the Europe
     geometry the ``warped`` and ``shuffled`` kinds start from (loaded when not given)."""
     rng = np.random.default_rng(stable_seed("other-map", kind, seed))

@@ -28,7 +28,7 @@ import numpy as np
 from companion.data import load_json
 from companion.sim.render_art import col, draw_board, draw_pieces, fix, stable_seed
 from companion.sim.render_hands import composite, hand_shape
-from companion.vision.board import BoardGeometry, CityInfo, Space, load_geometry
+from companion.vision.geometry.board import CityInfo, DrawnBoard, Space, load_geometry
 from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)
@@ -222,7 +222,7 @@ class BoardRenderer:
 
     def __init__(
         self,
-        geometry: BoardGeometry | None = None,
+        geometry: DrawnBoard | None = None,
         *,
         art_seed: int = 0,
         config: Mapping[str, Any] | None = None,
@@ -544,7 +544,7 @@ class BoardRenderer:
 
 def random_scene(
     rng: np.random.Generator,
-    geometry: BoardGeometry,
+    geometry: DrawnBoard,
     *,
     claimed: float = 0.4,
     stations: int = 6,
@@ -576,3 +576,15 @@ def random_scene(
         for _ in range(hands)
     )
     return Scene(routes=routes, stations=st, hands=hs, seed=int(rng.integers(0, 2**31)))
+
+
+def own_print_routes(rng: np.random.Generator, geometry: DrawnBoard) -> dict[str, str]:
+    """Trains of their own colour on about half the routes printed in a player colour (never
+    both lanes of a double): what the reader cannot tell from the print by colour alone."""
+    routes: dict[str, str] = {}
+    for r in geometry.drawable_routes():
+        colour = geometry.routes[r].color
+        twin_same = routes.get(str(geometry.routes[r].twin)) == colour
+        if colour in PLAYER_COLORS and rng.random() < 0.5 and not twin_same:
+            routes[r] = colour
+    return routes

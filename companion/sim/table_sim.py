@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.sim.camera import SimScript
-from companion.vision.live import (
+from companion.vision.live.live import (
     ClaimSeen,
     Event,
     LiveWatcher,
@@ -38,7 +38,7 @@ from companion.vision.live import (
     Vetoed,
     as_questions,
 )
-from companion.vision.sources import Frame
+from companion.vision.live.sources import Frame
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import errno
 import json
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,26 +15,10 @@ import numpy as np
 
 from companion.blackbox import layout
 from companion.blackbox.recorder import Recorder, Settings
+from tests.blackbox_fakes import Frame, Watcher
 
-
-@dataclass
-class Status:
-    state: str = "read"
-
-
-@dataclass
-class Watcher:
-    status: Status = field(default_factory=Status)
-    corners: Any = field(default_factory=lambda: np.array([[1, 2], [300, 2], [300, 200], [1, 200]]))
-    config: Any = None
-    state: Any = None
-
-
-@dataclass
-class Frame:
-    image: Any
-    timestamp: float
-    index: int
+# the recorder's tests draw a 300x200 board
+CORNERS = np.array([[1, 2], [300, 2], [300, 200], [1, 200]])
 
 
 @dataclass
@@ -92,7 +76,7 @@ def records(tmp: Path, game: str) -> list[dict[str, Any]]:
 def test_keeps_event_frames_moves_and_every_n_seconds(tmp_path: Path) -> None:
     table = Table()
     rec = recorder(tmp_path, table)
-    w = Watcher()
+    w = Watcher(corners=CORNERS)
     rec.look(Frame(image(0), 0.0, 0), w, [])  # first clean frame: kept as "every"
     w.status.state = "moving"
     rec.look(Frame(image(1), 0.2, 1), w, [])
@@ -128,7 +112,7 @@ def test_records_nothing_without_a_live_game(tmp_path: Path) -> None:
     table = Table()
     table.snap = {"game_id": "g1", "game": "europe", "mode": "photo", "seq": 1}
     rec = recorder(tmp_path, table)
-    rec.look(Frame(image(0), 0.0, 0), Watcher(), [])
+    rec.look(Frame(image(0), 0.0, 0), Watcher(corners=CORNERS), [])
     assert rec.flush()
     rec.stop()
     assert not layout.root(tmp_path).exists()
@@ -147,7 +131,7 @@ def test_the_cap_takes_the_oldest_finished_game_first_never_the_current(tmp_path
     fill(tmp_path, "g2", 40_000)
     # room for one old game and a frame or two of the current one
     rec = recorder(tmp_path, table, settings=Settings(every=0.5, quality=80, cap=60_000))
-    w = Watcher()
+    w = Watcher(corners=CORNERS)
     for i in range(3):
         rec.look(Frame(image(i), i * 1.0, i), w, [])
         assert rec.flush()
@@ -176,7 +160,7 @@ def test_a_full_disk_stops_recording_with_one_notice(tmp_path: Path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     rec = recorder(tmp_path, table, write=full)
-    w = Watcher()
+    w = Watcher(corners=CORNERS)
     for i in range(10):
         rec.look(Frame(image(i), i * 10.0, i), w, [])
     assert rec.flush()
@@ -196,7 +180,7 @@ def test_a_full_queue_drops_and_counts_and_never_waits(tmp_path: Path) -> None:
         path.write_bytes(blob)
 
     rec = recorder(tmp_path, table, write=slow)
-    w = Watcher()
+    w = Watcher(corners=CORNERS)
     n = layout.settings()["queue_frames"] + 40
     t0 = time.perf_counter()
     for i in range(n):
@@ -219,7 +203,7 @@ def test_decisions_are_recorded_with_what_they_were_made_with(tmp_path: Path) ->
 
     table = Table()
     rec = recorder(tmp_path, table)
-    w = Watcher()
+    w = Watcher(corners=CORNERS)
     event = ClaimSeen("berlin-wien", "red")
     rec.look(Frame(image(0), 0.0, 0), w, [event])
     fut: Future[Any] = Future()
@@ -241,7 +225,7 @@ def test_decisions_are_recorded_with_what_they_were_made_with(tmp_path: Path) ->
 def test_nothing_more_once_the_game_is_finished(tmp_path: Path) -> None:
     table = Table()
     rec = recorder(tmp_path, table)
-    w = Watcher()
+    w = Watcher(corners=CORNERS)
     rec.look(Frame(image(0), 0.0, 0), w, [])
     rec.look(Frame(image(1), 1.0, 1), w, [])
     table.snap = {**table.snap, "phase": "finished", "seq": 9}

@@ -5,13 +5,13 @@ the time-lapse to download; no raw key or id on the page."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from companion.blackbox.recorder import Recorder, Settings
+from tests.blackbox_fakes import Frame, Watcher
 
 from .conftest import HOST_TOKEN, Server
 from .test_dashboard import host_page, ready
@@ -21,26 +21,6 @@ JA = json.loads(
 )
 PLAYERS = [{"name": "アキ", "color": "red"}, {"name": "ベン", "color": "blue"}]
 BEARER = {"Authorization": f"Bearer {HOST_TOKEN}"}
-
-
-@dataclass
-class Status:
-    state: str = "read"
-
-
-@dataclass
-class Watcher:
-    status: Status = field(default_factory=Status)
-    corners: Any = field(default_factory=lambda: np.array([[1, 2], [90, 2], [90, 60], [1, 60]]))
-    config: Any = None
-    state: Any = None
-
-
-@dataclass
-class Frame:
-    image: Any
-    timestamp: float
-    index: int
 
 
 def test_host_section_and_history_photos(server: Server, phone: Any) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision import profile as prof
-from companion.vision.context import default_context
+from companion.vision.decide import profile as prof
+from companion.vision.decide.context import default_context
 
 from .conftest import Server
 from .test_dashboard import host_page

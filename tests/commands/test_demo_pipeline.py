@@ -92,7 +92,7 @@ def test_the_table_was_set_up_before_the_first_move_and_colours_learnt(
     """The host's guided set-up: the empty board learnt before the game started; the camera
     then learnt the players' colours from their claims (the dashboard shows it)."""
     from companion.service.profile_store import settings
-    from companion.vision.profile import profile_path
+    from companion.vision.decide.profile import profile_path
 
     table = played["demo"].table
     assert table.setup == "learnt"

@@ -11,7 +11,7 @@ import pytest
 from companion.london.board import london_map
 from companion.london.scoring import end_state_to_json, score_final
 
-from ..core.cli_helpers import run, write
+from ..core.cli_helpers import assert_refused_in_one_line, run, write
 from ..london.brute import brute_score
 from ..london.endstates import random_end_state
 
@@ -121,10 +121,7 @@ def test_map_name_is_case_and_space_tolerant(
 def test_london_bad_input_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: object, message: str
 ) -> None:
-    code, out, err = run(capsys, "score", write(tmp_path, content), "--json")
-    assert code == 2 and out == ""
-    assert message in err and "Traceback" not in err
-    assert err.count("\n") == 1
+    assert_refused_in_one_line(capsys, tmp_path, content, message)
 
 
 def test_london_scores_agree_with_brute_force_through_the_cli(

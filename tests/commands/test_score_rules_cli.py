@@ -14,7 +14,7 @@ from companion.core.scoring import score_final
 from companion.data import europe_map
 
 from ..core.brute import brute_score
-from ..core.cli_helpers import run, write
+from ..core.cli_helpers import assert_refused_in_one_line, run, write
 from ..core.endstates import random_end_state
 
 STATE = {
@@ -79,10 +79,7 @@ def test_score_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_score_bad_input_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: object, message: str
 ) -> None:
-    code, out, err = run(capsys, "score", write(tmp_path, content), "--json")
-    assert code == 2 and out == ""
-    assert message in err and "Traceback" not in err
-    assert err.count("\n") == 1
+    assert_refused_in_one_line(capsys, tmp_path, content, message)
 
 
 def test_score_missing_file(capsys: pytest.CaptureFixture[str]) -> None:

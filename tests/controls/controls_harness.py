@@ -13,18 +13,14 @@ import pytest
 
 from companion.config import ControlsConfig
 from companion.controls import ButtonPressed, Controls, FakeControls
+from tests import waiting
 
 FAST = ControlsConfig(enabled=True, hold_time=0.3, beep_short=0.05, beep_long=0.25)
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
     """Poll until predicate() is true (the hold and blink threads run in the background)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
+    return waiting.wait_for(predicate, timeout)
 
 
 def on_real_pi() -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import signal
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,6 +16,7 @@ from controls_harness import FAST, on_real_pi, wait_for
 from companion.commands.devices import start_controls
 from companion.service import Actor, Service
 from companion.store import EventStore
+from tests.serving import serve_cmd
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 
@@ -74,23 +74,7 @@ def run_serve(tmp_path: Path, *extra: str) -> tuple[str, str]:
     config = tmp_path / "companion.toml"
     config.write_text("[controls]\nenabled = true\n", encoding="utf-8")
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "serve",
-            "--config",
-            str(config),
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--no-qr",
-            "--no-devices",
-            *extra,
-        ],
+        serve_cmd(tmp_path / "state", "--config", str(config), "--no-qr", "--no-devices", *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

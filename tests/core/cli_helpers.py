@@ -20,3 +20,14 @@ def write(tmp_path: Path, data: object, name: str = "state.json") -> str:
     path = tmp_path / name
     path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
     return str(path)
+
+
+def assert_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: object, message: str
+) -> None:
+    """`companion score STATE --json` on bad input: exit 2, nothing on stdout, one line on
+    stderr naming ``message``, no traceback."""
+    code, out, err = run(capsys, "score", write(tmp_path, content), "--json")
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+    assert err.count("\n") == 1

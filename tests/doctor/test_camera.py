@@ -19,7 +19,7 @@ from companion.doctor.camera import (
 )
 from companion.doctor.checks import camera_checks
 from companion.sim.camera import SimulatedCamera
-from companion.vision.sources import Frame, FrameSource
+from companion.vision.live.sources import Frame, FrameSource
 
 SIZE = (960, 540)
 

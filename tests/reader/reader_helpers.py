@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+
+from tests import waiting
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return predicate()
+    return waiting.wait_for(predicate, timeout, step=0.005)

@@ -10,7 +10,7 @@ from companion.commands.devices import camera_observation, start_reader
 from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore
-from companion.vision import live
+from companion.vision.live import live
 
 
 def test_taps_on_the_simulated_reader_reach_the_pending_payment(

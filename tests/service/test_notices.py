@@ -16,7 +16,7 @@ from companion.commands.devices import camera_notice, start_reader
 from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore
-from companion.vision import live
+from companion.vision.live import live
 from tests.service.pure_games import keep_first_tickets
 
 HOST = Actor.host()

@@ -6,7 +6,6 @@ live reader and by a photo from the table's own camera."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,13 +24,14 @@ from companion.service.profile_store import (
     settings,
     verdict,
 )
-from companion.sim.render import BoardRenderer, Scene, random_view
+from companion.sim.render import BoardRenderer, Scene, own_print_routes, random_view
 from companion.store import EventStore
-from companion.vision import profile as prof
-from companion.vision.readers import VisionReader
-from companion.vision.sources import Frame
+from companion.vision.decide import profile as prof
+from companion.vision.live.readers import VisionReader
+from companion.vision.live.sources import Frame
 from companion.vision.types import PLAYER_COLORS
 from companion.webapp import create_app
+from tests.waiting import wait_for
 
 TOKEN = "host-token-for-table-profile-tests"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -52,13 +52,7 @@ def frames() -> dict[str, Any]:
     empty = [
         renderer.render_frame(Scene(seed=2), view, np.random.default_rng(i)) for i in (1, 2, 3)
     ]
-    rng = np.random.default_rng(7)
-    routes: dict[str, str] = {}
-    for r in gb.drawable_routes():
-        colour = gb.routes[r].color
-        twin_same = routes.get(str(gb.routes[r].twin)) == colour
-        if colour in PLAYER_COLORS and rng.random() < 0.5 and not twin_same:
-            routes[r] = colour
+    routes = own_print_routes(np.random.default_rng(7), gb)
     same = renderer.render_frame(Scene(routes=routes, seed=7), view, np.random.default_rng(5))
     red = renderer.render_frame(
         Scene(routes={RED_ROUTE: "red"}, seed=2), view, np.random.default_rng(6)
@@ -101,12 +95,7 @@ def wrong(reading: Any, truth: dict[str, str | None]) -> list[str]:
 
 
 def until(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
+    return wait_for(check, timeout, step=0.05)
 
 
 # -- pure parts ------------------------------------------------------------------------------
@@ -249,14 +238,20 @@ def test_the_empty_board_is_learnt_refused_kept_and_used(
         store.close()
 
 
-def test_colours_are_learnt_from_confirmed_claims_off_the_loop(
-    table: tuple[Service, FlaskClient], frames: dict[str, Any]
-) -> None:
-    svc, client = table
+def empty_learnt(svc: Service, client: FlaskClient, frames: dict[str, Any]) -> TableProfiles:
+    """The table camera attached, shown the empty board and told (over HTTP) to learn it."""
     profiles = svc.attach_camera(CAMERA)
     for look in frames["empty"]:
         show(profiles, look)
     assert client.post("/api/camera/profile/empty", headers=BEARER, json={}).status_code == 200
+    return profiles
+
+
+def test_colours_are_learnt_from_confirmed_claims_off_the_loop(
+    table: tuple[Service, FlaskClient], frames: dict[str, Any]
+) -> None:
+    svc, client = table
+    profiles = empty_learnt(svc, client, frames)
     seen: list[dict[str, Any]] = []
     svc.listeners.append(lambda kind, data: seen.append(data) if kind == "notice" else None)
     svc.act({"type": "new_game", "players": PLAYERS, "tickets_tracked": False}, HOST)
@@ -305,7 +300,7 @@ def test_a_route_said_free_teaches_its_empty_look(
     clock[0] += 1
     p.seen(frames["red"].image, frames["red"].corners)  # RED_ROUTE holds trains: not free
     assert until(lambda: not p._busy and not p._lessons)
-    from companion.vision.context import default_context
+    from companion.vision.decide.context import default_context
 
     info = default_context().info
     free, held = info.route_slices["brest-paris"], info.route_slices[RED_ROUTE]
@@ -346,10 +341,7 @@ def test_a_photo_from_the_table_camera_is_read_with_its_profile(
     table: tuple[Service, FlaskClient], frames: dict[str, Any]
 ) -> None:
     svc, client = table
-    profiles = svc.attach_camera(CAMERA)
-    for look in frames["empty"]:
-        show(profiles, look)
-    assert client.post("/api/camera/profile/empty", headers=BEARER, json={}).status_code == 200
+    profiles = empty_learnt(svc, client, frames)
     show(profiles, frames["same"])
     r = client.post("/api/camera/photo", headers=BEARER, json={})
     assert r.status_code == 202
@@ -412,7 +404,7 @@ def test_the_live_watcher_shows_its_clean_frames_and_reads_with_the_profile(
 ) -> None:
     """Through the real live watcher: its reads of the empty board are the set-up's looks; a
     claim the game took is learnt from its next clean read; its reader then holds the profile."""
-    from companion.vision.live import LiveWatcher
+    from companion.vision.live.live import LiveWatcher
 
     svc, client = table
     profiles = svc.attach_camera(CAMERA)

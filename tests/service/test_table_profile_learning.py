@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,9 @@ from companion.service import Actor, Service
 from companion.service.profile_store import TableProfiles, settings
 from companion.sim.render import BoardRenderer, Scene, random_view
 from companion.store import EventStore
-from companion.vision import profile as prof
-from companion.vision.context import default_context
+from companion.vision.decide import profile as prof
+from companion.vision.decide.context import default_context
+from tests.waiting import wait_for
 
 HOST = Actor.host()
 CAMERA = "usb:table"
@@ -65,12 +65,7 @@ def show(profiles: TableProfiles, rendered: Any) -> None:
 
 
 def until(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
+    return wait_for(check, timeout, step=0.05)
 
 
 def settled(profiles: TableProfiles) -> bool:
@@ -160,9 +155,11 @@ def test_an_undone_claim_is_taken_out_and_nothing_is_learnt_of_the_freed_route(
     assert np.array_equal(after.sums("blue"), np.zeros(9)) and profiles.taken_out == 1
 
 
-def test_a_lesson_still_waiting_for_its_frame_is_dropped_when_corrected(
-    tmp_path: Path, quick: None, frames: dict[str, Any]
-) -> None:
+def empty_learnt_on_a_clock(
+    tmp_path: Path, frames: dict[str, Any]
+) -> tuple[TableProfiles, list[float]]:
+    """Profiles on a clock the test moves (``clock[0]``), the empty board shown a second apart
+    and learnt."""
     clock = [100.0]
     p = TableProfiles(lambda *a, **k: None, tmp_path, clock=lambda: clock[0])
     p.attach("cam", {"game_id": "g", "players": []})
@@ -170,6 +167,13 @@ def test_a_lesson_still_waiting_for_its_frame_is_dropped_when_corrected(
         show(p, look)
         clock[0] += 1
     p.learn_empty()
+    return p, clock
+
+
+def test_a_lesson_still_waiting_for_its_frame_is_dropped_when_corrected(
+    tmp_path: Path, quick: None, frames: dict[str, Any]
+) -> None:
+    p, clock = empty_learnt_on_a_clock(tmp_path, frames)
     black = {"game_id": "g", "players": [{"color": "black", "routes": [BLUE_ROUTE]}]}
     p.heard("state", black)
     assert [(ls.route, ls.colour) for ls in p._lessons] == [(BLUE_ROUTE, "black")]
@@ -201,13 +205,7 @@ def test_a_lesson_far_from_its_colour_and_near_another_is_set_aside(
     """Black learnt from 8 spaces of its own trains; a claim of black on blue trains (the
     camera read them wrong), whose best black windows sit nearer the empty board's look than
     black, teaches nothing: set aside, logged, counted, shown to the host."""
-    clock = [100.0]
-    p = TableProfiles(lambda *a, **k: None, tmp_path, clock=lambda: clock[0])
-    p.attach("cam", {"game_id": "g", "players": []})
-    for look in frames["empty"]:
-        show(p, look)
-        clock[0] += 1
-    p.learn_empty()
+    p, clock = empty_learnt_on_a_clock(tmp_path, frames)
     guard = settings()["guard"]
     assert len(BLACK_ROUTES) * 4 >= int(guard["min_spaces"])
     p.heard("state", {"game_id": "g", "players": [{"color": "black", "routes": BLACK_ROUTES}]})

@@ -7,11 +7,12 @@ import importlib.util
 import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.serving import serve_cmd
 
 
 def serve_briefly(tmp_path: Path, camera: str) -> tuple[str, str]:
@@ -19,19 +20,7 @@ def serve_briefly(tmp_path: Path, camera: str) -> tuple[str, str]:
     config.write_text(f"[camera]\n{camera}\n\n[reader]\nenabled = false\n", encoding="utf-8")
     env = dict(os.environ, COMPANION_CONFIG=str(config))
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "serve",
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--no-qr",
-        ],
+        serve_cmd(tmp_path / "state", "--no-qr"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

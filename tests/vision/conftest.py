@@ -15,8 +15,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.context import ReadContext, make_context
-from companion.vision.geometry import corners_homography, load_geometry, project
+from companion.sim.render import BoardRenderer
+from companion.vision.decide.context import ReadContext, make_context
+from companion.vision.geometry.geometry import corners_homography, load_geometry, project
 from companion.vision.types import PLAYER_COLORS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,6 +112,12 @@ def on_table(
 @pytest.fixture(scope="session")
 def ctx() -> ReadContext:
     return make_context()
+
+
+@pytest.fixture(scope="module")
+def renderer() -> BoardRenderer:
+    """The simulator's board renderer, one per test module (as each module had its own)."""
+    return BoardRenderer()
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,11 @@
-"""What the reader learns of each picture (companion.vision.adapt), on hand-made numbers."""
+"""What the reader learns of each picture (companion.vision.decide.adapt), on hand-made numbers."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.adapt import plastic_offsets, same_colour_terms
-from companion.vision.classify import CUE_FEATURES
+from companion.vision.decide.adapt import plastic_offsets, same_colour_terms
+from companion.vision.decide.classify import CUE_FEATURES
 from companion.vision.types import PLAYER_COLORS
 
 ASYM = CUE_FEATURES.index("asymmetry")
@@ -60,10 +60,10 @@ def test_a_table_profiles_colours_are_not_moved_with_the_print_again() -> None:
     print shift (dull colour processing here) moves the other colours, not that one."""
     from companion.sim.perturb import saturation
     from companion.sim.render import BoardRenderer, random_scene
-    from companion.vision.context import make_context, take_samples
-    from companion.vision.locate import BoardLocation
-    from companion.vision.profile import TableProfile
-    from companion.vision.read import read_samples
+    from companion.vision.decide.context import make_context, take_samples
+    from companion.vision.decide.profile import TableProfile
+    from companion.vision.locate.locate import BoardLocation
+    from companion.vision.reading.read import read_samples
 
     ctx = make_context()
     renderer = BoardRenderer()

@@ -1,4 +1,4 @@
-"""The reading as seen and its check list (companion.vision.check), on hand-made scores."""
+"""The reading as seen and its check list (companion.vision.decide.check), on hand-made scores."""
 
 from __future__ import annotations
 
@@ -7,19 +7,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from companion.vision.check import CheckConfig, Problem, assess, print_like, route_evidence
-from companion.vision.classify import HYPOTHESES
-from companion.vision.context import ReadContext, make_context
+from companion.vision.decide.check import CheckConfig, Problem, assess, print_like, route_evidence
+from companion.vision.decide.classify import HYPOTHESES
+from companion.vision.decide.context import ReadContext
 from companion.vision.types import PLAYER_COLORS, BoardReading
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _free_scores(ctx: ReadContext) -> np.ndarray:
@@ -210,7 +204,7 @@ def test_cli_table_names_the_problems_and_the_check_list(tmp_path, capsys) -> No
 def _problem_codes() -> set[str]:
     """The codes the vision code can give a ``Problem`` (string literals in its calls)."""
     codes: set[str] = set()
-    for path in sorted((ROOT / "companion" / "vision").glob("*.py")):
+    for path in sorted((ROOT / "companion" / "vision").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call) or getattr(node.func, "id", None) != "Problem":
                 continue
@@ -272,9 +266,9 @@ def test_dull_colour_processing_reads_the_trains_or_lists_them(ctx: ReadContext)
     check list, and the list stays short."""
     from companion.sim.perturb import saturation
     from companion.sim.render import BoardRenderer, Scene
-    from companion.vision.context import take_samples
-    from companion.vision.locate import BoardLocation
-    from companion.vision.read import read_samples
+    from companion.vision.decide.context import take_samples
+    from companion.vision.locate.locate import BoardLocation
+    from companion.vision.reading.read import read_samples
 
     renderer = BoardRenderer()
     gb = renderer.geometry

@@ -1,5 +1,6 @@
 """Live mode turns what a reading lists for checking into a question; the demo's first frame is
-located (companion.vision.check with companion.vision.live, companion.vision.locate)."""
+located (companion.vision.decide.check with companion.vision.live.live,
+companion.vision.locate.locate)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,9 @@ import pytest
 from companion.sim.camera import SimulatedCamera
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
-from companion.vision.live import ClaimSeen, LiveWatcher, NeedsConfirmation
-from companion.vision.sources import Frame
+from companion.vision.live.live import ClaimSeen, LiveWatcher, NeedsConfirmation
+from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
 
 
 class _Listed(OracleReader):
@@ -61,7 +57,7 @@ def test_the_demo_cameras_first_frame_is_located(seed: int) -> None:
     """Seeds whose first (empty-board, 960x540) frame was refused: the soft small frame had
     weaker gradients on every space than the photos the locating means come from."""
     from companion.commands.demo_game import _table_camera_class
-    from companion.vision.readers import VisionReader
+    from companion.vision.live.readers import VisionReader
 
     cam = _table_camera_class()(seed=seed)
     found = np.asarray(VisionReader().locate(cam.frame_at(0)), np.float64)
@@ -72,7 +68,7 @@ def test_the_demo_cameras_first_frame_is_located(seed: int) -> None:
 def test_a_listed_claim_reaches_the_service_as_a_question(renderer: BoardRenderer) -> None:
     """as_questions: the watcher records the listed claim and reports it unsure and listed
     (the service asks the host); a plain claim and a station's question pass unchanged."""
-    from companion.vision.live import Change, StationSeen, as_questions
+    from companion.vision.live.live import Change, StationSeen, as_questions
 
     events, watcher = _run(renderer, _Listed(renderer.geometry, flip=0.0))
     out = as_questions(watcher, events)

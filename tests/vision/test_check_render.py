@@ -11,20 +11,10 @@ import pytest
 
 from companion.sim.perturb import channel_gains, light_gradient, resize_width
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view
-from companion.vision.context import ReadContext, make_context, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
+from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
 
 
 def _read(image: np.ndarray, corners: Any, ctx: ReadContext) -> BoardReading:

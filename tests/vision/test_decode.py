@@ -1,4 +1,4 @@
-"""Photos decoded at the size the board needs (``companion/vision/decode.py``): libjpeg's
+"""Photos decoded at the size the board needs (``companion/vision/reading/decode.py``): libjpeg's
 scaled decoding picks the largest reduction that keeps the longer side, the JPEG's size is read
 from its header without decoding, a reading survives the reduction, and bad bytes are refused."""
 
@@ -9,20 +9,15 @@ import numpy as np
 import pytest
 
 from companion.sim.render import BoardRenderer, random_scene
-from companion.vision.context import ReadContext, make_context
-from companion.vision.decode import (
+from companion.vision.decide.context import ReadContext
+from companion.vision.reading.decode import (
     NotAnImage,
     decode_photo,
     jpeg_size,
     read_photo,
     reduction,
 )
-from companion.vision.read import read_board
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
+from companion.vision.reading.read import read_board
 
 
 def _jpeg(image: np.ndarray, progressive: bool = False) -> bytes:

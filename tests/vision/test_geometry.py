@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.geometry import (
+from companion.vision.geometry.geometry import (
     corners_homography,
     homography_corners,
     load_geometry,
@@ -59,7 +59,7 @@ def test_decimation_keeps_pixel_centres() -> None:
     place as sampling the picture itself (a horizontal ramp: value = x)."""
     import cv2
 
-    from companion.vision.sample import decimate, decimated_homography
+    from companion.vision.features.sample import decimate, decimated_homography
 
     w, h = 254, 121  # not multiples of k: the remainder is dropped
     ramp = np.tile(np.arange(w, dtype=np.uint8), (h, 1))

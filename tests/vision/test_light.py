@@ -1,4 +1,5 @@
-"""Uneven light taken off (companion.vision.light) and empty boards read empty in many lights."""
+"""Uneven light taken off (companion.vision.features.light) and empty boards read empty in many
+lights."""
 
 from __future__ import annotations
 
@@ -9,20 +10,10 @@ import pytest
 
 from companion.sim.perturb import channel_gains, light_gradient
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view
-from companion.vision import light
-from companion.vision.context import ReadContext, make_context, sample_raw, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import ReadCache, read_board, read_samples
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
+from companion.vision.decide.context import ReadContext, sample_raw, take_samples
+from companion.vision.features import light
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import ReadCache, read_board, read_samples
 
 
 def test_the_light_surface_is_measured_apart_from_the_paper_colours() -> None:

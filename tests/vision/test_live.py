@@ -16,7 +16,7 @@ import pytest
 from companion.sim.camera import SimulatedCamera
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
-from companion.vision.live import (
+from companion.vision.live.live import (
     Change,
     ClaimSeen,
     Event,
@@ -28,16 +28,11 @@ from companion.vision.live import (
     Vetoed,
     WatchState,
 )
-from companion.vision.sources import Frame
+from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
 
 SIZE = (480, 270)
 FPS = 5.0
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
 
 
 def _centre(renderer: BoardRenderer, route: str) -> list[float]:
@@ -285,9 +280,9 @@ def test_a_rendered_full_game_with_hands_makes_no_false_claim(renderer: BoardRen
 def test_real_reader_on_rendered_frames_makes_no_false_claim(
     renderer: BoardRenderer, placed: str
 ) -> None:
-    """The project's pixel reader (companion.vision.read) in the loop, on rendered frames,
+    """The project's pixel reader (companion.vision.reading.read) in the loop, on rendered frames,
     with the board registered from the simulator's truth or found by ``locate_board`` itself."""
-    from companion.vision.live import VisionReader
+    from companion.vision.live.live import VisionReader
 
     class TruthPlaced(VisionReader):
         def locate(self, frame: Frame) -> np.ndarray:

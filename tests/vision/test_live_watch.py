@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.vision.live import CallableReader, LiveWatcher
-from companion.vision.sources import FileSource
+from companion.vision.live.live import CallableReader, LiveWatcher
+from companion.vision.live.sources import FileSource
 from companion.vision.types import BoardReading
 
 

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.locate import BoardLocation, locate_board
+from companion.vision.locate.locate import BoardLocation, locate_board
 from companion.vision.types import NoBoardError
 
 

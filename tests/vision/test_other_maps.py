@@ -26,8 +26,8 @@ from companion.sim.other_maps import (
     render_case,
 )
 from companion.sim.render import BoardRenderer
-from companion.vision.board import BoardGeometry, load_geometry
-from companion.vision.locate import locate_board
+from companion.vision.geometry.board import DrawnBoard, load_geometry
+from companion.vision.locate.locate import locate_board
 from companion.vision.types import NoBoardError
 
 SEEDS = (0, 1)
@@ -36,11 +36,11 @@ VIEWS = ("overhead", "angled")
 
 
 @pytest.fixture(scope="module")
-def europe() -> BoardGeometry:
+def europe() -> DrawnBoard:
     return load_geometry()
 
 
-def _frame(geometry: BoardGeometry, seed: int, view: str) -> tuple[np.ndarray, np.ndarray]:
+def _frame(geometry: DrawnBoard, seed: int, view: str) -> tuple[np.ndarray, np.ndarray]:
     rendered = render_case(BoardRenderer(geometry, art_seed=seed), seed, angled=view == "angled")
     return rendered.image, rendered.corners
 
@@ -119,7 +119,7 @@ def test_maps_are_seeded() -> None:
         other_map("usa", 0)
 
 
-def _end_gap(g: BoardGeometry, rid: str) -> float:
+def _end_gap(g: DrawnBoard, rid: str) -> float:
     """How far a route's end spaces are from its two cities (sum, board heights)."""
     r = g.routes[rid]
     ends = [(g.cities[r.a].x, g.cities[r.a].y), (g.cities[r.b].x, g.cities[r.b].y)]
@@ -131,7 +131,7 @@ def _end_gap(g: BoardGeometry, rid: str) -> float:
     return min(dist(first, e) + dist(last, f) for e, f in (ends, ends[::-1]))
 
 
-def test_warped_europe_moves_cities_by_a_smooth_non_affine_warp(europe: BoardGeometry) -> None:
+def test_warped_europe_moves_cities_by_a_smooth_non_affine_warp(europe: DrawnBoard) -> None:
     before = np.array([[c.x, c.y] for c in europe.cities.values()])
     for seed in range(4):
         g = other_map("warped", seed, europe)
@@ -149,7 +149,7 @@ def test_warped_europe_moves_cities_by_a_smooth_non_affine_warp(europe: BoardGeo
         assert float(np.mean(grown)) < 0.01 and max(grown) < 0.08, (np.mean(grown), max(grown))
 
 
-def test_shuffled_europe_keeps_the_layout_and_changes_the_colours(europe: BoardGeometry) -> None:
+def test_shuffled_europe_keeps_the_layout_and_changes_the_colours(europe: DrawnBoard) -> None:
     g = other_map("shuffled", 0, europe)
     assert Counter(r.color for r in g.routes.values()) == Counter(
         r.color for r in europe.routes.values()
@@ -170,9 +170,7 @@ def test_shuffled_europe_keeps_the_layout_and_changes_the_colours(europe: BoardG
 @pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("kind", [*INVENTED, "warped"])
-def test_other_maps_are_refused(
-    ctx, europe: BoardGeometry, kind: str, seed: int, view: str
-) -> None:
+def test_other_maps_are_refused(ctx, europe: DrawnBoard, kind: str, seed: int, view: str) -> None:
     image, _ = _frame(other_map(kind, seed, europe), seed, view)
     with pytest.raises(NoBoardError):
         locate_board(image, context=ctx)
@@ -189,7 +187,7 @@ def test_other_maps_are_refused(
         "train, and a shuffled colour often looks like a train's"
     ),
 )
-def test_colour_shuffled_europe_is_refused(ctx, europe: BoardGeometry) -> None:
+def test_colour_shuffled_europe_is_refused(ctx, europe: DrawnBoard) -> None:
     image, _ = _frame(other_map("shuffled", 4, europe), 4, "overhead")
     try:
         loc = locate_board(image, context=ctx)
@@ -201,7 +199,7 @@ def test_colour_shuffled_europe_is_refused(ctx, europe: BoardGeometry) -> None:
 @pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_control_europe_drawn_the_same_way_is_found(
-    ctx, europe: BoardGeometry, seed: int, view: str
+    ctx, europe: DrawnBoard, seed: int, view: str
 ) -> None:
     image, corners = _frame(europe, seed, view)
     loc = locate_board(image, context=ctx)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from companion.sim.render import BoardRenderer, Scene, random_scene
-from companion.vision.adapt import print_estimate
-from companion.vision.context import ReadContext, make_context, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
+from companion.vision.decide.adapt import print_estimate
+from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_samples
 from companion.vision.types import BoardReading
 from tools.print_copies import COPIES, copy_config
 
@@ -25,11 +25,6 @@ CFG = {
     "prior_weight": 8.0,
 }
 SCALE = np.array([6.0, 4.0, 5.0, 3.0])
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _read(image: np.ndarray, ctx: ReadContext) -> BoardReading:

@@ -1,4 +1,4 @@
-"""A table's profile (companion.vision.profile) and readings with it, on rendered boards."""
+"""A table's profile (companion.vision.decide.profile) and readings with it, on rendered boards."""
 
 from __future__ import annotations
 
@@ -8,24 +8,13 @@ import numpy as np
 import pytest
 
 from companion.sim.perturb import channel_gains
-from companion.sim.render import BoardRenderer, Scene, random_view
-from companion.vision import profile as prof
-from companion.vision.check import CheckConfig, profile_fits, route_evidence
-from companion.vision.classify import lab8, space_features_lab8
-from companion.vision.context import ReadContext, make_context, take_samples
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_samples
-from companion.vision.types import PLAYER_COLORS
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
+from companion.sim.render import BoardRenderer, Scene, own_print_routes, random_view
+from companion.vision.decide import profile as prof
+from companion.vision.decide.check import CheckConfig, profile_fits, route_evidence
+from companion.vision.decide.classify import lab8, space_features_lab8
+from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_samples
 
 
 def _samples(image, corners, ctx: ReadContext):
@@ -39,14 +28,7 @@ def _features(samples, ctx: ReadContext):
 
 def _same_colour_scene(renderer: BoardRenderer, seed: int) -> Scene:
     """Trains of their own colour on half the routes printed in a player colour."""
-    gb = renderer.geometry
-    rng = np.random.default_rng(seed)
-    routes: dict[str, str] = {}
-    for r in gb.drawable_routes():
-        colour = gb.routes[r].color
-        twin_same = routes.get(str(gb.routes[r].twin)) == colour
-        if colour in PLAYER_COLORS and rng.random() < 0.5 and not twin_same:
-            routes[r] = colour
+    routes = own_print_routes(np.random.default_rng(seed), renderer.geometry)
     return Scene(routes=routes, seed=seed)
 
 

@@ -1,4 +1,5 @@
-"""A table profile's lessons (companion.vision.profile): kept per route as sums so a corrected or
+"""A table profile's lessons (companion.vision.decide.profile): kept per route as sums so a
+corrected or
 undone claim's lesson comes out exactly, settled when a new game starts, saved and loaded (and a
 version-1 profile still loads); a lesson far from its colour and nearer another is set aside."""
 
@@ -10,13 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision import profile as prof
-from companion.vision.context import ReadContext, make_context
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
+from companion.vision.decide import profile as prof
+from companion.vision.decide.context import ReadContext
 
 
 def empty_profile(n: int = 20) -> prof.TableProfile:

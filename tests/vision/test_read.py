@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.vision import calibration as calib
-from companion.vision.geometry import load_geometry
-from companion.vision.locate import BoardLocation, locate_board
-from companion.vision.read import read_board
+from companion.vision.geometry.geometry import load_geometry
+from companion.vision.locate import calibration as calib
+from companion.vision.locate.locate import BoardLocation, locate_board
+from companion.vision.reading.read import read_board
 from companion.vision.types import PLAYER_COLORS
 from tools.read_tune import Accuracy, labelled_photos, score_reading
 
@@ -135,7 +135,7 @@ def test_accuracy_on_the_shared_photos(ctx, photos_dir, small_photos) -> None:
 
 
 def test_read_cache_reuses_unchanged_frames_and_sees_changes(drawing, ctx, drawn_owners) -> None:
-    from companion.vision.read import ReadCache
+    from companion.vision.reading.read import ReadCache
 
     board = drawing.draw_board(ctx, owners=drawn_owners, seed=9)
     h, w = board.shape[:2]
@@ -177,7 +177,7 @@ def test_read_cache_reuses_unchanged_frames_and_sees_changes(drawing, ctx, drawn
 
 
 def test_read_cache_reads_in_full_now_and_then(drawing, ctx, drawn_owners) -> None:
-    from companion.vision.read import ReadCache
+    from companion.vision.reading.read import ReadCache
 
     board = drawing.draw_board(ctx, owners=drawn_owners, seed=10)
     h, w = board.shape[:2]
@@ -190,7 +190,7 @@ def test_read_cache_reads_in_full_now_and_then(drawing, ctx, drawn_owners) -> No
 
 
 def test_read_board_shares_one_default_context() -> None:
-    from companion.vision.context import default_context
+    from companion.vision.decide.context import default_context
 
     assert default_context() is default_context()
 
@@ -199,7 +199,7 @@ def test_read_board_shares_one_default_context() -> None:
 def test_live_reads_with_a_cache_on_the_shared_photos(ctx, photos_dir, small_photos) -> None:
     """Live frames (the location a calibration found, ReadCache, adaptation started from the
     last frame's) keep the photo reader's accuracy."""
-    from companion.vision.read import ReadCache
+    from companion.vision.reading.read import ReadCache
 
     total = Accuracy()
     rng = np.random.default_rng(8)

@@ -1,12 +1,12 @@
-"""Fine registration on the printed spaces' outlines (companion.vision.register), on boards
+"""Fine registration on the printed spaces' outlines (companion.vision.locate.register), on boards
 drawn by the tests themselves (no photos needed)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.geometry import corners_homography, homography_corners
-from companion.vision.register import local_offsets, refine_registration
+from companion.vision.geometry.geometry import corners_homography, homography_corners
+from companion.vision.locate.register import local_offsets, refine_registration
 
 
 def _frame(w: int, h: int) -> np.ndarray:
@@ -54,9 +54,9 @@ def test_a_board_shifted_in_one_region_gets_local_offsets_there(drawing, ctx, dr
 def test_the_live_reader_measures_local_offsets_once_per_board_position(
     drawing, ctx, drawn_owners, monkeypatch
 ) -> None:
-    from companion.vision import register
-    from companion.vision.live import VisionReader
-    from companion.vision.sources import Frame
+    from companion.vision.live.live import VisionReader
+    from companion.vision.live.sources import Frame
+    from companion.vision.locate import register
 
     calls: list[int] = []
     real = register.local_offsets

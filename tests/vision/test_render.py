@@ -18,12 +18,7 @@ from companion.sim.render import (
     random_scene,
     random_view,
 )
-from companion.vision.board import load_geometry
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
+from companion.vision.geometry.board import load_geometry
 
 
 def _px(img: np.ndarray, x: float, y: float) -> np.ndarray:

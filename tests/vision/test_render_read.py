@@ -1,4 +1,4 @@
-"""The real reader (companion.vision.locate / read, unchanged) on the procedural board.
+"""The real reader (companion.vision.locate.locate / read, unchanged) on the procedural board.
 
 The renderer's job is to look to the reader as a real board does: these tests locate the
 rendered board with ``locate_board`` (no known corners) and read rendered games with
@@ -11,13 +11,8 @@ import numpy as np
 import pytest
 
 from companion.sim.render import BoardRenderer, Scene, View, random_scene, random_view
-from companion.vision.locate import BoardLocation, locate_board
-from companion.vision.read import read_board
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
+from companion.vision.locate.locate import BoardLocation, locate_board
+from companion.vision.reading.read import read_board
 
 
 def _scene(renderer: BoardRenderer, seed: int) -> Scene:

@@ -1,4 +1,5 @@
-"""Every reading knows its limits (``companion/vision/resolution.py``): a picture too small or
+"""Every reading knows its limits (``companion/vision/decide/resolution.py``): a picture too
+small or
 too blurred for the reader says so in ``problems`` and lists every route whose colour it cannot
 settle; a picture large enough says nothing of the kind."""
 
@@ -12,21 +13,16 @@ import pytest
 
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, random_scene
-from companion.vision.context import ReadContext, make_context
-from companion.vision.locate import BoardLocation
-from companion.vision.read import read_board
-from companion.vision.resolution import (
+from companion.vision.decide.context import ReadContext
+from companion.vision.decide.resolution import (
     Resolution,
     patch_blur,
     resolution_config,
     unsettled,
 )
+from companion.vision.locate.locate import BoardLocation
+from companion.vision.reading.read import read_board
 from companion.vision.types import BoardReading
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 @pytest.fixture(scope="module")

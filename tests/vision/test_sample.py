@@ -5,20 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision.context import ReadContext, make_context, sampling_maps
-from companion.vision.geometry import corners_homography
-from companion.vision.sample import (
+from companion.vision.decide.context import ReadContext, sampling_maps
+from companion.vision.features.sample import (
     decimate,
     maps_region,
     sample_all,
     sample_decimated,
     shifted_grids,
 )
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
+from companion.vision.geometry.geometry import corners_homography
 
 
 def _picture(h: int, w: int, seed: int) -> np.ndarray:

@@ -11,12 +11,7 @@ import pytest
 
 from companion.sim.camera import SimEvent, SimulatedCamera, open_camera, simulated_game
 from companion.sim.render import BoardRenderer
-from companion.vision.sources import FileSource, Picamera2Source, SourceError, V4L2Source
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
+from companion.vision.live.sources import FileSource, Picamera2Source, SourceError, V4L2Source
 
 
 def _write_images(folder: Path, n: int) -> list[np.ndarray]:

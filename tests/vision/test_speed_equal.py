@@ -11,14 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from companion.vision.check import (
+from companion.vision.decide.check import (
     CheckConfig,
     _evidence,
     _with_profile,
     print_like,
     route_evidence,
 )
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     HYPOTHESES,
     LAB_L,
     FitModel,
@@ -31,15 +31,10 @@ from companion.vision.classify import (
     space_features_lab8,
     window_penalty,
 )
-from companion.vision.context import ReadContext, make_context
-from companion.vision.profile import TableProfile, column_median, empty_look
-from companion.vision.tone import tone_table
+from companion.vision.decide.context import ReadContext
+from companion.vision.decide.profile import TableProfile, column_median, empty_look
+from companion.vision.features.tone import tone_table
 from companion.vision.types import PLAYER_COLORS
-
-
-@pytest.fixture(scope="module")
-def ctx() -> ReadContext:
-    return make_context()
 
 
 def _patches(ctx: ReadContext, seed: int) -> np.ndarray:
@@ -209,7 +204,7 @@ def test_column_median_is_numpys() -> None:
 
 
 def _reference_changed(profile: TableProfile, feats: Any, groups: Any) -> Any:
-    from companion.vision.profile import CALM, CHANGE_CAP, MIN_CALM
+    from companion.vision.decide.profile import CALM, CHANGE_CAP, MIN_CALM
 
     diff = empty_look(feats) - profile.empty
     var = np.maximum(profile.empty_sq - profile.empty**2, 0.0)

@@ -15,14 +15,9 @@ from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
 from companion.sim.table_sim import SimulatedTable
 from companion.store import EventStore
-from companion.vision.live import LiveWatcher, VisionReader
-from companion.vision.sources import Frame
+from companion.vision.live.live import LiveWatcher, VisionReader
+from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
-
-
-@pytest.fixture(scope="module")
-def renderer() -> BoardRenderer:
-    return BoardRenderer()
 
 
 def test_the_script_records_its_turns(renderer: BoardRenderer) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from companion.service import Service
 from companion.store import EventStore
 from companion.webapp import create_app
 from companion.webapp.server import make_server
+from tests.serving import exchange
 
 from .conftest import TOKEN
 
@@ -66,16 +69,7 @@ class LiveServer:
     ) -> tuple[int, Any]:
         """Send ``body`` as it is; the JSON answer (or the raw bytes)."""
         conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout)
-        try:
-            conn.request(method, path, body=body, headers=headers)
-            resp = conn.getresponse()
-            raw = resp.read()
-            try:
-                return resp.status, json.loads(raw)
-            except ValueError:
-                return resp.status, raw
-        finally:
-            conn.close()
+        return exchange(conn, method, path, body, headers)
 
     def request(
         self,
@@ -89,18 +83,9 @@ class LiveServer:
         """``source``: the client's address (another of 127.0.0.0/8: several clients)."""
         bind = None if source is None else (source, 0)
         conn = http.client.HTTPConnection(LOOPBACK, self.port, timeout=timeout, source_address=bind)
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            hdrs = {"Content-Type": "application/json", **(headers or {})}
-            conn.request(method, path, body=data, headers=hdrs)
-            resp = conn.getresponse()
-            raw = resp.read()
-            try:
-                return resp.status, json.loads(raw)
-            except ValueError:
-                return resp.status, raw
-        finally:
-            conn.close()
+        data = None if body is None else json.dumps(body).encode()
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        return exchange(conn, method, path, data, hdrs)
 
     def close(self) -> None:
         self.closing = True
@@ -136,3 +121,36 @@ def read_response(sock: socket.socket, timeout: float = 2.0) -> tuple[int, bytes
             break
         rest += chunk
     return status, rest
+
+
+def read_until(s: socket.socket, pattern: bytes, got: bytes = b"", timeout: float = 5.0) -> bytes:
+    """Read from ``s`` until ``pattern`` is in what came (or ``timeout`` seconds pass)."""
+    deadline = time.monotonic() + timeout
+    while not re.search(pattern, got) and time.monotonic() < deadline:
+        s.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            chunk = s.recv(65536)
+        except TimeoutError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def open_events(
+    live: LiveServer, extra: str = "", source: str | None = None, timeout: float = 5.0
+) -> tuple[int, socket.socket, bytes]:
+    """GET /api/events (``extra``: more header lines) from ``source``: (status, socket, what
+    came after the headers)."""
+    s = live.connect(source=source)
+    s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode())
+    s.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
+    return status, s, data.partition(b"\r\n\r\n")[2]

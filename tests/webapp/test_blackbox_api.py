@@ -7,7 +7,6 @@ import io
 import json
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,30 +18,11 @@ from flask.testing import FlaskClient
 from companion.blackbox.recorder import Recorder, Settings, for_service
 from companion.service import Service
 from companion.webapp import create_app
+from tests.blackbox_fakes import Frame, Watcher
 
 from .conftest import BEARER, TOKEN
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-
-
-@dataclass
-class Status:
-    state: str = "read"
-
-
-@dataclass
-class Watcher:
-    status: Status = field(default_factory=Status)
-    corners: Any = field(default_factory=lambda: np.array([[1, 2], [90, 2], [90, 60], [1, 60]]))
-    config: Any = None
-    state: Any = None
-
-
-@dataclass
-class Frame:
-    image: Any
-    timestamp: float
-    index: int
 
 
 class Camera:

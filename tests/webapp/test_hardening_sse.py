@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from .conftest import BEARER
-from .live import LiveServer, read_response
+from .live import LiveServer, open_events, read_response
+from .live import read_until as live_read_until
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
@@ -28,32 +29,12 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def open_stream(live: LiveServer, last: int | None = None) -> tuple[int, socket.socket, bytes]:
-    s = live.connect()
     extra = "" if last is None else f"Last-Event-ID: {last}\r\n"
-    s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode())
-    s.settimeout(3.0)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        data += chunk
-    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
-    return status, s, data.partition(b"\r\n\r\n")[2]
+    return open_events(live, extra, timeout=3.0)
 
 
 def read_until(s: socket.socket, pattern: bytes, got: bytes = b"", timeout: float = 3.0) -> bytes:
-    deadline = time.monotonic() + timeout
-    while not re.search(pattern, got) and time.monotonic() < deadline:
-        s.settimeout(max(0.05, deadline - time.monotonic()))
-        try:
-            chunk = s.recv(65536)
-        except TimeoutError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    return got
+    return live_read_until(s, pattern, got, timeout)
 
 
 def hard_close(s: socket.socket) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from companion.webapp.security import HOST_COOKIE, PLAYER_COOKIE
 
 from .conftest import BEARER
-from .live import LiveServer
+from .live import LiveServer, read_until
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 RED_TICKETS = ["paris-wien", "brest-marseille"]
@@ -37,20 +36,6 @@ def open_stream(live: LiveServer, headers: dict[str, str]) -> tuple[socket.socke
     got = read_until(s, rb"\r\n\r\n[\s\S]*data: ")
     assert got.startswith(b"HTTP/1.1 200"), got[:80]
     return s, got
-
-
-def read_until(s: socket.socket, pattern: bytes, got: bytes = b"", timeout: float = 5.0) -> bytes:
-    deadline = time.monotonic() + timeout
-    while not re.search(pattern, got) and time.monotonic() < deadline:
-        s.settimeout(max(0.05, deadline - time.monotonic()))
-        try:
-            chunk = s.recv(65536)
-        except TimeoutError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    return got
 
 
 def notices(raw: bytes) -> list[bytes]:

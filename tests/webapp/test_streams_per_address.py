@@ -6,7 +6,6 @@ guest replayed the backlog after a finish was undone learns no one's tickets."""
 from __future__ import annotations
 
 import json
-import re
 import resource
 import socket
 import time
@@ -19,7 +18,7 @@ from companion.commands.serve import THREADS, stream_caps
 from companion.webapp.server import PER_ADDRESS
 
 from .conftest import BEARER, TOKEN
-from .live import LiveServer, read_response
+from .live import LiveServer, open_events, read_response, read_until
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
@@ -40,34 +39,10 @@ def open_stream(
     live: LiveServer, source: str, *, host: bool = False, last: int | None = None
 ) -> tuple[int, socket.socket, bytes]:
     """GET /api/events from ``source``: (status, socket, what came after the headers)."""
-    s = live.connect(source=source)
     extra = f"Authorization: Bearer {TOKEN}\r\n" if host else ""
     if last is not None:
         extra += f"Last-Event-ID: {last}\r\n"
-    s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode())
-    s.settimeout(5.0)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        data += chunk
-    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
-    return status, s, data.partition(b"\r\n\r\n")[2]
-
-
-def read_until(s: socket.socket, pattern: bytes, got: bytes = b"", timeout: float = 5.0) -> bytes:
-    deadline = time.monotonic() + timeout
-    while not re.search(pattern, got) and time.monotonic() < deadline:
-        s.settimeout(max(0.05, deadline - time.monotonic()))
-        try:
-            chunk = s.recv(65536)
-        except TimeoutError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    return got
+    return open_events(live, extra, source=source)
 
 
 def ended(s: socket.socket, timeout: float = 5.0) -> bool:

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.context import ReadContext, default_context
-from companion.vision.geometry import FloatArray, corners_homography, homography_corners
-from companion.vision.locate import BoardLocation, board_fit, locate_board
-from companion.vision.sample import U8Array
+from companion.vision.decide.context import ReadContext, default_context
+from companion.vision.features.sample import U8Array
+from companion.vision.geometry.geometry import FloatArray, corners_homography, homography_corners
+from companion.vision.locate.locate import BoardLocation, board_fit, locate_board
 
 FORMAT = "companion-vision-calibration/1"
 
@@ -173,7 +173,7 @@ def overlay(frame: U8Array, loc: BoardLocation, reading: Any = None) -> U8Array:
     """A picture to check a calibration: the board outline, every space box and city spot."""
     import cv2
 
-    from companion.vision.geometry import load_geometry, project
+    from companion.vision.geometry.geometry import load_geometry, project
 
     g = load_geometry()
     out = frame.copy()

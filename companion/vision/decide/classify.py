@@ -38,10 +38,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.adapt import plastic_offsets, same_colour_terms, with_print_estimate
-from companion.vision.integral import rect_sums, window_corners, window_sums
-from companion.vision.tone import tone_table as tone_table  # (moved to tone.py; old path kept)
-from companion.vision.tone import white_balance_gains as white_balance_gains
+from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
+from companion.vision.features.integral import rect_sums, window_corners, window_sums
+from companion.vision.features.tone import (
+    tone_table as tone_table,  # (moved to tone.py; old path kept)
+)
+from companion.vision.features.tone import white_balance_gains as white_balance_gains
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]

@@ -11,8 +11,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.board import BoardGeometry
-from companion.vision.live_events import LiveConfig
+from companion.vision.geometry.board import DrawnBoard
+from companion.vision.live.live_events import LiveConfig
 
 Key = tuple[str, str]  # ("route", route id) or ("station", city id)
 
@@ -20,7 +20,7 @@ Key = tuple[str, str]  # ("route", route id) or ("station", city id)
 class WorkBoard:
     """The work image's size and, per route and city, where its pieces show in it."""
 
-    def __init__(self, geometry: BoardGeometry, config: LiveConfig) -> None:
+    def __init__(self, geometry: DrawnBoard, config: LiveConfig) -> None:
         self.geometry = geometry
         self.config = config
         self.size = (int(config.work_width), round(config.work_width / geometry.aspect))

@@ -17,7 +17,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.geometry import BoardGeometry, FloatArray, city_grid, project, space_grid
+from companion.vision.geometry.geometry import (
+    FloatArray,
+    SamplingGeometry,
+    city_grid,
+    project,
+    space_grid,
+)
 
 U8Array = npt.NDArray[np.uint8]
 
@@ -94,7 +100,7 @@ def subset_grids(grids: SampleGrids, spaces: npt.NDArray[np.int64]) -> SampleGri
 
 
 def make_grids(
-    geometry: BoardGeometry,
+    geometry: SamplingGeometry,
     nx: int,
     ny: int,
     scale_len: float,

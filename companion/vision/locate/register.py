@@ -27,9 +27,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.context import ReadContext, sampling_maps
-from companion.vision.geometry import FloatArray, project
-from companion.vision.sample import SampleGrids, U8Array, sample_decimated, shifted_grids
+from companion.vision.decide.context import ReadContext, sampling_maps
+from companion.vision.features.sample import SampleGrids, U8Array, sample_decimated, shifted_grids
+from companion.vision.geometry.geometry import FloatArray, project
 
 log = logging.getLogger(__name__)
 

@@ -18,17 +18,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.classify import FIT_FEATURES, FitModel, fit_distances, fit_features
-from companion.vision.context import (
+from companion.vision.decide.classify import FIT_FEATURES, FitModel, fit_distances, fit_features
+from companion.vision.decide.context import (
     ReadContext,
     balance_samples,
     default_context,
     spread_subset,
     take_samples,
 )
-from companion.vision.geometry import FloatArray, corners_homography, homography_corners
-from companion.vision.register import LocalOffsets, local_offsets, refine_registration
-from companion.vision.sample import (
+from companion.vision.features.sample import (
     RawSamples,
     SampleGrids,
     U8Array,
@@ -38,6 +36,8 @@ from companion.vision.sample import (
     prefilter_step,
     subset_grids,
 )
+from companion.vision.geometry.geometry import FloatArray, corners_homography, homography_corners
+from companion.vision.locate.register import LocalOffsets, local_offsets, refine_registration
 from companion.vision.types import NoBoardError
 
 log = logging.getLogger(__name__)

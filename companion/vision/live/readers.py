@@ -9,11 +9,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from companion.vision import register
-from companion.vision.context import default_context
-from companion.vision.locate import BoardLocation, locate_board
-from companion.vision.read import ReadCache, read_board
-from companion.vision.sources import Frame
+from companion.vision.decide.context import default_context
+from companion.vision.live.sources import Frame
+from companion.vision.locate import register
+from companion.vision.locate.locate import BoardLocation, locate_board
+from companion.vision.reading.read import ReadCache, read_board
 from companion.vision.types import BoardReading
 
 # --------------------------------------------------------------------------------------------
@@ -61,9 +61,9 @@ class CallableReader:
 
 
 class VisionReader:
-    """The project's own reader (companion.vision.locate / register / read).
+    """The project's own reader (companion.vision.locate.locate / register / read).
 
-    ``calibration``: a saved ``companion.vision.calibration.Calibration`` to start from.
+    ``calibration``: a saved ``companion.vision.locate.calibration.Calibration`` to start from.
     ``profile``: the camera's ``profile.TableProfile`` to read with (None: none); the owner may
     replace it between reads (``service.profile_store.TappedReader`` does).
     One reader per camera: it keeps the reader's ``ReadCache`` (sampling maps kept while the

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     FitModel,
     PatchLayout,
     SpaceLayoutInfo,
@@ -28,9 +28,8 @@ from companion.vision.classify import (
     make_windows,
     model_from_config,
 )
-from companion.vision.geometry import BoardGeometry, FloatArray, load_geometry
-from companion.vision.light import LightFix, apply, measure
-from companion.vision.sample import (
+from companion.vision.features.light import LightFix, apply, measure
+from companion.vision.features.sample import (
     RawSamples,
     SampleGrids,
     SampleMaps,
@@ -45,14 +44,15 @@ from companion.vision.sample import (
     shifted_grids,
     subset_grids,
 )
-from companion.vision.tone import tone_table
+from companion.vision.features.tone import tone_table
+from companion.vision.geometry.geometry import FloatArray, SamplingGeometry, load_geometry
 
 
 @dataclass(frozen=True)
 class ReadContext:
     """Everything that does not depend on the picture (build once, reuse for live frames)."""
 
-    geometry: BoardGeometry
+    geometry: SamplingGeometry
     grids: SampleGrids  # reading: enlarged space patches and city spots
     fit_grids: SampleGrids  # locating: small patches at the spaces' nominal places
     fit_subset: npt.NDArray[np.int64]  # locating: the spaces looked at to compare candidates
@@ -136,7 +136,7 @@ def make_context(cfg: dict[str, Any] | None = None) -> ReadContext:
     )
 
 
-def spread_subset(geometry: BoardGeometry, every: int) -> npt.NDArray[np.int64]:
+def spread_subset(geometry: SamplingGeometry, every: int) -> npt.NDArray[np.int64]:
     """Every ``every``-th space (in ``space_index`` order, offset per route so that short
     routes are not always skipped the same way)."""
     if every <= 1:
@@ -151,7 +151,7 @@ def spread_subset(geometry: BoardGeometry, every: int) -> npt.NDArray[np.int64]:
 
 
 def off_the_tracks(
-    geometry: BoardGeometry, city_points: FloatArray, width_scale: float
+    geometry: SamplingGeometry, city_points: FloatArray, width_scale: float
 ) -> npt.NDArray[np.bool_]:
     """(n_cities, n*n): which city samples lie outside every train space's box (its width
     scaled by ``width_scale``): a station is judged on the ground around its city, never on
@@ -185,7 +185,7 @@ def off_the_tracks(
 
 
 def paper_mask(
-    geometry: BoardGeometry, points: FloatArray, width_scale: float
+    geometry: SamplingGeometry, points: FloatArray, width_scale: float
 ) -> npt.NDArray[np.bool_]:
     """(m,): which board points lie off every train space (its width scaled by
     ``width_scale``) and outside every city's spot (twice its size): the board's own paper."""
@@ -197,7 +197,7 @@ def paper_mask(
     return np.asarray(off)
 
 
-def lane_pairs(geometry: BoardGeometry) -> list[tuple[str, str]]:
+def lane_pairs(geometry: SamplingGeometry) -> list[tuple[str, str]]:
     """The double routes: (lane 1, lane 2) route ids with the same two cities."""
     out = []
     for rid in geometry.route_ids:
@@ -206,7 +206,7 @@ def lane_pairs(geometry: BoardGeometry) -> list[tuple[str, str]]:
     return out
 
 
-def lane_sides(geometry: BoardGeometry) -> FloatArray:
+def lane_sides(geometry: SamplingGeometry) -> FloatArray:
     """Per space: +1 / -1 when the other lane of its double route lies at +y / -y of its patch
     (y runs across the track, at +90 degrees from the direction along it); 0 on a single route."""
     a = geometry.aspect

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.classify import LAB_L, BoolArray, FloatArray, SpaceModel, U8Array, lab8
+from companion.vision.decide.classify import LAB_L, BoolArray, FloatArray, SpaceModel, U8Array, lab8
 from companion.vision.types import PLAYER_COLORS
 
 

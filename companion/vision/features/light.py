@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.classify import FloatArray, U8Array
+from companion.vision.features.sample import U8Array
+from companion.vision.geometry.geometry import FloatArray
 
 GROUPS = 4  # chromaticity groups of the paper (quantiles of blue - red chromaticity)
 

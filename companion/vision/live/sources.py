@@ -55,9 +55,16 @@ class FrameSource:
     """Open, read frames until None, close. Also a context manager and an iterator."""
 
     name = "source"
+    _index = 0  # the number the next frame gets
 
     def open(self) -> None:
         """Acquire the device or file. Called once before the first read."""
+
+    def _numbered(self, image: Any, t: float) -> Frame:
+        """``image`` taken at ``t`` as this source's next frame."""
+        frame = Frame(image, t, self._index)
+        self._index += 1
+        return frame
 
     def read(self) -> Frame | None:
         """The next frame, or None at the end of the stream."""
@@ -147,9 +154,7 @@ class Picamera2Source(FrameSource):
         except Exception as exc:
             raise SourceError(f"the Raspberry Pi camera stopped: {exc}") from None
         image = np.ascontiguousarray(arr[:, :, :3])
-        frame = Frame(image, time.monotonic() - self._t0, self._index)
-        self._index += 1
-        return frame
+        return self._numbered(image, time.monotonic() - self._t0)
 
     def close(self) -> None:
         cam, self._cam = self._cam, None
@@ -201,9 +206,7 @@ class V4L2Source(FrameSource):
         ok, image = self._cap.read()
         if not ok or image is None:
             raise SourceError(f"the camera {self.device} gave no picture")
-        frame = Frame(np.asarray(image), time.monotonic() - self._t0, self._index)
-        self._index += 1
-        return frame
+        return self._numbered(np.asarray(image), time.monotonic() - self._t0)
 
     def close(self) -> None:
         cap, self._cap = self._cap, None
@@ -273,9 +276,7 @@ class FileSource(FrameSource):
             ok, image = self._cap.read()
             if not ok or image is None:
                 return None
-        frame = Frame(np.asarray(image), self._index / self.fps, self._index)
-        self._index += 1
-        return frame
+        return self._numbered(np.asarray(image), self._index / self.fps)
 
     def close(self) -> None:
         cap, self._cap = self._cap, None

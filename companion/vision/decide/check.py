@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     HYPOTHESES,
     FloatArray,
     SpaceLayoutInfo,

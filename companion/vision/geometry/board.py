@@ -47,8 +47,12 @@ class CityInfo:
 
 
 @dataclass(frozen=True)
-class BoardGeometry:
-    """Routes (with their map facts) and city spots of the Europe board.
+class DrawnBoard:
+    """Routes (with their map facts and twins) and city spots of the Europe board, as drawn.
+
+    What the live watcher compares and the simulator draws, route by route (spaces as x, y, w, h
+    fractions of the board). The reader samples through ``geometry.SamplingGeometry`` instead:
+    the same boxes in one fixed order, for building sampling grids.
 
     ``routes`` holds every route of the map facts; a route with no measured spaces has an empty
     ``spaces`` tuple and is neither drawn nor offered by :meth:`drawable_routes`.
@@ -62,7 +66,7 @@ class BoardGeometry:
         return [r for r, info in self.routes.items() if info.spaces]
 
 
-def load_geometry() -> BoardGeometry:
+def load_geometry() -> DrawnBoard:
     """Read ``europe_board.json`` and ``europe.json`` from the package data."""
     board = load_json("europe_board.json")
     facts = load_json("europe.json")
@@ -89,4 +93,4 @@ def load_geometry() -> BoardGeometry:
         for cid, c in board.get("cities", {}).items()
     }
     aspect = float(board.get("frame", {}).get("aspect", 1.5))
-    return BoardGeometry(aspect=aspect, routes=routes, cities=cities)
+    return DrawnBoard(aspect=aspect, routes=routes, cities=cities)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.vision.live_events import LiveConfig
+from companion.vision.live.live_events import LiveConfig
 
 _SKIN_LO = np.array([0, 138, 80], np.uint8)  # YCrCb
 _SKIN_HI = np.array([255, 180, 130], np.uint8)

@@ -18,8 +18,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.classify import load_vision_config
-from companion.vision.sample import U8Array
+from companion.vision.decide.classify import load_vision_config
+from companion.vision.features.sample import U8Array
 
 _REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4}
 _REDUCED[8] = cv2.IMREAD_REDUCED_COLOR_8
@@ -100,7 +100,7 @@ def read_photo(data: bytes, *, context: Any = None) -> Any:
     a board not found at the reduced size is looked for once more at full size.
     ``NotAnImage`` when the bytes are not an image; ``types.NoBoardError`` when no board is
     found."""
-    from companion.vision.read import read_board
+    from companion.vision.reading.read import read_board
     from companion.vision.types import NoBoardError
 
     decoded = decode_photo(data)

@@ -9,15 +9,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.check import assess
-from companion.vision.classify import (
+from companion.vision.decide.check import assess
+from companion.vision.decide.classify import (
     SpaceModel,
     SpaceResult,
     classify_spaces,
     lab8,
     space_features_lab8,
 )
-from companion.vision.context import (
+from companion.vision.decide.context import (
     ReadContext,
     Samples,
     balance_samples,
@@ -26,12 +26,11 @@ from companion.vision.context import (
     sampling_maps,
     space_length_px,
 )
-from companion.vision.light import LightFix, measure, still_fits
-from companion.vision.locate import locate_board
-from companion.vision.read_stations import classify_stations_lab8
-from companion.vision.resolution import low_resolution_problem, unsettled
-from companion.vision.resolution import measure as measure_resolution
-from companion.vision.sample import (
+from companion.vision.decide.read_stations import classify_stations_lab8
+from companion.vision.decide.resolution import low_resolution_problem, unsettled
+from companion.vision.decide.resolution import measure as measure_resolution
+from companion.vision.features.light import LightFix, measure, still_fits
+from companion.vision.features.sample import (
     Region,
     SampleGrids,
     SampleMaps,
@@ -39,6 +38,7 @@ from companion.vision.sample import (
     maps_region,
     sample_decimated,
 )
+from companion.vision.locate.locate import locate_board
 from companion.vision.types import BoardReading
 
 log = logging.getLogger(__name__)

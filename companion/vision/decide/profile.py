@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.classify import (
+from companion.vision.decide.classify import (
     FloatArray,
     SpaceFeatures,
     SpaceLayoutInfo,

@@ -56,7 +56,12 @@ class RouteInfo:
 
 
 @dataclass(frozen=True)
-class BoardGeometry:
+class SamplingGeometry:
+    """Every space box and city spot in the order the samplers lay their grids (routes sorted by
+    id), in board points (u, v): what reading and locating sample through a homography. The
+    live watcher and the simulator look at the board route by route instead (``board.DrawnBoard``).
+    """
+
     aspect: float
     route_ids: tuple[str, ...]
     routes: dict[str, RouteInfo]
@@ -85,7 +90,7 @@ def _load_json(name: str) -> Any:
 
 
 @cache
-def load_geometry() -> BoardGeometry:
+def load_geometry() -> SamplingGeometry:
     """The Europe board's geometry (cached; the object is immutable)."""
     board = _load_json("europe_board.json")
     facts = _load_json("europe.json")
@@ -121,7 +126,7 @@ def load_geometry() -> BoardGeometry:
         for cid, c in board["cities"].items()
     }
     city_ids = tuple(c["id"] for c in facts["cities"])
-    return BoardGeometry(
+    return SamplingGeometry(
         aspect=aspect,
         route_ids=tuple(sorted(routes)),
         routes=routes,
@@ -132,7 +137,7 @@ def load_geometry() -> BoardGeometry:
 
 
 def space_grid(
-    geometry: BoardGeometry, nx: int, ny: int, scale_len: float = 1.0, scale_wid: float = 1.0
+    geometry: SamplingGeometry, nx: int, ny: int, scale_len: float = 1.0, scale_wid: float = 1.0
 ) -> FloatArray:
     """Sample points inside every space box, in board points.
 
@@ -157,7 +162,7 @@ def space_grid(
     return np.stack([x / a, y], axis=-1)
 
 
-def city_grid(geometry: BoardGeometry, n: int, scale: float = 1.0) -> FloatArray:
+def city_grid(geometry: SamplingGeometry, n: int, scale: float = 1.0) -> FloatArray:
     """Sample points (n x n) over every city spot's box; shape (n_cities, n, n, 2)."""
     spots = [geometry.cities[c] for c in geometry.city_ids]
     cu = np.array([c.u for c in spots])

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.data import load_json
-from companion.vision.board import BoardGeometry
+from companion.vision.geometry.board import DrawnBoard
 from companion.vision.types import BoardReading
 
 # --------------------------------------------------------------------------------------------
@@ -147,6 +147,11 @@ class WatchState:
             table[change.key] = change.new
 
 
+def _event_json(event: str, frame: int, t: float, **fields: Any) -> dict[str, Any]:
+    """An event's JSON: its name, its own fields, then the frame and the time it was seen at."""
+    return {"event": event, **fields, "frame": frame, "t": round(t, 3)}
+
+
 @dataclass(frozen=True)
 class ClaimSeen:
     """Trains seen on a route. ``unsure``: the reader could not see them (the route is printed
@@ -163,14 +168,14 @@ class ClaimSeen:
     listed: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "event": "claim",
-            "route": self.route,
-            "color": self.color,
-            "confidence": round(self.confidence, 3),
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+        out = _event_json(
+            "claim",
+            self.frame,
+            self.t,
+            route=self.route,
+            color=self.color,
+            confidence=round(self.confidence, 3),
+        )
         if self.unsure:
             out["unsure"] = True
         if self.listed:
@@ -193,14 +198,14 @@ class StationSeen:
     t: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "station",
-            "city": self.city,
-            "color": self.color,
-            "confidence": round(self.confidence, 3),
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+        return _event_json(
+            "station",
+            self.frame,
+            self.t,
+            city=self.city,
+            color=self.color,
+            confidence=round(self.confidence, 3),
+        )
 
     def text(self) -> str:
         return f"station {self.city} {self.color} ({self.confidence:.2f})"
@@ -215,52 +220,39 @@ class PieceRemoved:
     t: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "removed",
-            **self.change.to_json(),
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+        return _event_json("removed", self.frame, self.t, **self.change.to_json())
 
     def text(self) -> str:
         return f"removed {self.change.describe()}"
 
 
 @dataclass(frozen=True)
-class NeedsConfirmation:
+class _Ruling:
+    """A change the validator did not let through as it is, and why (the two kinds below)."""
+
     change: Change
     reason: str
     frame: int
     t: float
 
+    EVENT: ClassVar[str] = ""
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "confirm",
-            **self.change.to_json(),
-            "reason": self.reason,
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+        body = {**self.change.to_json(), "reason": self.reason}
+        return _event_json(self.EVENT, self.frame, self.t, **body)
+
+
+@dataclass(frozen=True)
+class NeedsConfirmation(_Ruling):
+    EVENT: ClassVar[str] = "confirm"
 
     def text(self) -> str:
         return f"confirm {self.change.describe()}? {self.reason}"
 
 
 @dataclass(frozen=True)
-class Vetoed:
-    change: Change
-    reason: str
-    frame: int
-    t: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "veto",
-            **self.change.to_json(),
-            "reason": self.reason,
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+class Vetoed(_Ruling):
+    EVENT: ClassVar[str] = "veto"
 
     def text(self) -> str:
         return f"veto    {self.change.describe()}: {self.reason}"
@@ -274,14 +266,10 @@ class BoardFound:
     t: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "board",
-            "found": True,
-            "relocated": self.relocated,
-            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+        corners = [[round(x, 1), round(y, 1)] for x, y in self.corners]
+        return _event_json(
+            "board", self.frame, self.t, found=True, relocated=self.relocated, corners=corners
+        )
 
     def text(self) -> str:
         what = "board moved, found again" if self.relocated else "board found"
@@ -295,13 +283,7 @@ class BoardLost:
     t: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "board",
-            "found": False,
-            "reason": self.reason,
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
+        return _event_json("board", self.frame, self.t, found=False, reason=self.reason)
 
     def text(self) -> str:
         return f"no board: {self.reason}"
@@ -335,7 +317,7 @@ class RulesValidator:
         self.min_confidence = min_confidence
 
     @staticmethod
-    def for_geometry(geometry: BoardGeometry, config: LiveConfig) -> RulesValidator:
+    def for_geometry(geometry: DrawnBoard, config: LiveConfig) -> RulesValidator:
         return RulesValidator(
             route_lengths={r: info.length for r, info in geometry.routes.items()},
             twins={r: info.twin for r, info in geometry.routes.items()},

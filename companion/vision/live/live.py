@@ -36,10 +36,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision import live_steady as steady
-from companion.vision.board import BoardGeometry, load_geometry
-from companion.vision.live_board import Patches, WorkBoard
-from companion.vision.live_events import (
+from companion.vision.geometry.board import DrawnBoard, load_geometry
+from companion.vision.live import live_steady as steady
+from companion.vision.live.live_board import Patches, WorkBoard
+from companion.vision.live.live_events import (
     OK,
     BoardFound,
     BoardLost,
@@ -58,8 +58,8 @@ from companion.vision.live_events import (
     needs_confirmation,
     veto,
 )
-from companion.vision.readers import CallableReader, FrameReader, VisionReader
-from companion.vision.sources import Frame
+from companion.vision.live.readers import CallableReader, FrameReader, VisionReader
+from companion.vision.live.sources import Frame
 from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError
 
 __all__ = [
@@ -144,7 +144,7 @@ class LiveWatcher:
         *,
         validator: Validator | None = None,
         config: LiveConfig | None = None,
-        geometry: BoardGeometry | None = None,
+        geometry: DrawnBoard | None = None,
         initial: BoardReading | None = None,
         corners: Any = None,
     ) -> None:
