@@ -23,7 +23,8 @@ Then, compared with what the recording and the log say happened:
   (or now and not then).
 
 A note, not a difference: the camera now sure of a claim it was unsure of then (or the other way:
-``unsure``). Its doubt comes from the reading's check list and the pixels' history, which depend
+``unsure``), and a claim it was unsure of then that it does not see now (``missed`` among the
+notes). Its doubt comes from the reading's check list and the pixels' history, which depend
 on what the reader saw before (its cache: the class means adapted on the last frame, the light's
 shape, readings reused for unchanged frames) and on JPEG's noise; a replay of the kept frames
 cannot have that history (``benchmarks/bench_blackbox.py`` counts how often the check list
@@ -358,15 +359,15 @@ def compare(
     for s, n in pairs:
         where = {"kind": s.kind, "id": s.key, "color": s.color}
         if n is None:
-            diffs.append(
-                Difference(
-                    "missed",
-                    f"the camera saw {s.describe()} then and does not see it now",
-                    s.frame,
-                    s.seq,
-                    where,
-                )
+            missed = Difference(
+                "missed",
+                f"the camera saw {s.describe()} then and does not see it now",
+                s.frame,
+                s.seq,
+                where,
             )
+            # a sighting the camera itself was unsure of then is within its own doubt: a note
+            (notes if (s.unsure or s.listed) else diffs).append(missed)
             continue
         if n.color != s.color:
             diffs.append(

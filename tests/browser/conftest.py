@@ -68,9 +68,10 @@ class Server:
 
         self.store = EventStore(state_dir)
         self.service = Service(self.store, photo_reader=photo_reader).start()
-        self.app = create_app(
-            self.service, {"HOST_TOKEN": HOST_TOKEN, "SSE_KEEPALIVE": 1.0, "SSE_LIFETIME": 60.0}
-        )
+        # (every page of a browser test comes from 127.0.0.1, where at a table each phone has
+        # its own address: streams per address are not capped below what a test opens)
+        config = {"SSE_KEEPALIVE": 1.0, "SSE_LIFETIME": 60.0, "SSE_PER_ADDRESS": 16}
+        self.app = create_app(self.service, {"HOST_TOKEN": HOST_TOKEN, **config})
         self.server: Any = create_server(self.app, host="127.0.0.1", port=0, threads=12)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self.app.config["PUBLIC_URL"] = self.url

@@ -304,13 +304,14 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         chie.route("brest-paris")
         chie.tap(".sheet .cards button[data-card=red]")  # the route is black
         chie.tap("#claim-go")
-        see(hp, "#scores tr[data-color=green] td.score", "8")
-        assert chie.taps == 3
-        # the warning first, while its toast is up (it goes after 6 s; a loaded machine is slow)
+        # the warning first, while its toast is up (it goes after 6 s: looked for before
+        # anything else is waited for)
         expect(chie.page.locator("#toasts")).to_contain_text(
             "Chie（緑）の支払い：ブレスト – パリは黒の路線です："
             "赤のカードでは払えません（黒かSLカードで払います）。"
         )
+        see(hp, "#scores tr[data-color=green] td.score", "8")
+        assert chie.taps == 3
         # the payment problem stays visible: a panel, a mark on the route and in the moves
         for ph in (chie, host, table):
             ph.page.wait_for_selector("#problems li[data-place=brest-paris]")
