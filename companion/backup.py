@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.durable import sync_dir
 from companion.store import DB_NAME, StoreError
 
 LAST_BACKUP = "last-backup.json"
@@ -59,7 +60,7 @@ def backup(state_dir: Path, dest: Path, *, clock: object = time.time) -> Backup:
         events = _copy(source, partial)
         _sync_file(partial)
         os.replace(partial, out)
-        _sync_dir(out.parent)
+        sync_dir(out.parent)
     except (OSError, sqlite3.Error) as exc:
         with contextlib.suppress(OSError):
             partial.unlink()
@@ -119,7 +120,7 @@ def write_last(state_dir: Path, done: Backup) -> None:
             st = state_dir.stat()
             os.chown(tmp, st.st_uid, st.st_gid)
         os.replace(tmp, path)
-        _sync_dir(state_dir)
+        sync_dir(state_dir)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -141,15 +142,6 @@ def _sync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _sync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 __all__ = ["LAST_BACKUP", "Backup", "backup", "read_last", "target", "write_last"]

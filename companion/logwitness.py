@@ -16,13 +16,14 @@ log may be ahead of it, never behind).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from companion.durable import sync_dir
 
 SUFFIX = "-witness"
 RECORD = 160  # bytes per record; two records in the file
@@ -100,7 +101,7 @@ class Witness:
             new = not self.path.exists()
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             if new:
-                _sync_dir(self.path.parent)
+                sync_dir(self.path.parent)
         self._generation += 1
         os.pwrite(self._fd, mark.encode(self._generation), (self._generation % 2) * RECORD)
         os.fdatasync(self._fd)
@@ -108,15 +109,6 @@ class Witness:
     def close(self) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
-            os.close(fd)
-
-
-def _sync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
             os.close(fd)
 
 

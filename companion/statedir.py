@@ -32,6 +32,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from companion.durable import sync_dir
+
 log = logging.getLogger(__name__)
 
 LOCK_NAME = "serve.lock"
@@ -202,15 +204,6 @@ def _write_temp(path: Path, data: bytes, mode: int) -> Path:
     return tmp
 
 
-def _sync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Write ``path`` whole or not at all: a temporary file beside it, fsync, rename, fsync of
     the directory. A full disk leaves the old file (or none), never an empty one."""
@@ -221,7 +214,7 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _sync_dir(path.parent)
+    sync_dir(path.parent)
 
 
 def create_atomic(path: Path, data: bytes, mode: int = 0o600) -> bool:
@@ -234,7 +227,7 @@ def create_atomic(path: Path, data: bytes, mode: int = 0o600) -> bool:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    _sync_dir(path.parent)
+    sync_dir(path.parent)
     return True
 
 
