@@ -10,6 +10,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from companion import __version__
 
@@ -38,6 +39,19 @@ class CommandError(Exception):
     def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
         self.code = code
+
+
+def state_dir_of(args: argparse.Namespace) -> Path:
+    """The state directory a command works on: ``--state-dir``, else the configuration's (read
+    only then: a broken configuration is a CommandError)."""
+    from companion.config import ConfigError, load_config
+
+    if args.state_dir:
+        return Path(args.state_dir)
+    try:
+        return load_config(args.config).server.state_dir
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,17 +21,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from companion.backup import backup
-    from companion.cli import CommandError
-    from companion.config import ConfigError, load_config
+    from companion.cli import CommandError, state_dir_of
     from companion.store import StoreError
 
-    if args.state_dir:
-        state_dir = Path(args.state_dir)
-    else:
-        try:
-            state_dir = load_config(args.config).server.state_dir
-        except ConfigError as exc:
-            raise CommandError(str(exc)) from None
+    state_dir = state_dir_of(args)
     try:
         done = backup(state_dir, Path(args.dest))
     except StoreError as exc:

@@ -16,7 +16,6 @@ import os
 import pwd
 import shlex
 import time
-from pathlib import Path
 from typing import Any
 
 DEFAULT_SECONDS = 60
@@ -55,19 +54,12 @@ def _owner_name(uid: int) -> str:
 
 
 def open_claim(args: argparse.Namespace) -> int:
-    from companion.cli import CommandError
-    from companion.config import ConfigError, load_config
+    from companion.cli import CommandError, state_dir_of
     from companion.statedir import MAX_CLAIM_SECONDS, lock_holder, request_claim
 
     if not 5 <= args.seconds <= MAX_CLAIM_SECONDS:
         raise CommandError(f"--seconds must be between 5 and {MAX_CLAIM_SECONDS}")
-    if args.state_dir:
-        state_dir = Path(args.state_dir)
-    else:
-        try:
-            state_dir = load_config(args.config).server.state_dir
-        except ConfigError as exc:
-            raise CommandError(str(exc)) from None
+    state_dir = state_dir_of(args)
     try:
         st = state_dir.stat()
     except OSError:

@@ -84,15 +84,9 @@ def network(args: argparse.Namespace) -> NmcliNetwork:
 
 
 def state_dir(args: argparse.Namespace) -> Path:
-    from companion.cli import CommandError
-    from companion.config import ConfigError, load_config
+    from companion.cli import state_dir_of
 
-    if args.state_dir:
-        return Path(args.state_dir)
-    try:
-        return load_config(args.config).server.state_dir
-    except ConfigError as exc:
-        raise CommandError(str(exc)) from None
+    return state_dir_of(args)
 
 
 def failed(exc: NetworkError) -> Exception:
