@@ -6,7 +6,7 @@
 
 import { ApiError, getJSON } from "./api.js";
 import { refusalText } from "./notices.js";
-import { el } from "./ui.js";
+import { el, refreshOnMove } from "./ui.js";
 
 function csrf() {
   const m = document.querySelector('meta[name="csrf-token"]');
@@ -38,7 +38,6 @@ export async function setup(app) {
   const { i18n } = app;
   let usage = null;
   let message = "";
-  let seenSeq = null;
   let chosen = null; // the game the report is of (null: the newest recorded)
 
   const refresh = async () => {
@@ -96,16 +95,6 @@ export async function setup(app) {
   };
 
   // Redrawn with the page (a language switch); asked again when the game moved.
-  const previous = app.pageRender;
-  app.pageRender = (a) => {
-    if (previous) previous(a);
-    const seq = app.state ? app.state.seq : null;
-    if (seq !== seenSeq) {
-      seenSeq = seq;
-      refresh();
-    } else {
-      draw();
-    }
-  };
+  refreshOnMove(app, refresh, draw);
   await refresh();
 }

@@ -5,7 +5,7 @@
 
 import { getJSON } from "./api.js";
 import { ticketName } from "./notices.js";
-import { el } from "./ui.js";
+import { el, refreshOnMove } from "./ui.js";
 
 export async function setup(app) {
   const box = document.getElementById("clashes");
@@ -13,7 +13,6 @@ export async function setup(app) {
   if (!box || !panel) return;
   const { i18n } = app;
   let clashes = [];
-  let seenSeq = null;
 
   const settle = (ticket, keeps) => app.act({ type: "settle_clash", ticket, keeps });
 
@@ -52,16 +51,6 @@ export async function setup(app) {
       .finally(draw);
 
   // asked again whenever the game moved (a keep may have opened a clash); redrawn otherwise
-  const previous = app.pageRender;
-  app.pageRender = (a) => {
-    if (previous) previous(a);
-    const seq = app.state ? app.state.seq : null;
-    if (seq !== seenSeq) {
-      seenSeq = seq;
-      refresh();
-    } else {
-      draw();
-    }
-  };
+  refreshOnMove(app, refresh, draw);
   await refresh();
 }

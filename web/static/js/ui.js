@@ -134,3 +134,20 @@ export function colorSelect(players, selected, i18n, attrs) {
   }
   return s;
 }
+
+// A host-page section that follows the game: after the page's own render, ``refresh`` (asks the
+// server again) when the game moved since it last asked, ``draw`` (a language switch) otherwise.
+export function refreshOnMove(app, refresh, draw) {
+  let seenSeq = null;
+  const previous = app.pageRender;
+  app.pageRender = (a) => {
+    if (previous) previous(a);
+    const seq = app.state ? app.state.seq : null;
+    if (seq !== seenSeq) {
+      seenSeq = seq;
+      refresh();
+    } else {
+      draw();
+    }
+  };
+}
