@@ -6,8 +6,13 @@ output, ``LC_ALL=C``).
   server), 2.4 GHz, never started by NetworkManager itself (``autoconnect no``: ``companion network
   auto`` decides at boot). Open without a password; WPA2 (RSN, CCMP, no PMF) with one. It is made
   anew (delete, add, up) each time it opens, so that its settings are exactly these.
-* Joining a venue's Wi-Fi is ``nmcli device wifi connect``; the profile it makes starts by itself
-  from then on (``autoconnect yes``, ``autoconnect-priority 10``).
+* Joining a venue's Wi-Fi makes a profile named after the network (``autoconnect yes``,
+  ``autoconnect-priority 10``: it starts by itself from then on; WPA2/WPA3 personal as the scan
+  shows it) and starts it; a profile that did not connect is deleted again.
+* A password never goes on nmcli's command line (any local user may read that in
+  ``/proc/*/cmdline``): the profile is made without it and started with ``passwd-file``, a file
+  only its owner may read (0600, in a folder of its own, 0700), removed as soon as nmcli is done.
+  NetworkManager keeps the secret in its profile, as it would have from the command line.
 
 As root (the boot-time unit) nmcli may do all of this; the ``companion`` service user may because
 of the polkit rule scripts/install.sh writes (systemd/companion-network.rules).
@@ -20,8 +25,11 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from .model import (
     HOTSPOT_ADDRESS,
@@ -44,6 +52,8 @@ JOIN_PRIORITY = 10  # autoconnect-priority of the venue networks the host joined
 HOTSPOT_WAIT = 30  # seconds nmcli waits for the box's network to come up
 JOIN_WAIT = 45  # ... for a venue's Wi-Fi to connect
 AVAHI_SOCKET = Path("/run/avahi-daemon/socket")
+PSK = "802-11-wireless-security.psk"  # the secret a WPA2/WPA3 personal network asks for
+SECRET_DIRS = (Path("/dev/shm"),)  # where a secret file is made first (memory, not a disk)
 
 
 def run_nmcli(args: Sequence[str], timeout: float) -> tuple[int, str, str]:
@@ -96,6 +106,31 @@ def multiline_values(text: str) -> dict[str, list[str]]:
             continue
         out.setdefault(name.split("[", 1)[0], []).append(value)
     return out
+
+
+def passwd_line(key: str, secret: str) -> str:
+    """One line of nmcli's ``passwd-file``: ``setting.property:secret``. nmcli strips spaces
+    around the secret and reads backslash escapes in it, so a backslash and every space are
+    written escaped (``\\\\``, ``\\040``)."""
+    value = secret.replace("\\", "\\\\").replace(" ", "\\040")
+    return f"{key}:{value}\n"
+
+
+@contextmanager
+def secret_file(secrets: Mapping[str, str]) -> Iterator[str]:
+    """A ``passwd-file`` for nmcli holding ``secrets`` ({setting.property: secret}), readable
+    by its owner only (0600, in a new folder, 0700), removed when the block ends."""
+    base = next((str(d) for d in SECRET_DIRS if d.is_dir() and os.access(d, os.W_OK)), None)
+    folder = tempfile.mkdtemp(prefix="companion-nmcli-", dir=base)
+    try:
+        path = os.path.join(folder, "secrets")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o600)
+            f.write("".join(passwd_line(k, v) for k, v in secrets.items()))
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def wifi_security(text: str) -> str:
@@ -156,15 +191,44 @@ class NmcliNetwork:
         if status not in ok:
             reason = (err.strip() or out.strip() or f"exit status {status}").splitlines()[-1]
             reason = reason.removeprefix("Error: ")
-            log.warning("nmcli %s: %s", " ".join(_public(args)), reason)
+            log.warning("nmcli %s: %s", " ".join(args), reason)
             raise NetworkError(
                 f"NetworkManager refused: {reason}", code, {"reason": reason, "status": status}
             )
         return out
 
+    def terse(self, fields: str, *args: str, **kw: Any) -> str:
+        """nmcli's terse tabular answer (``-t -f FIELDS ...``): one line a row."""
+        return self.nmcli("-t", "-f", fields, *args, **kw)
+
+    def multiline(self, fields: str, *args: str) -> dict[str, list[str]]:
+        """nmcli's terse multiline answer without escapes, as {NAME: [values]}."""
+        return multiline_values(
+            self.nmcli("-t", "-e", "no", "-m", "multiline", "-f", fields, *args)
+        )
+
+    def up(
+        self,
+        name: str,
+        wait: int,
+        *,
+        code: str,
+        secrets: Mapping[str, str] | None = None,
+        ifname: str | None = None,
+    ) -> None:
+        """Start a profile; its ``secrets`` go through a private ``passwd-file``."""
+        args = ["--wait", str(wait), "connection", "up", "id", name]
+        if ifname is not None:
+            args += ["ifname", ifname]
+        if not secrets:
+            self.nmcli(*args, timeout=wait + 15, code=code)
+            return
+        with secret_file(secrets) as path:
+            self.nmcli(*args, "passwd-file", path, timeout=wait + 15, code=code)
+
     def devices(self) -> list[tuple[str, str, str, str]]:
         """(device, type, state, connection) of every device NetworkManager knows."""
-        out = self.nmcli("-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device", "status")
+        out = self.terse("DEVICE,TYPE,STATE,CONNECTION", "device", "status")
         rows = []
         for line in out.splitlines():
             fields = split_terse(line)
@@ -188,41 +252,16 @@ class NmcliNetwork:
         return wifi[0]
 
     def profile(self, name: str) -> dict[str, list[str]]:
-        fields = "802-11-wireless.ssid,802-11-wireless.mode,802-11-wireless-security.key-mgmt"
+        wifi = "802-11-wireless.ssid,802-11-wireless.mode"
         try:
-            out = self.nmcli(
-                "-t", "-e", "no", "-m", "multiline", "-f", fields, "connection", "show", "id", name
+            return self.multiline(
+                f"{wifi},802-11-wireless-security.key-mgmt", "connection", "show", "id", name
             )
         except NetworkError:  # an open profile has no security setting at all
-            out = self.nmcli(
-                "-t",
-                "-e",
-                "no",
-                "-m",
-                "multiline",
-                "-f",
-                "802-11-wireless.ssid,802-11-wireless.mode",
-                "connection",
-                "show",
-                "id",
-                name,
-            )
-        return multiline_values(out)
+            return self.multiline(wifi, "connection", "show", "id", name)
 
     def addresses(self, device: str) -> tuple[str, ...]:
-        out = self.nmcli(
-            "-t",
-            "-e",
-            "no",
-            "-m",
-            "multiline",
-            "-f",
-            "IP4.ADDRESS,IP6.ADDRESS",
-            "device",
-            "show",
-            device,
-        )
-        values = multiline_values(out)
+        values = self.multiline("IP4.ADDRESS,IP6.ADDRESS", "device", "show", device)
         found = []
         for key in ("IP4.ADDRESS", "IP6.ADDRESS"):
             for value in values.get(key, []):
@@ -266,9 +305,7 @@ class NmcliNetwork:
         return any(d == device and c == HOTSPOT_PROFILE for d, _, _, c in rows)
 
     def wifi_list(self, device: str, rescan: str) -> str:
-        return self.nmcli(
-            "-t",
-            "-f",
+        return self.terse(
             "IN-USE,SSID,SIGNAL,SECURITY",
             "device",
             "wifi",
@@ -308,7 +345,7 @@ class NmcliNetwork:
 
     def known_networks(self) -> list[str]:
         """The Wi-Fi profiles NetworkManager would connect to by itself (not the box's own)."""
-        out = self.nmcli("-t", "-f", "NAME,TYPE,AUTOCONNECT", "connection", "show")
+        out = self.terse("NAME,TYPE,AUTOCONNECT", "connection", "show")
         names = []
         for line in out.splitlines():
             fields = split_terse(line)
@@ -340,61 +377,67 @@ class NmcliNetwork:
                 # no protected management frames: some phones (iPads) and Wi-Fi drivers fail
                 # to join an access point that offers them (WPA-PSK-SHA256)
                 "802-11-wireless-security.pmf", "disable",
-                "802-11-wireless-security.psk", password,
             ]  # fmt: skip
         self.nmcli(*args, code="network.hotspot_failed")
-        self.nmcli(
-            "--wait",
-            str(HOTSPOT_WAIT),
-            "connection",
-            "up",
-            "id",
-            HOTSPOT_PROFILE,
-            timeout=HOTSPOT_WAIT + 15,
-            code="network.hotspot_failed",
-        )
+        secrets = {PSK: password} if password else None
+        self.up(HOTSPOT_PROFILE, HOTSPOT_WAIT, code="network.hotspot_failed", secrets=secrets)
         return self.status()
+
+    def security_of(self, device: str, ssid: str, rescan: str) -> str | None:
+        """How the network ``ssid`` is secured as a scan shows it (None: not seen, or the scan
+        was refused, say because one was already running)."""
+        try:
+            out = self.wifi_list(device, rescan)
+        except NetworkError as exc:
+            if exc.code == "network.unavailable":
+                raise
+            log.info("no fresh scan before joining: %s", exc.message)
+            return None
+        for line in out.splitlines():
+            fields = split_terse(line)
+            if len(fields) >= 4 and fields[1] == ssid:
+                return wifi_security(fields[3])
+        return None
 
     def join(self, ssid: str, password: str | None) -> NetworkStatus:
         rows = self.devices()
         device = self.wifi_device(rows)
-        if self.serving(device, rows):
+        serving = self.serving(device, rows)
+        if serving:
             # the radio leaves the box's network and looks around first: serving, it has not
-            # scanned, and nmcli connects only to a network it has seen
+            # scanned, and NetworkManager connects only to a network it has seen
             self.nmcli("connection", "down", "id", HOTSPOT_PROFILE, ok=(0, NOT_FOUND))
-            try:
-                self.wifi_list(device, "yes")
-            except NetworkError as exc:  # (a scan already running, say): connect tries anyway
-                if exc.code == "network.unavailable":
-                    raise
-                log.info("no fresh scan before joining: %s", exc.message)
-        args = ["--wait", str(JOIN_WAIT), "device", "wifi", "connect", ssid]
+        security = self.security_of(device, ssid, "yes" if serving else "auto")
+        # the network's profile is made anew, so that its settings are exactly these
+        self.nmcli("connection", "delete", "id", ssid, ok=(0, NOT_FOUND))
+        args = [
+            "connection", "add", "type", "wifi", "ifname", device, "con-name", ssid,
+            "autoconnect", "yes", "ssid", ssid,
+            "connection.autoconnect-priority", str(JOIN_PRIORITY),
+        ]  # fmt: skip
         if password:
-            args += ["password", password]
-        args += ["ifname", device]
-        self.nmcli(*args, timeout=JOIN_WAIT + 15, code="network.join_failed")
-        name = next((c for d, _, _, c in self.devices() if d == device and c), None)
-        if name and name != HOTSPOT_PROFILE:
-            self.nmcli(
-                "connection",
-                "modify",
-                "id",
-                name,
-                "connection.autoconnect",
-                "yes",
-                "connection.autoconnect-priority",
-                str(JOIN_PRIORITY),
-            )
+            key_mgmt = "sae" if security == "wpa3" else "wpa-psk"
+            args += ["802-11-wireless-security.key-mgmt", key_mgmt]
+        self.nmcli(*args, code="network.join_failed")
+        try:
+            secrets = {PSK: password} if password else None
+            self.up(ssid, JOIN_WAIT, code="network.join_failed", secrets=secrets, ifname=device)
+        except NetworkError:
+            # a profile that did not connect (a wrong password) is not kept to retry by itself
+            try:
+                self.nmcli("connection", "delete", "id", ssid, ok=(0, NOT_FOUND))
+            except NetworkError as exc:
+                log.warning("the profile of %s was not deleted: %s", ssid, exc.message)
+            raise
         return self.status()
 
 
-def _public(args: Sequence[str]) -> list[str]:
-    """The arguments with passwords hidden (for the log)."""
-    out = list(args)
-    for i, a in enumerate(out[:-1]):
-        if a in ("password", "802-11-wireless-security.psk"):
-            out[i + 1] = "***"
-    return out
-
-
-__all__ = ["NmcliNetwork", "multiline_values", "run_nmcli", "split_terse", "wifi_security"]
+__all__ = [
+    "NmcliNetwork",
+    "multiline_values",
+    "passwd_line",
+    "run_nmcli",
+    "secret_file",
+    "split_terse",
+    "wifi_security",
+]

@@ -66,6 +66,12 @@ class FakeNmcli:
     def calls(self) -> list[list[str]]:
         return [json.loads(line) for line in self.log_path.read_text().splitlines()]
 
+    def passwd_files(self) -> list[dict[str, Any]]:
+        """What nmcli found in each ``passwd-file`` it was given (modes, owner, secrets)."""
+        path = self.world_path.with_name("passwd-files.jsonl")
+        lines = path.read_text().splitlines() if path.exists() else []
+        return [json.loads(line) for line in lines]
+
     def forget_calls(self) -> None:
         self.log_path.write_text("")
 

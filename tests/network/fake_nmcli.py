@@ -7,6 +7,13 @@ commands companion.network.nmcli sends in nmcli 1.42's terse formats (``-t``: ``
 fields, ``\\:`` and ``\\\\`` inside values of tabular output; ``-e no -m multiline``:
 ``NAME:value`` lines) and exits with nmcli's statuses (4 activation failed, 8 NetworkManager not
 running, 10 no such connection). Anything it does not know is exit 2, as nmcli's "invalid input".
+
+A secret on its command line (``password``, ``...psk``) is refused (exit 2): secrets come in a
+``passwd-file`` (``connection up ... passwd-file FILE``), read as nmcli 1.42 reads it
+(``setting.property:secret`` lines, backslash escapes, unescaped spaces around the secret
+stripped); what it found there (the file's and its folder's modes, the secrets) is kept in the
+file ``passwd-files.jsonl`` beside the world (one JSON object a line, written at once: also
+when the activation then fails).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,6 +64,60 @@ def state_of(world: dict[str, Any], device: dict[str, Any]) -> str:
     return "unavailable" if device["type"] == "ethernet" else "disconnected"
 
 
+SECRET_WORDS = ("password", "psk", "802-11-wireless-security.psk", "wifi-sec.psk")
+
+
+def unescape(value: str) -> str:
+    """A passwd-file secret as nmcli reads it: backslash escapes (``\\\\``, ``\\ooo``, ``\\n``
+    ...), unescaped blanks around it stripped."""
+    value = value.lstrip(" \t")
+    out: list[tuple[str, bool]] = []  # (character, was escaped)
+    i = 0
+    while i < len(value):
+        c = value[i]
+        if c != "\\" or i + 1 == len(value):
+            out.append((c, False))
+            i += 1
+            continue
+        nxt = value[i + 1]
+        if nxt.isdigit():
+            code, j = int(nxt), i + 2
+            while j < len(value) and j < i + 4 and value[j] in "01234567":
+                code, j = code * 8 + int(value[j]), j + 1
+            out.append((chr(code & 0xFF), True))
+            i = j
+            continue
+        out.append(({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt), True))
+        i += 2
+    while out and out[-1][1] is False and out[-1][0] in " \t":
+        out.pop()
+    return "".join(c for c, _ in out)
+
+
+def read_passwd_file(world_path: Path, path: str) -> dict[str, str]:
+    file = Path(path)
+    st = file.stat()
+    secrets = {}
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cut = min(i for i in (line.find(":"), line.find("="), len(line)) if i >= 0)
+        if cut == len(line):
+            fail(2, 'missing colon for "<setting>.<property>:<secret>" format')
+        key = line[:cut].strip().replace("wifi-sec.", "802-11-wireless-security.")
+        secrets[key] = unescape(line[cut + 1 :])
+    seen = {
+        "path": path,
+        "mode": stat.S_IMODE(st.st_mode),
+        "folder_mode": stat.S_IMODE(file.parent.stat().st_mode),
+        "owner": st.st_uid == os.getuid(),
+        "secrets": secrets,
+    }
+    with open(world_path.with_name("passwd-files.jsonl"), "a", encoding="utf-8") as out:
+        out.write(json.dumps(seen) + "\n")
+    return secrets
+
+
 def main(argv: list[str]) -> int:
     world_path = Path(os.environ["FAKE_NMCLI_WORLD"])
     with open(os.environ["FAKE_NMCLI_LOG"], "a", encoding="utf-8") as log:
@@ -65,6 +127,8 @@ def main(argv: list[str]) -> int:
     lock = open(str(world_path) + ".lock", "w")  # noqa: SIM115 (held until the process ends)
     fcntl.flock(lock, fcntl.LOCK_EX)
     world: dict[str, Any] = json.loads(world_path.read_text(encoding="utf-8"))
+    if any(a in SECRET_WORDS for a in argv):
+        fail(2, "a secret on the command line: any local user may read it in /proc")
     if not world.get("running", True):
         fail(8, "NetworkManager is not running.")
     opts: dict[str, str] = {}
@@ -79,7 +143,7 @@ def main(argv: list[str]) -> int:
             fail(2, f"Option '{flag}' is unknown.")
     if opts.get("terse") != "yes" and args[:1] not in (["radio"], ["connection"], ["device"]):
         fail(2, "expected terse output")
-    out = run(world, opts, args)
+    out = run(world, opts, args, world_path)
     tmp = world_path.with_suffix(".tmp")
     tmp.write_text(json.dumps(world), encoding="utf-8")
     os.replace(tmp, world_path)
@@ -88,7 +152,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def run(world: dict[str, Any], opts: dict[str, str], args: list[str]) -> str:
+def run(world: dict[str, Any], opts: dict[str, str], args: list[str], world_path: Path) -> str:
     fields = opts.get("-f", "").split(",") if "-f" in opts else []
     if args == ["device", "status"] and fields == ["DEVICE", "TYPE", "STATE", "CONNECTION"]:
         return "".join(
@@ -155,18 +219,42 @@ def run(world: dict[str, Any], opts: dict[str, str], args: list[str]) -> str:
             "ssid": pairs.pop("ssid"),
             "mode": pairs.pop("802-11-wireless.mode", "infrastructure"),
             "key-mgmt": pairs.pop("802-11-wireless-security.key-mgmt", ""),
-            "psk": pairs.pop("802-11-wireless-security.psk", None),
         }
-        if prof["psk"] is not None and not 8 <= len(prof["psk"]) <= 63:
-            fail(2, "802-11-wireless-security.psk: property is invalid")
         prof.update(pairs)
         world["profiles"][name] = prof
         return f"Connection '{name}' successfully added.\n"
     if args[:3] == ["connection", "up", "id"]:
-        prof = profile_of(world, args[3])
+        name = args[3]
+        prof = profile_of(world, name)
+        opts_up = dict(zip(args[4::2], args[5::2], strict=True))
+        secrets = (
+            read_passwd_file(world_path, opts_up["passwd-file"]) if "passwd-file" in opts_up else {}
+        )
         if world.get("radio", "enabled") != "enabled":
             fail(4, "Connection activation failed: No suitable device found.")
-        world["active"][prof["ifname"]] = args[3]
+        device = opts_up.get("ifname", prof["ifname"])
+        psk = secrets.get("802-11-wireless-security.psk", prof.get("psk"))
+        no_secret = "Connection activation failed: Secrets were required, but not provided."
+        if prof.get("mode") == "ap":
+            if prof.get("key-mgmt") and (psk is None or not 8 <= len(psk) <= 63):
+                fail(4, no_secret)
+        elif prof["type"] == "802-11-wireless":
+            near = next((a for a in world["around"] if a["ssid"] == prof["ssid"]), None)
+            serving = world["active"].get(device)
+            if near is None or (serving and world["profiles"][serving].get("mode") == "ap"):
+                fail(10, f"No network with SSID '{prof['ssid']}' found.")  # (an AP has not scanned)
+            world["active"].pop(device, None)  # the radio leaves what it served
+            wanted = "sae" if near["security"] == "WPA3" else "wpa-psk"
+            if near.get("password") is None and prof.get("key-mgmt"):
+                fail(4, "Connection activation failed: the network is open.")
+            if near.get("password") is not None and (
+                prof.get("key-mgmt") != wanted or psk != near["password"]
+            ):
+                fail(4, no_secret)
+        if psk is not None:
+            prof["psk"] = psk  # NetworkManager keeps the secret an agent gave
+        world["profiles"][name] = prof
+        world["active"][device] = name
         return "Connection successfully activated (D-Bus active path: /org/freedesktop/1)\n"
     if args[:3] == ["connection", "down", "id"]:
         profile_of(world, args[3])
@@ -174,27 +262,6 @@ def run(world: dict[str, Any], opts: dict[str, str], args: list[str]) -> str:
             fail(10, f"'{args[3]}' is not an active connection.")
         world["active"] = {d: n for d, n in world["active"].items() if n != args[3]}
         return f"Connection '{args[3]}' successfully deactivated.\n"
-    if args[:3] == ["device", "wifi", "connect"]:
-        ssid = args[3]
-        pairs = dict(zip(args[4::2], args[5::2], strict=True))
-        device = pairs["ifname"]
-        near = next((a for a in world["around"] if a["ssid"] == ssid), None)
-        serving = world["active"].get(device)
-        if near is None or (serving and world["profiles"][serving].get("mode") == "ap"):
-            fail(10, f"No network with SSID '{ssid}' found.")  # an access point has not scanned
-        world["active"].pop(device, None)  # the radio leaves what it served
-        if near.get("password") != pairs.get("password"):
-            fail(4, "Connection activation failed: Secrets were required, but not provided.")
-        world["profiles"][ssid] = {
-            "type": "802-11-wireless",
-            "ifname": device,
-            "autoconnect": "yes",
-            "ssid": ssid,
-            "mode": "infrastructure",
-            "key-mgmt": "wpa-psk" if near.get("password") else "",
-        }
-        world["active"][device] = ssid
-        return f"Device '{device}' successfully activated with 'uuid-{ssid}'.\n"
     if args[:3] == ["connection", "modify", "id"]:
         prof = world["profiles"].get(args[3])
         if prof is None:

@@ -8,11 +8,19 @@ from pathlib import Path
 import pytest
 
 from companion.network import NetworkError, NmcliNetwork, auto, join_or_fall_back
-from companion.network.nmcli import multiline_values, split_terse, wifi_security
+from companion.network.nmcli import (
+    multiline_values,
+    passwd_line,
+    secret_file,
+    split_terse,
+    wifi_security,
+)
 
 from .conftest import FakeNmcli
 
 SSID = "companion-AB12"
+SSID_PROFILE = "companion-hotspot"
+PSK = "802-11-wireless-security.psk"
 HOTSPOT_ADD = [
     "connection", "add", "type", "wifi", "ifname", "wlan0", "con-name", "companion-hotspot",
     "autoconnect", "no", "ssid", SSID, "802-11-wireless.mode", "ap", "802-11-wireless.band", "bg",
@@ -71,15 +79,47 @@ def test_open_hotspot_sends_an_explicit_open_access_point_profile(nmcli: FakeNmc
     assert nmcli.world["profiles"]["companion-hotspot"]["autoconnect"] == "no"
 
 
+def secret_on_argv(nmcli: FakeNmcli, *secrets: str) -> list[list[str]]:
+    """The calls that carried a secret anywhere on their command line."""
+    return [c for c in nmcli.calls() if any(s in a for s in secrets for a in c)]
+
+
 def test_open_hotspot_with_a_password_is_wpa2(nmcli: FakeNmcli) -> None:
     net = NmcliNetwork(SSID, mdns=lambda: None)
     net.open_hotspot(None)
     nmcli.forget_calls()
-    st = net.open_hotspot("pass word;1")
-    add = [c for c in nmcli.calls() if c[:2] == ["connection", "add"]]
-    assert add == [HOTSPOT_ADD + WPA2 + ["802-11-wireless-security.psk", "pass word;1"]]
+    password = r" pass word;1\040 "  # blanks around it, a backslash, something like an escape
+    st = net.open_hotspot(password)
+    calls = nmcli.calls()
+    add = [c for c in calls if c[:2] == ["connection", "add"]]
+    assert add == [HOTSPOT_ADD + WPA2]  # no secret in the profile's command line ...
+    up = [c for c in calls if "up" in c]
+    assert len(up) == 1 and up[0][:6] == ["--wait", "30", "connection", "up", "id", SSID_PROFILE]
+    assert up[0][6] == "passwd-file"
+    assert secret_on_argv(nmcli, password, "pass word") == []
+    # ... it came in a file only its owner could read, in a folder of its own, gone afterwards
+    (seen,) = nmcli.passwd_files()
+    assert seen["path"] == up[0][7]
+    assert (seen["mode"], seen["folder_mode"], seen["owner"]) == (0o600, 0o700, True)
+    assert seen["secrets"] == {"802-11-wireless-security.psk": password}
+    assert not Path(seen["path"]).exists() and not Path(seen["path"]).parent.exists()
     assert (st.mode, st.security) == ("hotspot", "wpa2")
-    assert nmcli.world["profiles"]["companion-hotspot"]["psk"] == "pass word;1"
+    assert nmcli.world["profiles"]["companion-hotspot"]["psk"] == password
+
+
+def test_the_secret_file_is_private_and_escaped(tmp_path: Path) -> None:
+    assert passwd_line("802-11-wireless-security.psk", r" a\b c ") == (
+        "802-11-wireless-security.psk:\\040a\\\\b\\040c\\040\n"
+    )
+    with secret_file({"802-11-wireless-security.psk": "secret-pass"}) as path:
+        file = Path(path)
+        assert file.stat().st_mode & 0o777 == 0o600
+        assert file.parent.stat().st_mode & 0o777 == 0o700
+        assert file.read_text() == "802-11-wireless-security.psk:secret-pass\n"
+    assert not file.exists() and not file.parent.exists()
+    with pytest.raises(RuntimeError), secret_file({"x.y": "z"}) as path:  # removed on errors too
+        raise RuntimeError(path)
+    assert not Path(path).parent.exists()
 
 
 def test_a_blocked_radio_is_switched_on(nmcli: FakeNmcli) -> None:
@@ -114,15 +154,21 @@ def test_join_connects_and_raises_the_profile_priority(nmcli: FakeNmcli) -> None
     down = ["connection", "down", "id", "companion-hotspot"]
     look = ["-t", "-f", "IN-USE,SSID,SIGNAL,SECURITY", "device", "wifi", "list", "--rescan",
             "yes", "ifname", "wlan0"]  # fmt: skip
-    connect = [
-        "--wait", "45", "device", "wifi", "connect", "Cafe:2F\\east", "password", "espresso-42",
-        "ifname", "wlan0",
+    add = [
+        "connection", "add", "type", "wifi", "ifname", "wlan0", "con-name", "Cafe:2F\\east",
+        "autoconnect", "yes", "ssid", "Cafe:2F\\east", "connection.autoconnect-priority", "10",
+        "802-11-wireless-security.key-mgmt", "wpa-psk",
     ]  # fmt: skip
-    assert calls.index(down) < calls.index(look) < calls.index(connect)
-    assert calls[-4] == [
-        "connection", "modify", "id", "Cafe:2F\\east", "connection.autoconnect", "yes",
-        "connection.autoconnect-priority", "10",
+    (up,) = [c for c in calls if "up" in c]
+    assert up[:8] == [
+        "--wait", "45", "connection", "up", "id", "Cafe:2F\\east", "ifname", "wlan0",
     ]  # fmt: skip
+    assert up[8] == "passwd-file"
+    assert calls.index(down) < calls.index(look) < calls.index(add) < calls.index(up)
+    assert secret_on_argv(nmcli, "espresso-42") == []
+    (seen,) = nmcli.passwd_files()
+    assert (seen["mode"], seen["secrets"]) == (0o600, {PSK: "espresso-42"})
+    assert not Path(seen["path"]).exists()
     assert (st.mode, st.ssid, st.security, st.interface) == (
         "wifi",
         "Cafe:2F\\east",
@@ -131,6 +177,27 @@ def test_join_connects_and_raises_the_profile_priority(nmcli: FakeNmcli) -> None
     )
     assert st.addresses == ("192.168.7.31", "2001:db8::5")
     assert net.known_networks() == ["Cafe:2F\\east"]  # the box's own profile is not "known"
+    profile = nmcli.world["profiles"]["Cafe:2F\\east"]
+    assert (profile["autoconnect"], profile["connection.autoconnect-priority"]) == ("yes", "10")
+    assert profile["psk"] == "espresso-42"  # kept by NetworkManager for the next boot
+
+
+def test_join_a_wpa3_network_and_join_again(nmcli: FakeNmcli) -> None:
+    w = nmcli.world
+    w["around"].append({"ssid": "Hall", "signal": 60, "security": "WPA3",
+                        "password": "sae-pass-99", "address": "10.9.0.4/16"})  # fmt: skip
+    nmcli.world = w
+    net = NmcliNetwork(SSID, mdns=lambda: None)
+    assert net.join("Hall", "sae-pass-99").ssid == "Hall"
+    assert nmcli.world["profiles"]["Hall"]["key-mgmt"] == "sae"
+    # not serving its own network, the radio has a recent enough scan ("auto")
+    assert ["-t", "-f", "IN-USE,SSID,SIGNAL,SECURITY", "device", "wifi", "list", "--rescan",
+            "auto", "ifname", "wlan0"] in nmcli.calls()  # fmt: skip
+    nmcli.forget_calls()
+    net.join("Hall", "sae-pass-99")  # the profile is made anew, not doubled
+    assert ["connection", "delete", "id", "Hall"] in nmcli.calls()
+    assert list(nmcli.world["profiles"]).count("Hall") == 1
+    assert secret_on_argv(nmcli, "sae-pass-99") == []
 
 
 def test_join_goes_on_when_the_fresh_scan_is_refused(nmcli: FakeNmcli) -> None:
@@ -149,8 +216,16 @@ def test_a_failed_join_falls_back_to_the_box_network(nmcli: FakeNmcli) -> None:
     assert err.value.code == "network.join_failed"
     assert "Secrets were required" in err.value.message
     assert err.value.params["status"] == 4
-    add = [c for c in nmcli.calls() if c[:2] == ["connection", "add"]]
-    assert add == [HOTSPOT_ADD + WPA2 + ["802-11-wireless-security.psk", "secret-pass"]]
+    add = [c for c in nmcli.calls() if c[:2] == ["connection", "add"] and SSID in c]
+    assert add == [HOTSPOT_ADD + WPA2]
+    assert secret_on_argv(nmcli, "wrong-password", "secret-pass") == []
+    assert [f["secrets"][PSK] for f in nmcli.passwd_files()][-2:] == [
+        "wrong-password",
+        "secret-pass",
+    ]
+    # the profile that did not connect is not kept (it would be tried again at every boot)
+    assert "Cafe:2F\\east" not in nmcli.world["profiles"]
+    assert net.known_networks() == []
     st = net.status()
     assert (st.mode, st.security) == ("hotspot", "wpa2")
 
