@@ -24,14 +24,14 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 def esc(value: str) -> str:
     return value.replace("\\", "\\\\").replace(":", "\\:")
 
 
-def fail(status: int, text: str) -> None:
+def fail(status: int, text: str) -> NoReturn:
     print(f"Error: {text}", file=sys.stderr)
     sys.exit(status)
 
