@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion.durable import sync_dir
+from companion.durable import sync_dir, write_atomic
 from companion.store import DB_NAME, StoreError
 
 LAST_BACKUP = "last-backup.json"
@@ -106,24 +106,13 @@ def _give_back(source: Path, created: list[Path]) -> None:
 
 
 def write_last(state_dir: Path, done: Backup) -> None:
-    """``last-backup.json`` in the state directory, written whole (temporary file, rename)."""
+    """``last-backup.json`` in the state directory, written whole (temporary file, rename);
+    run as root, given to the state directory's owner (who reads and replaces it)."""
     path = state_dir / LAST_BACKUP
-    tmp = path.with_name(path.name + ".tmp")
     data = {"time": int(done.time), "dest": str(done.path), "events": done.events}
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        if os.geteuid() == 0:  # (the state directory's owner reads and replaces it)
-            st = state_dir.stat()
-            os.chown(tmp, st.st_uid, st.st_gid)
-        os.replace(tmp, path)
-        sync_dir(state_dir)
+        write_atomic(path, (json.dumps(data) + "\n").encode("utf-8"), 0o644, owner_of=state_dir)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise StoreError(f"the copy is written, but {path} cannot be: {exc}") from exc
 
 

@@ -6,8 +6,8 @@
 * The host link (it holds the host token) is printed only to a terminal, never into a journal
   (:func:`host_link_lines`).
 * Tokens and the other small files are written atomically (a temporary file, fsync, rename:
-  :func:`write_atomic`); an empty or unreadable host token is replaced with one log line
-  (:func:`read_or_create_token`).
+  :func:`companion.durable.write_atomic`); an empty or unreadable host token is replaced with
+  one log line (:func:`read_or_create_token`).
 * ``companion host open-claim`` asks the running server for a host-claim window through a file
   (:func:`request_claim`, :func:`take_claim_request`).
 
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from companion.durable import sync_dir
+from companion.durable import sync_dir, write_atomic, write_temp
 
 log = logging.getLogger(__name__)
 
@@ -185,41 +185,9 @@ def _user() -> str:
 # --- small files written atomically -----------------------------------------------------------
 
 
-def _temp_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-
-
-def _write_temp(path: Path, data: bytes, mode: int) -> Path:
-    tmp = _temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
-def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Write ``path`` whole or not at all: a temporary file beside it, fsync, rename, fsync of
-    the directory. A full disk leaves the old file (or none), never an empty one."""
-    tmp = _write_temp(path, data, mode)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    sync_dir(path.parent)
-
-
 def create_atomic(path: Path, data: bytes, mode: int = 0o600) -> bool:
     """Like :func:`write_atomic`, but only when ``path`` does not exist (False: it did)."""
-    tmp = _write_temp(path, data, mode)
+    tmp = write_temp(path, data, mode)
     try:
         os.link(tmp, path)
     except FileExistsError:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from companion.durable import write_atomic
 
 from .model import WifiNetwork, password_problem
 
@@ -27,20 +27,7 @@ MAX_SAVED = 64  # networks kept of a scan
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically, mode 0600, owned like its directory."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o600)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            st = path.parent.stat()
-            os.chown(tmp, st.st_uid, st.st_gid)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text.encode("utf-8"), mode=0o600, owner_of=path.parent)
 
 
 def read_password(state_dir: Path) -> str | None:
