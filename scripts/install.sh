@@ -41,9 +41,13 @@ USER_NAME=companion
 GROUPS_WANTED=(video gpio dialout)
 APT_COMMON=(python3 python3-venv python3-pip python3-numpy)
 APT_PI=(python3-picamera2 python3-libcamera python3-lgpio)
-# the box's own network: NetworkManager (its shared mode needs dnsmasq-base, Wi-Fi wpasupplicant;
-# --no-install-recommends would leave both out) and Avahi, which answers for companion.local
-APT_NETWORK=(network-manager dnsmasq-base wpasupplicant avahi-daemon libnss-mdns)
+# the box's own network: NetworkManager (its shared mode needs dnsmasq-base for DHCP and DNS and
+# nftables for its forwarding and masquerading rules; Wi-Fi needs wpasupplicant, and
+# wireless-regdb for the country's channels and power: without it the kernel keeps the most
+# restrictive "world" rules; --no-install-recommends would leave all four out) and Avahi, which
+# answers for companion.local
+APT_NETWORK=(network-manager dnsmasq-base nftables wpasupplicant wireless-regdb avahi-daemon
+    libnss-mdns)
 NETWORK_SERVICE=companion-network.service
 POLKIT_DIR=/etc/polkit-1/rules.d
 POLKIT_RULE=50-companion-network.rules

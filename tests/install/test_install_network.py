@@ -16,8 +16,10 @@ from test_install_script import INSTALL, REPO, UNINSTALL, fake_pi, sh, staged_in
 
 NETWORK_PACKAGES = (
     "network-manager",
-    "dnsmasq-base",
+    "dnsmasq-base",  # NetworkManager's shared mode: DHCP and DNS for the phones
+    "nftables",  # ... and its forwarding and masquerading rules
     "wpasupplicant",
+    "wireless-regdb",  # the country's Wi-Fi channels (else the kernel's "world" rules)
     "avahi-daemon",
     "libnss-mdns",
 )
