@@ -157,10 +157,10 @@ def run(args: argparse.Namespace) -> int:
             controls=controls_state(cfg.controls),
             network=system_network(),
         )
-        if camera_problem is not None:
-            from companion.doctor.checks import camera_checks
+        if camera_problem is not None and camera is not None:
+            from companion.doctor.runner import camera_trouble
 
-            setup.camera_checks = camera_checks(camera, None, camera_problem)
+            setup.camera_checks = camera_trouble(camera, camera_problem)
         checks = run_checks(setup)
     if args.json:
         print(json.dumps(report(checks), ensure_ascii=False))

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the camera's measures need numpy and OpenCV; the checks do 
 
 # Every code, by check id (the catalogues have words for each: tests/doctor/test_words.py).
 CODES: dict[str, tuple[str, ...]] = {
-    "camera.found": ("found_ok", "found_none", "found_fail"),
+    "camera.found": ("found_ok", "found_none", "found_fail", "software_missing"),
     "camera.resolution": ("resolution_ok", "resolution_warn", "resolution_fail"),
     "camera.frame_rate": ("frame_rate_ok", "frame_rate_warn", "frame_rate_fail"),
     "camera.board": ("board_ok", "board_warn", "board_fail"),
@@ -85,18 +85,39 @@ def graded(cid: str, measured: float, limits: Mapping[str, float], /, **params: 
 # --- camera -----------------------------------------------------------------------------------
 
 
+# what the command's text adds to ``software_missing`` (the page says it in words: no command)
+CAMERA_SOFTWARE_HOW = (
+    "install it with `sudo apt install python3-picamera2`, in a virtual environment made with "
+    "--system-site-packages; `sudo scripts/install.sh` does both"
+)
+
+
 def camera_checks(
     source: str | None,
     facts: CameraFacts | None,
     problem: str | None = None,
     limits: Mapping[str, Any] | None = None,
+    *,
+    software: bool = True,
 ) -> list[Check]:
     """The camera's lines. ``source``: its name (None: no camera asked for, or none
     configured); ``problem``: why it could not be opened or read (one sentence); ``facts``:
-    what :func:`~companion.doctor.camera.measure` made of its frames."""
+    what :func:`~companion.doctor.camera.measure` made of its frames; ``software``: False when
+    the camera's own software is missing (the Pi camera without picamera2): then the advice is
+    to install it, not to look at the cable."""
     lim = limits if limits is not None else settings()["camera"]
     if source is None:
         return [make("camera.found", "found_none", "warn")]
+    if not software:
+        return [
+            make(
+                "camera.found",
+                "software_missing",
+                "fail",
+                source=source,
+                detail=CAMERA_SOFTWARE_HOW,
+            )
+        ]
     if problem is not None or facts is None or facts.looked == 0:
         detail = problem or "the camera gave no picture"
         return [make("camera.found", "found_fail", "fail", source=source, detail=detail)]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from companion.doctor import Check, settings
 from companion.doctor.checks import ReaderFacts, camera_checks, reader_checks
 from companion.doctor.probes import Clock, StatusSource, SystemClock
-from companion.doctor.runner import ControlsState, Setup, camera_from_capture, run
+from companion.doctor.runner import ControlsState, Setup, camera_from_capture, camera_trouble, run
 
 if TYPE_CHECKING:
     from companion.vision.live.sources import Frame
@@ -260,7 +260,7 @@ class Devices:
         cfg = settings()["camera"]
         cap = self.frames.capture(float(cfg["seconds"]), int(cfg["frames"]))
         if not cap.frames:
-            return camera_checks(self.camera, None, "no picture from the camera")
+            return camera_trouble(self.camera, "no picture from the camera")
         return camera_from_capture(self.camera, cap)
 
     def reader_lines(self) -> list[Check]:

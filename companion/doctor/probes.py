@@ -6,11 +6,14 @@ interface with a fake twin for the tests.
 - :func:`versions`: companion, Python, numpy, OpenCV and the OS;
 - :class:`StdlibNetwork`: the network's status from the standard library, when no
   ``companion.network`` object is given (it cannot tell the mode, Wi-Fi or the box's own);
-- :func:`probe_reader`: open the card reader, wait for its HELLO, optionally a test tap.
+- :func:`probe_reader`: open the card reader, wait for its HELLO, optionally a test tap;
+- :func:`camera_software_missing`: the Raspberry Pi camera chosen, and picamera2 cannot be
+  imported.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -30,6 +33,26 @@ log = logging.getLogger(__name__)
 
 BACKUP_FILE = "last-backup.json"  # written by `companion backup` (the shared contract)
 LOG_FILES = ("companion.sqlite3", "companion.sqlite3-wal")
+
+
+# --- camera -----------------------------------------------------------------------------------
+
+PI_CAMERA = "picamera2"  # the source name (``picamera2`` or ``picamera2:WxH``) and its module
+
+
+def camera_software_missing(
+    source: str | None, load: Callable[[str], Any] = importlib.import_module
+) -> bool:
+    """Whether ``source`` is the Raspberry Pi camera and its module cannot be imported (not
+    installed, or installed for another Python or numpy)."""
+    if source is None or source.partition(":")[0].strip().lower() != PI_CAMERA:
+        return False
+    try:
+        load(PI_CAMERA)
+    except Exception as exc:  # ImportError, or a library that fails as it loads
+        log.info("the Raspberry Pi camera's module cannot be imported: %s", exc)
+        return True
+    return False
 
 
 # --- storage ----------------------------------------------------------------------------------

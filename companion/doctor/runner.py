@@ -30,6 +30,7 @@ from companion.doctor.probes import (
     StatusSource,
     StdlibNetwork,
     SystemClock,
+    camera_software_missing,
     probe_reader,
     storage_facts,
     versions,
@@ -39,6 +40,12 @@ if TYPE_CHECKING:
     from companion.doctor.camera import Capture
 
 log = logging.getLogger(__name__)
+
+
+def camera_trouble(name: str, problem: str) -> list[Check]:
+    """The camera's line when it gave no picture: its software missing (the Pi camera without
+    picamera2), or else the ``problem``."""
+    return camera_checks(name, None, problem, software=not camera_software_missing(name))
 
 
 def camera_from_capture(name: str, cap: Capture) -> list[Check]:
@@ -73,11 +80,11 @@ def camera_lines(name: str | None, open_source: Callable[[], Any] | None) -> lis
         with source:
             cap = capture(source, float(cfg["seconds"]), int(cfg["frames"]))
     except SourceError as exc:
-        return camera_checks(name, None, str(exc))
+        return camera_trouble(name, str(exc))
     except OSError as exc:  # a device that went away under us
-        return camera_checks(name, None, f"the camera cannot be read: {exc}")
+        return camera_trouble(name, f"the camera cannot be read: {exc}")
     if not cap.frames:
-        return camera_checks(name, None, "the camera gave no picture")
+        return camera_trouble(name, "the camera gave no picture")
     return camera_from_capture(name, cap)
 
 
