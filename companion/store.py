@@ -493,6 +493,10 @@ class EventStore:
         rows = self._rows("SELECT game_id, color FROM tokens WHERE token=?", (token,))
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
+    def link_opened(self, token: str) -> bool:
+        """Whether a phone opened this pairing link (since the host last showed it)."""
+        return bool(self._rows("SELECT 1 FROM pair_links WHERE token=?", (token,)))
+
     def seen_tokens(self) -> set[str]:
         """The pairing tokens a phone has opened (see :meth:`mark_seen`)."""
         return {str(r[0]) for r in self._rows("SELECT token FROM phones_seen")}

@@ -66,28 +66,50 @@ def authorize(action: Mapping[str, Any], actor: Actor) -> None:
 # --- host sessions and the claim window (pure: no clock, no file) ---------------------------
 
 SESSION_SCHEME = "h1"
+PLAYER_SESSION_SCHEME = "p1"
 SESSION_MAC_LEN = 32  # hex characters of the session's HMAC kept in the cookie
 MAX_SESSION_LEN = 160
+
+
+def _session_value(scheme: str, label: bytes, token: str, nonce: str) -> str:
+    mac = hmac.new(token.encode(), label + nonce.encode(), hashlib.sha256)
+    return f"{scheme}.{nonce}.{mac.hexdigest()[:SESSION_MAC_LEN]}"
+
+
+def _session_nonce(scheme: str, label: bytes, token: str, value: str) -> str | None:
+    if not value or len(value) > MAX_SESSION_LEN:
+        return None
+    head, _, rest = value.partition(".")
+    nonce, _, _mac = rest.partition(".")
+    if head != scheme or not nonce or not _mac:
+        return None
+    expected = _session_value(scheme, label, token, nonce)
+    return nonce if hmac.compare_digest(expected.encode(), value.encode()) else None
 
 
 def host_session_value(token: str, nonce: str) -> str:
     """The host cookie's value for one session: ``h1.<nonce>.<HMAC(token, nonce)>``. It is
     derived from the host token without holding it: a new token (rotation) makes every session
     value of the old one invalid."""
-    mac = hmac.new(token.encode(), b"host-session:" + nonce.encode(), hashlib.sha256)
-    return f"{SESSION_SCHEME}.{nonce}.{mac.hexdigest()[:SESSION_MAC_LEN]}"
+    return _session_value(SESSION_SCHEME, b"host-session:", token, nonce)
 
 
 def host_session_nonce(token: str, value: str) -> str | None:
     """The nonce of a session value made with ``token`` (None: not one of its sessions)."""
-    if not value or len(value) > MAX_SESSION_LEN:
-        return None
-    scheme, _, rest = value.partition(".")
-    nonce, _, _mac = rest.partition(".")
-    if scheme != SESSION_SCHEME or not nonce or not _mac:
-        return None
-    expected = host_session_value(token, nonce)
-    return nonce if hmac.compare_digest(expected.encode(), value.encode()) else None
+    return _session_nonce(SESSION_SCHEME, b"host-session:", token, value)
+
+
+def player_session_value(token: str, nonce: str) -> str:
+    """The player cookie's value for the phone that opened a pairing link:
+    ``p1.<nonce>.<HMAC(pairing token, nonce)>``. The link's token itself is never in it (once
+    its link is opened, the token signs nothing in), and a new token (the host's "rotate")
+    ends every session of the old one."""
+    return _session_value(PLAYER_SESSION_SCHEME, b"player-session:", token, nonce)
+
+
+def player_session_nonce(token: str, value: str) -> str | None:
+    """The nonce of a player session made with ``token`` (None: not one of its sessions)."""
+    return _session_nonce(PLAYER_SESSION_SCHEME, b"player-session:", token, value)
 
 
 def session_key(nonce: str) -> str:

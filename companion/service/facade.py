@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from companion.core.board import GameMap
-from companion.service.auth import Actor, authorize
+from companion.service.auth import Actor, authorize, player_session_nonce
 from companion.service.errors import NotFound
 from companion.service.fold import AnyFold, OtherFold, fold_colors
 from companion.service.history import History
@@ -277,6 +277,21 @@ class Service:
         if self.paired.get(found[1]) != token:
             return None
         return found[1]
+
+    def link_opened(self, token: str) -> bool:
+        """Whether a phone opened this pairing link: then its token signs nothing in any more
+        (the phone has its own session); the host showing the link again lets it open once
+        more."""
+        return self.store.link_opened(token)
+
+    def player_of_session(self, value: str) -> tuple[str, str] | None:
+        """(colour, pairing token) of a player session cookie valid in the current game."""
+        if self.fold is None or not value:
+            return None
+        for color, token in list(self.paired.items()):
+            if player_session_nonce(token, value) is not None:
+                return (color, token) if self.player_of_token(token) == color else None
+        return None
 
     def token_owner(self, token: str) -> tuple[str, str] | None:
         return self.store.token(token)

@@ -248,8 +248,8 @@ def confirmation(cid: str) -> Response:
 @require("color")
 def tickets(color: str) -> Response:
     ident = resolve_identity()
-    if ident.role == "player" and ident.token:
-        service().phone_seen(ident.token)  # the phone is there (also after a restart)
+    if ident.role == "player" and ident.pairing:
+        service().phone_seen(ident.pairing)  # the phone is there (also after a restart)
     return jsonify(service().tickets(check_color(color)))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from html import escape
 from typing import Any
 
@@ -10,6 +11,7 @@ from jinja2 import TemplateNotFound
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.service import Service
+from companion.service.auth import player_session_value
 
 from .security import (
     HOST_COOKIE,
@@ -103,8 +105,8 @@ def me() -> Any:
         if ident.problem == "stale-cookie":
             return pairing_gone()
         return redirect("/", code=303)
-    if ident.token:
-        service().phone_seen(ident.token)
+    if ident.pairing:
+        service().phone_seen(ident.pairing)
     return page("player.html", ident)
 
 
@@ -142,11 +144,12 @@ def pair(token: str) -> BaseResponse:
     if svc.player_of_token(token) is None:
         return pairing_gone()
     ident = resolve_identity()
-    if ident.role == "player" and ident.token == token:
+    if ident.via == "cookie" and ident.pairing == token:
         return redirect("/me", code=303)  # this phone opened it before: nothing changes
     if not svc.open_link(token):  # a link opens once (until the host shows it again)
         return pairing_used()
     svc.phone_seen(token)
     resp = redirect("/me", code=303)
-    set_cookie(resp, PLAYER_COOKIE, token)
+    # the phone's own session, not the link's token: from now on the token signs no one in
+    set_cookie(resp, PLAYER_COOKIE, player_session_value(token, secrets.token_urlsafe(18)))
     return resp

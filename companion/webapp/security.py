@@ -44,9 +44,10 @@ class Identity:
 
     role: str
     color: str | None = None
-    token: str | None = None
+    token: str | None = None  # the credential presented (a token or a session cookie's value)
     via: str | None = None  # "bearer" | "cookie" | None
     problem: str | None = None  # why a presented credential was refused
+    pairing: str | None = None  # a player's pairing token (the server's to know, never sent)
 
     @property
     def actor(self) -> Actor:
@@ -134,16 +135,20 @@ def _resolve() -> Identity:
         if host_access().token_ok(token):
             return Identity("host", token=token, via="bearer")
         color = svc.player_of_token(token)
-        if color is not None:
-            return Identity("player", color=color, token=token, via="bearer")
+        # a pairing link's token works until a phone opens the link: that phone then has its
+        # own session (cookie), and the token (in a URL, a QR code, a browser's history) no
+        # longer signs anyone in
+        if color is not None and not svc.link_opened(token):
+            return Identity("player", color=color, token=token, via="bearer", pairing=token)
         return Identity("guest", problem="wrong-token")
     host_cookie = request.cookies.get(HOST_COOKIE)
     player_cookie = request.cookies.get(PLAYER_COOKIE)
-    color = svc.player_of_token(player_cookie) if player_cookie else None
+    found = svc.player_of_session(player_cookie) if player_cookie else None
+    color, pairing = found if found is not None else (None, None)
     if host_cookie and host_access().session_ok(host_cookie):
-        return Identity("host", color=color, token=host_cookie, via="cookie")
+        return Identity("host", color=color, token=host_cookie, via="cookie", pairing=pairing)
     if color is not None and player_cookie:
-        return Identity("player", color=color, token=player_cookie, via="cookie")
+        return Identity("player", color=color, token=player_cookie, via="cookie", pairing=pairing)
     if host_cookie and not player_cookie:
         return Identity("guest", problem="stale-host")
     if host_cookie or player_cookie:

@@ -62,7 +62,7 @@ def phone(app: Flask, client: FlaskClient, color: str) -> tuple[FlaskClient, dic
     token = r.get_json()["url"].rsplit("/", 1)[1]
     c = app.test_client()
     assert c.get(f"/pair/{token}").status_code == 303
-    return c, {"Authorization": f"Bearer {token}"}
+    return c, {"X-CSRF-Token": c.get("/api/session").get_json()["csrf_token"]}
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ def test_new_game_while_a_game_is_unfinished_is_refused_unless_it_says_replace(
     # red stays red: its phone's pairing survives; blue is not in the new game
     assert [p["paired"] for p in st["players"]] == [True, False]
     mine = {"type": "keep_tickets", "player": "red", "tickets": KEEP["red"]}
-    assert act(client, mine, headers=red_auth).status_code == 200
+    assert act(red, mine, headers=red_auth).status_code == 200
     assert red.get("/api/players/red/tickets").status_code == 200
     assert blue.get("/api/players/blue/tickets").status_code in (403, 404)
     events = client.get(f"/api/games/{st['game_id']}/events", headers=BEARER).get_json()["events"]
@@ -279,9 +279,9 @@ def test_a_wrong_payment_accepted_in_lenient_mode_stays_in_the_log_until_the_hos
     (problem,) = events[-1]["action"]["problems"]
     assert problem["place"] == "berlin-wien" and problem["player"] == "red"
     assert problem["code"].startswith("rule.") and problem["accepted"] is False
-    _, red_auth = phone(app, client, "red")
+    red, red_auth = phone(app, client, "red")
     accept = {"type": "accept_problem", "problem": problem["id"]}
-    assert act(client, accept, headers=red_auth).status_code == 403  # the host's decision
+    assert act(red, accept, headers=red_auth).status_code == 403  # the host's decision
     (marked,) = events[-1]["problems"]  # the history marks the claim ...
     assert marked["accepted"] is False and marked["corrected"] is False
     assert [p["place"] for p in st["problems"]] == ["berlin-wien"]  # ... and so does the state

@@ -49,7 +49,9 @@ class World:
         self.token = str(url).rsplit("/", 1)[1]
         self.phone = self.app.test_client()
         assert self.phone.get(f"/pair/{self.token}").status_code == 303
-        self.red = {"Authorization": f"Bearer {self.token}"}
+        # (the phone's own session: the link's token no longer signs in once opened)
+        self.red = {"X-CSRF-Token": self.phone.get("/api/session").get_json()["csrf_token"]}
+        self.service.call(lambda: None)  # (the phone's "seen" is in before the streams begin)
         self.player_stream = self.service.subscribe(None, host=False)
         self.host_stream = self.service.subscribe(None, host=True)
 
@@ -123,6 +125,10 @@ def test_every_keep_is_answered_the_same_whatever_the_opponent_holds(
     for path in ("/api/state", "/api/players/red/tickets", "/api/session"):
         got = [w.phone.get(path, headers=w.red) for w in (held, free)]
         assert got[0].status_code == got[1].status_code == 200, path
+        if path == "/api/session":  # (each phone's CSRF token is its session's own)
+            same = [{**r.get_json(), "csrf_token": None} for r in got]
+            assert same[0] == same[1] and same[0]["role"] == "player"
+            continue
         assert got[0].get_data() == got[1].get_data(), path
     mine = held.phone.get("/api/players/red/tickets", headers=held.red).get_json()
     assert [t["id"] for t in mine["tickets"]] == [NAMED[0], RED_OWN, NAMED[1]]
