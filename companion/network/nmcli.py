@@ -108,6 +108,15 @@ def multiline_values(text: str) -> dict[str, list[str]]:
     return out
 
 
+def refusal_reason(text: str) -> str:
+    """The line of nmcli's answer that says why it refused: its last ``Error:`` line (after it
+    nmcli 1.42 may add a ``Hint:`` to run journalctl; before it, a ``Warning:``), else its last
+    line."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("Error: ")]
+    return (errors or lines or [text])[-1].removeprefix("Error: ")
+
+
 def passwd_line(key: str, secret: str) -> str:
     """One line of nmcli's ``passwd-file``: ``setting.property:secret``. nmcli strips spaces
     around the secret and reads backslash escapes in it, so a backslash and every space are
@@ -189,8 +198,7 @@ class NmcliNetwork:
         if status == NM_NOT_RUNNING:
             raise NetworkError("NetworkManager is not running.", "network.unavailable")
         if status not in ok:
-            reason = (err.strip() or out.strip() or f"exit status {status}").splitlines()[-1]
-            reason = reason.removeprefix("Error: ")
+            reason = refusal_reason(err.strip() or out.strip() or f"exit status {status}")
             log.warning("nmcli %s: %s", " ".join(args), reason)
             raise NetworkError(
                 f"NetworkManager refused: {reason}", code, {"reason": reason, "status": status}
@@ -436,6 +444,7 @@ __all__ = [
     "NmcliNetwork",
     "multiline_values",
     "passwd_line",
+    "refusal_reason",
     "run_nmcli",
     "secret_file",
     "split_terse",

@@ -11,6 +11,7 @@ from companion.network import NetworkError, NmcliNetwork, auto, join_or_fall_bac
 from companion.network.nmcli import (
     multiline_values,
     passwd_line,
+    refusal_reason,
     secret_file,
     split_terse,
     wifi_security,
@@ -228,6 +229,27 @@ def test_a_failed_join_falls_back_to_the_box_network(nmcli: FakeNmcli) -> None:
     assert net.known_networks() == []
     st = net.status()
     assert (st.mode, st.security) == ("hotspot", "wpa2")
+
+
+def test_the_reason_is_the_error_line_not_the_hint_or_the_warning() -> None:
+    answer = (
+        "Passwords or encryption keys are required to access the wireless network 'Cafe'.\n"
+        "Warning: password for '802-11-wireless-security.psk' not given in 'passwd-file' and "
+        "nmcli cannot ask without '--ask' option.\n"
+        "Error: Connection activation failed: Secrets were required, but not provided\n"
+        "Hint: use 'journalctl -xe NM_CONNECTION=60ca + NM_DEVICE=wlan0' to get more details.\n"
+    )
+    assert refusal_reason(answer) == (
+        "Connection activation failed: Secrets were required, but not provided"
+    )
+    assert refusal_reason("something odd\nat the end\n") == "at the end"
+
+    def runner(args: object, timeout: float) -> tuple[int, str, str]:
+        return 4, "", answer
+
+    with pytest.raises(NetworkError) as err:
+        NmcliNetwork(SSID, "wlan0", run=runner).up("Cafe", 45, code="network.join_failed")
+    assert err.value.params["reason"].endswith("Secrets were required, but not provided")
 
 
 def test_wired_and_interface_choice(nmcli: FakeNmcli) -> None:
