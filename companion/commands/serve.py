@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--demo-delay must not be negative")
     reader = args.reader
     camera = args.camera
+    unusable: str | None = None  # a configured camera that cannot work here (the check says why)
     if cfg.path is not None and not args.no_devices and not args.demo:
         # A configured installation: the devices of the config file unless named on the line.
         if reader is None and cfg.reader.enabled:
@@ -132,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 camera = cfg.camera.source or None
             else:  # one line, not a traceback at every start; the game runs without a camera
                 print(f"companion: warning: no camera: {problem}", file=sys.stderr, flush=True)
+                unusable = cfg.camera.source or None
     controls = cfg.controls if cfg.controls.enabled and not args.no_controls else None
     if args.host_link:
         return print_host_link(state_dir, host, port, args.public_url, show_qr=not args.no_qr)
@@ -142,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         recording=cfg.recording,
         reader=reader,
         camera=camera,
+        unusable_camera=unusable,
         controls=controls,
         demo=args.demo,
         demo_delay=args.demo_delay,
@@ -174,10 +177,13 @@ def serve(
     camera: str | None = None,
     controls: Any = None,
     recording: Any = None,
+    unusable_camera: str | None = None,
 ) -> int:
     """Serve until SIGTERM/SIGINT. ``controls``: a ControlsConfig to drive the buttons, the
     status LED and the buzzer (None: none). ``recording``: the black box's RecordingConfig
-    (None: the defaults); it records while a camera (or the demo's) watches a game."""
+    (None: the defaults); it records while a camera (or the demo's) watches a game.
+    ``unusable_camera``: the configured camera that cannot work here (the set-up check says
+    why)."""
     from companion.cli import CommandError
     from companion.hosts import HostAccess
     from companion.statedir import (
@@ -230,7 +236,7 @@ def serve(
         )
     real_port = int(server.effective_port)
     network = box_network(demo, state_dir)
-    doctor = _doctor_devices(state_dir, camera, reader, controls, network)
+    doctor = _doctor_devices(state_dir, camera, reader, controls, network, unusable_camera)
     base = public_url.rstrip("/") if public_url else f"http://{_url_host(host)}:{real_port}"
     app = create_app(
         service,
@@ -339,14 +345,20 @@ def serve(
 
 
 def _doctor_devices(
-    state_dir: Path, camera: str | None, reader: str | None, controls: Any, network: Any
+    state_dir: Path,
+    camera: str | None,
+    reader: str | None,
+    controls: Any,
+    network: Any,
+    unusable_camera: str | None = None,
 ) -> Any:
-    """What the host page's set-up check looks at: this server's own devices."""
+    """What the host page's set-up check looks at: this server's own devices (a configured
+    camera that could not be used: named, with no frames, so that the check says why)."""
     from companion.doctor.live import ControlsWatch, Devices, FrameTap, ReaderWatch
 
     return Devices(
         state_dir,
-        camera=camera or None,
+        camera=camera or unusable_camera or None,
         frames=FrameTap() if camera else None,
         reader=ReaderWatch(reader) if reader else None,
         controls=ControlsWatch(enabled=controls is not None),

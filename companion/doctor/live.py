@@ -255,8 +255,10 @@ class Devices:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def camera_lines(self) -> list[Check]:
-        if self.camera is None or self.frames is None:
+        if self.camera is None:
             return camera_checks(None, None)
+        if self.frames is None:  # configured, but it could not be started here
+            return camera_trouble(self.camera, "the camera could not be started")
         cfg = settings()["camera"]
         cap = self.frames.capture(float(cfg["seconds"]), int(cfg["frames"]))
         if not cap.frames:

@@ -81,3 +81,20 @@ def test_the_command_says_what_to_install(
     code, out, _ = run(capsys, *args, "--json")
     (line,) = [c for c in json.loads(out)["checks"] if c["id"] == "camera.found"]
     assert (line["status"], line["code"]) == ("fail", CODE)
+
+
+def test_the_running_service_names_a_configured_camera_it_could_not_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.commands.serve import _doctor_devices
+    from companion.doctor import live
+
+    monkeypatch.setattr(runner, "camera_software_missing", lambda name: name == "picamera2")
+    # serve without the camera (its software is missing): the check names it, at once
+    devices = _doctor_devices(tmp_path, None, None, None, None, "picamera2")
+    assert devices.frames is None
+    (line,) = devices.camera_lines()
+    assert (line.code, line.params["source"]) == (CODE, "picamera2")
+    # no camera configured at all: still "none is configured"
+    (none,) = live.Devices(tmp_path).camera_lines()
+    assert none.code == "doctor.camera.found_none"
