@@ -17,6 +17,7 @@ from companion.reader.protocol import Hello
 
 from .conftest import Server
 from .test_dashboard import host_page
+from .test_phone_game import latin_words
 
 JA = json.loads(
     (Path(__file__).resolve().parents[2] / "web/static/i18n/ja.json").read_text("utf-8")
@@ -62,6 +63,7 @@ def test_the_host_checks_the_box_in_japanese(server: Server, phone: Any) -> None
         for cid in CODES:
             assert cid not in text
         assert "doctor." not in text and "{" not in text and "_" not in text
+        assert latin_words(host) == []  # programs' versions and the OS are marked as such
 
         # the test card
         host.click("#doctor-reader-test")
@@ -85,6 +87,7 @@ def test_the_host_checks_the_box_in_japanese(server: Server, phone: Any) -> None
         expect(host.locator("#doctor")).to_contain_text(JA["doctor.controls_all"])
         host.click("#doctor-led-no")
         expect(host.locator("#doctor-led")).to_have_text(JA["doctor.controls_led_bad"])
+        assert latin_words(host) == []
         assert "illegal" in panel.shown and "host_menu" in panel.shown  # red and white shown
         assert host.js_errors == []
     finally:

@@ -51,8 +51,28 @@ class Phone:
         self.tap(f"g.route[data-route='{route_id}'] .space >> nth=1")
 
 
+# What a page marks as shown as it is (web/static/js/literal.js): an address to type, a network's
+# name, a password, a program's version; nothing else is read past, and each such element must
+# hold what its kind says (an address is a host name, a URL or numbers, not a sentence).
+LITERAL = {
+    "address": re.compile(r"^[A-Za-z0-9.:/\[\]%_-]+(?:[、, ]+[A-Za-z0-9.:/\[\]%_-]+)*$"),
+    "network": re.compile(r"^.{1,32}$"),
+    "password": re.compile(r"^.{8,63}$"),
+    "software": re.compile(r"^[\w .:/()+-]{1,80}$"),
+}
+PAGE_TEXT = """() => {
+  const lits = [...document.querySelectorAll("[data-literal]")]
+    .filter((e) => e.getClientRects().length)
+    .map((e) => [e.dataset.literal, e.innerText]);
+  return [document.body.innerText, lits];
+}"""
+
+
 def latin_words(page: Any) -> list[str]:
-    text = page.evaluate("() => document.body.innerText")
+    text, literals = page.evaluate(PAGE_TEXT)
+    for kind, value in literals:
+        assert kind in LITERAL and LITERAL[kind].match(value), (kind, value)
+        text = text.replace(value, " ", 1)
     return sorted({w for w in re.findall(r"[A-Za-z]+", text) if w not in ALLOWED})
 
 
