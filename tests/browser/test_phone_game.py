@@ -4,7 +4,8 @@ Counts the taps of each kind of claim (at most 2 with the cards tapped on the re
 without; a tunnel adds only its three turned-up cards and the surcharge payment), and at each key
 moment (tunnel pending, payment problem, undo, final round, finished) checks the table, host,
 player and history pages: no Latin-alphabet word besides the players' names, the language switch
-and the rulebook's SL; nothing wider than the screen; every button and link at least 44 px.
+and the rulebook's SL; nothing wider than the screen; every tap target at least 44 px both ways
+(tests/browser/targets.py: checkboxes by their labels, sliders, the map's hit shapes too).
 With COMPANION_SCREENSHOTS=<dir> the main moments are saved there as PNGs (both languages).
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import HOST_TOKEN, Server, tiny_png
+from .targets import too_small
 from .test_dashboard import api, ready, see
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,23 +100,6 @@ WIDE = """() => {
   return out;
 }"""
 
-SMALL_TARGETS = """() => {
-  const out = [];
-  const targets = "button, a[href], select, summary, "
-    + "input:not([type=checkbox]):not([type=radio])";
-  for (const e of document.querySelectorAll(targets)) {
-    const r = e.getBoundingClientRect();
-    if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
-    if (e.closest(".legend")) continue;
-    if (r.height < 43.5 || (r.width < 43.5 && e.tagName !== "A")) {
-      const size = `${Math.round(r.width)}x${Math.round(r.height)}`;
-      out.push(`${e.tagName}#${e.id} ${e.textContent.trim().slice(0, 20)} ${size}`);
-    }
-  }
-  return out;
-}"""
-
-
 # highlighted routes outside the map's visible part
 OUT_OF_VIEW = """() => {
   const f = document.querySelector(".map-scroll").getBoundingClientRect();
@@ -129,7 +114,7 @@ OUT_OF_VIEW = """() => {
 
 def check_layout(page: Any, where: str) -> None:
     assert page.evaluate(WIDE) == [], (where, page.evaluate(WIDE))
-    assert page.evaluate(SMALL_TARGETS) == [], (where, page.evaluate(SMALL_TARGETS))
+    assert too_small(page) == [], (where, too_small(page))
 
 
 def check(page: Any, where: str) -> None:
