@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 MIN_PX = 44.0
+SMALLEST: dict[str, float] = {}  # where -> the smallest target measured there (for a report)
 
 MEASURE = """() => {
   const out = [];

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .conftest import HOST_TOKEN, Server, tiny_png
-from .targets import too_small
+from .targets import SMALLEST, smallest, too_small
 from .test_dashboard import api, ready, see
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,6 +115,7 @@ OUT_OF_VIEW = """() => {
 def check_layout(page: Any, where: str) -> None:
     assert page.evaluate(WIDE) == [], (where, page.evaluate(WIDE))
     assert too_small(page) == [], (where, too_small(page))
+    SMALLEST[where] = smallest(page)  # printed at the end of a test run with -s
 
 
 def check(page: Any, where: str) -> None:
@@ -190,6 +191,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         aki.page.fill(".sheet input[type=search]", "みゅんへん")
         assert shown.count() >= 1 and all("ミュンヘン" in t for t in shown.all_inner_texts())
         aki.page.fill(".sheet input[type=search]", "")
+        check(aki.page, "player, first tickets")  # the checkboxes, tapped by their 44 px rows
         for ph, color, tickets in (
             (aki, "blue", ["paris-wien", "frankfurt-kobenhavn"]),
             (ben, "red", ["berlin-roma", "brindisi-zurich"]),
@@ -442,6 +444,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
 
         for ph in phones:
             assert ph.errors == []
+        for where, px in SMALLEST.items():
+            print(f"smallest tap target, {where}: {px:.1f} px")
     finally:
         for ph in phones:
             ph.ctx.close()
