@@ -20,7 +20,17 @@ from companion.london.tracker import PAYMENT_MODES
 
 from .base import Announcement, GameKind, GameTable, Seat, base_player
 
-ACTIONS = ("claim", "draw_tickets", "keep_tickets", "drew_cards", "end_turn", "settle_clash")
+ACTIONS = (
+    "claim",
+    "draw_tickets",
+    "keep_tickets",
+    "drew_cards",
+    "end_turn",
+    "settle_clash",
+    "accept_problem",
+)
+# what names a payment problem across corrections (its id is its place in the tracker's list)
+PROBLEM_KEYS = ("player", "turn", "kind", "place")
 
 
 class LondonTable(GameTable):
@@ -52,6 +62,9 @@ class LondonTable(GameTable):
             if holders is not None and (keeps is None or keeps in holders):
                 self.tracker.settle_clash(ticket, keeps)
             return []
+        if action["type"] == "accept_problem":  # the host's, as in Europe
+            self._accept_problem(action)
+            return []
         self.check_player(action.get("player"))
         try:
             act = action_from_json(action)
@@ -77,6 +90,38 @@ class LondonTable(GameTable):
     def current_color(self) -> str | None:
         t = self.tracker
         return None if self.finished or t.over else t.current_player.color
+
+    def _accept_problem(self, action: Mapping[str, Any]) -> None:
+        """An open payment problem accepted: the one the logged ``what`` names (a correction
+        may have renumbered ids; nothing when it took that claim away), else by its id."""
+        what = action.get("what")
+        for p in self.tracker.open_problems():
+            j = p.to_json()
+            if isinstance(what, Mapping):
+                named = all(str(j.get(k)) == str(what.get(k)) for k in PROBLEM_KEYS)
+            else:
+                named = p.id == action.get("problem")
+            if named:
+                self.tracker.accept_problem(p.id)
+                return
+        if not isinstance(what, Mapping):
+            raise IllegalActionError(
+                f"there is no open payment problem {action.get('problem')}",
+                rule="no-payment-problem",
+                params={"id": action.get("problem")},
+            )
+
+    def problem_named(self, problem: int) -> dict[str, Any]:
+        """The identity of open payment problem ``problem``, logged with its acceptance."""
+        for p in self.tracker.open_problems():
+            if p.id == problem:
+                j = p.to_json()
+                return {k: j.get(k) for k in PROBLEM_KEYS}
+        raise IllegalActionError(
+            f"there is no open payment problem {problem}",
+            rule="no-payment-problem",
+            params={"id": problem},
+        )
 
     def public(self) -> dict[str, Any]:
         t = self.tracker
@@ -104,6 +149,8 @@ class LondonTable(GameTable):
             "turns_left": t.final.turns_left if live else None,
             "payment_mode": t.payment_mode,
             "players": players,
+            # lenient payments: the wrong ones not yet accepted (the host's panel, as Europe's)
+            "problems": [p.to_json() for p in t.open_problems()],
             "table": {"buses_per_player": self.map.buses_per_player},
         }
 

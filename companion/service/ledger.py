@@ -287,6 +287,10 @@ class Ledger:
             tracker = tracker_of(fold)
             if action["type"] == "settle_clash" and tracker is not None:
                 check_clash(tracker, action)
+            named = getattr(trial, "problem_named", None)  # a game with payment problems
+            if action["type"] == "accept_problem" and named is not None:
+                # logged with the problem's identity, as Europe's
+                action = {**action, "what": named(int(action["problem"]))}
             warnings = apply_other(trial, action)
         except RulesError as exc:
             raise conflict(exc) from None

@@ -284,6 +284,8 @@ def _check_other_shape(
         return {"type": "finish"}
     if kind == "settle_clash" and kind in game.action_types:
         return check_settle_clash(data)
+    if kind == "accept_problem" and kind in game.action_types:
+        return check_accept_problem(data)
     if kind in CORRECTIONS:
         out = correction_shape(kind, data)
         if kind == "replace":

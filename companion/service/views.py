@@ -131,6 +131,8 @@ def other_public_state(
         "players": pub["players"],
         "winners": fold.table.winners,
         "warnings": list(fold.warnings),
+        # a game with lenient payments (London): its open problems, as Europe's
+        "problems": pub.get("problems", []),
         "last": fold.last,
         "can_undo": any(s.effective is not None for s in fold.steps),
         "undo_seq": undo_target(fold),

@@ -14,7 +14,9 @@ from companion.blackbox.recorder import Recorder, Settings
 from tests.blackbox_fakes import Frame, Watcher
 
 from .conftest import HOST_TOKEN, Server
+from .targets import too_small
 from .test_dashboard import host_page, ready
+from .test_phone_game import latin_words
 
 JA = json.loads(
     (Path(__file__).resolve().parents[2] / "web/static/i18n/ja.json").read_text("utf-8")
@@ -67,6 +69,7 @@ def test_host_section_and_history_photos(server: Server, phone: Any) -> None:
         assert href is not None and href.startswith("/api/blackbox/report?game=")
         text = host.inner_text("#blackbox")
         assert JA["blackbox.current"] in text and "blackbox." not in text and "{" not in text
+        assert latin_words(host) == [] and too_small(host) == [], too_small(host)
         # the report downloads from the page
         with host.expect_download() as dl:
             host.click("#blackbox-report")
@@ -83,6 +86,7 @@ def test_host_section_and_history_photos(server: Server, phone: Any) -> None:
         )
         assert loaded == 160
         expect(host.locator("#replay-photo a")).to_have_text(JA["history.timelapse"])
+        assert latin_words(host) == [] and too_small(host) == [], too_small(host)
         assert host.js_errors == []
     finally:
         box.stop()

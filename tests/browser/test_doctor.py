@@ -16,7 +16,9 @@ from companion.doctor.probes import FakeClock
 from companion.reader.protocol import Hello
 
 from .conftest import Server
+from .targets import too_small
 from .test_dashboard import host_page
+from .test_phone_game import latin_words
 
 JA = json.loads(
     (Path(__file__).resolve().parents[2] / "web/static/i18n/ja.json").read_text("utf-8")
@@ -62,6 +64,9 @@ def test_the_host_checks_the_box_in_japanese(server: Server, phone: Any) -> None
         for cid in CODES:
             assert cid not in text
         assert "doctor." not in text and "{" not in text and "_" not in text
+        assert latin_words(host) == [] and too_small(host) == [], too_small(
+            host
+        )  # programs' versions and the OS are marked as such
 
         # the test card
         host.click("#doctor-reader-test")
@@ -85,6 +90,7 @@ def test_the_host_checks_the_box_in_japanese(server: Server, phone: Any) -> None
         expect(host.locator("#doctor")).to_contain_text(JA["doctor.controls_all"])
         host.click("#doctor-led-no")
         expect(host.locator("#doctor-led")).to_have_text(JA["doctor.controls_led_bad"])
+        assert latin_words(host) == [] and too_small(host) == [], too_small(host)
         assert "illegal" in panel.shown and "host_menu" in panel.shown  # red and white shown
         assert host.js_errors == []
     finally:

@@ -60,11 +60,12 @@ def test_london_by_tapping(server: Server, phone: Any) -> None:
     assert "Piccadilly Circus – Waterloo" in aki.inner_text("#my-tickets")
     assert "covent-garden--hyde-park" not in aki.content()
     assert aki.evaluate("fetch('/api/players/red/tickets').then(r => r.status)") in (401, 403)
-    # Aki claims Big Ben - Waterloo from the Big Ben entry of district 2, with the quick fill
+    # Aki claims Big Ben - Waterloo from the Big Ben entry of district 2: the route's colour
+    # comes filled, as in Europe
     host.click("#game .district[data-district='2'] details[data-location='big-ben'] summary")
     host.click("#game details[data-location='big-ben'] button[data-route='big-ben--waterloo']")
     host.wait_for_selector(".sheet #claim-go")
-    host.click(".sheet button.quick")
+    expect(host.locator(".sheet .paid")).to_contain_text("blue")
     host.click("#claim-go")
     see(host, "#scores tr[data-color=blue] td.score", "1")
     assert host.inner_text("#scores tr[data-color=blue] td.trains") == "16"

@@ -65,3 +65,20 @@ def test_english_strings_have_no_japanese_and_japanese_ones_name_players_not_col
     # an undo says what it undid, not a log position
     assert "{what}" in ja["log.undo_what"] and "取り消しました" in ja["log.undo_what"]
     assert ja["log.new_game"] == "ゲームを開始しました"
+
+
+def test_japanese_strings_have_no_latin_words() -> None:
+    """Wi-Fi, LED, QR, USB... in Japanese words; only the glossary's few exceptions stay (the
+    parameters, filled by the page, are checked on the pages themselves)."""
+    latin = GLOSSARY["latin"]
+    allowed, protocol = set(latin["allowed"]), set(latin["keys"])
+    found = {
+        key: words
+        for key, text in strings("ja").items()
+        if key not in protocol
+        and (words := set(re.findall(r"[A-Za-z]+", re.sub(r"\{\w+\}", "", text))) - allowed)
+    }
+    assert found == {}
+    # the exceptions are real: each protocol key still quotes something in Latin letters
+    ja = strings("ja")
+    assert all(re.search(r"[A-Za-z]{3,}", ja[key]) for key in protocol)

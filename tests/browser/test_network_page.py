@@ -20,7 +20,9 @@ from companion.network.box import keep_scan
 from companion.webapp.network_api import KEY, NetworkDesk
 
 from .conftest import Server
+from .targets import too_small
 from .test_dashboard import host_page
+from .test_phone_game import latin_words
 
 REPO = Path(__file__).resolve().parents[2]
 I18N = {
@@ -103,6 +105,11 @@ def test_japanese_and_players_see_nothing(server: Server, phone: Any, tmp_path: 
     text = host.inner_text("#network-panel")
     assert ja["section.network"] in text and ja["net.qr_wifi"] in text
     assert "net." not in text and "notice." not in text and "{" not in text
+    # no Latin word on the page: the network's name and the addresses to type are marked as such
+    assert latin_words(host) == [] and too_small(host) == [], too_small(host)
+    assert host.locator("#net-now [data-literal=network]").inner_text() == "companion-B0X1"
+    addresses = host.locator("#network [data-literal=address]").all_inner_texts()
+    assert "companion.local" in addresses and any(a.startswith("http://") for a in addresses)
     guest = phone("ja-JP")
     guest.goto(server.url + "/")
     guest.wait_for_selector("body[data-ready='1']")

@@ -5,6 +5,7 @@
 
 import { getJSON, post } from "./api.js";
 import { refusalText } from "./notices.js";
+import { tMarked } from "./literal.js";
 import { el } from "./ui.js";
 
 const BADGE = { ok: "ok", warn: "open", fail: "bad" };
@@ -82,7 +83,7 @@ export async function setup(app) {
       "li",
       { dataset: { status: c.status } },
       el("div", { class: "t-head" }, el("strong", null, i18n.t(`doctor.label.${c.id}`)), el("span", { class: `badge ${BADGE[c.status] || "open"}` }, i18n.t(`doctor.status_${c.status}`))),
-      el("div", { class: c.status === "ok" ? "muted" : "" }, i18n.t(c.code, c.params)),
+      el("div", { class: c.status === "ok" ? "muted" : "" }, tMarked(i18n, c.code, c.params)),
     );
 
   const readerStep = () => {

@@ -82,8 +82,8 @@ function openLondonRoute(app, id) {
   const content = [el("p", null, londonRoute(board, r, i18n), " · ", i18n.t("route.points", { n: r.points }), owner ? ` · ${owner.name}` : "")];
   const actor = app.role === "host" ? state.current : app.color;
   if (!owner && state.phase === "playing" && actor && canAct(app, actor)) {
-    const picker = cardPicker(i18n, { deck: LONDON_CARDS });
-    if (r.color !== "grey") content.push(el("button", { type: "button", class: "quick", onclick: () => picker.set(Array(r.length).fill(r.color)) }, i18n.cardList(Array(r.length).fill(r.color))));
+    // as in Europe: a coloured route comes filled, a colour tapped fills the route's length
+    const picker = cardPicker(i18n, { deck: LONDON_CARDS, fill: r.length, initial: r.color === "grey" ? [] : Array(r.length).fill(r.color) });
     content.push(picker.el);
     const claim = (cards) => app.act({ type: "claim", player: actor, route: id, ...(cards && cards.length ? { cards } : {}) }).then((s) => s && closeSheet());
     content.push(

@@ -2,6 +2,8 @@
 // data): every train space as a rotated box, cities as dots with names, claimed routes in the
 // owner's colour, tunnels with a dashed outline, ferry spaces marked with an SL dot.
 
+import { hitSizes, resolveTap } from "./maphit.js";
+
 const NS = "http://www.w3.org/2000/svg";
 
 export const CARD_COLORS = {
@@ -98,11 +100,12 @@ export class BoardMap {
     const hits = svg("g", { class: "hits" }, root);
     const routes = svg("g", { class: "routes" }, root);
     this.routeEls = {};
+    this.hitEls = [];
     for (const r of Object.values(this.map.routes)) {
       const g = svg("g", { class: `route c-${r.color}${r.tunnel ? " tunnel" : ""}`, "data-route": r.id }, routes);
       for (const [i, s] of r.spaces.entries()) {
         const t = `translate(${s.x} ${s.y}) rotate(${s.angle})`;
-        svg("rect", { class: "hit", x: -sw / 2 - 3, y: -sh * 1.1, width: sw + 6, height: sh * 2.2, transform: t, "data-route": r.id }, hits);
+        this.hitEls.push(svg("rect", { class: "hit", x: -sw / 2 - 3, y: -sh * 1.1, width: sw + 6, height: sh * 2.2, transform: t, "data-route": r.id }, hits));
         svg("rect", { class: "space", x: -sw / 2 + 1.5, y: -sh / 2, width: sw - 3, height: sh, rx: 4, transform: t, fill: CARD_COLORS[r.color] }, g);
         if (i < r.locomotives) svg("circle", { class: "loco", cx: s.x, cy: s.y, r: 5 }, g);
       }
@@ -114,13 +117,19 @@ export class BoardMap {
     this.labelEls = {};
     for (const c of Object.values(this.map.cities)) {
       const g = svg("g", { class: "city", "data-city": c.id }, cities);
-      svg("circle", { class: "hit", cx: c.x, cy: c.y, r: 20 }, g);
+      // the hit area under every drawn thing (the drawn dot, space or label takes the tap first)
+      this.hitEls.push(svg("circle", { class: "hit", cx: c.x, cy: c.y, r: 20, "data-city": c.id }, hits));
       svg("circle", { class: "dot", cx: c.x, cy: c.y, r: 9 }, g);
       this.labelEls[c.id] = svg("text", { x: c.x, y: c.y + 27, class: "label" }, g);
       this.cityEls[c.id] = g;
     }
     this.stationLayer = svg("g", { class: "stations" }, root);
     root.addEventListener("click", (e) => this.click(e));
+    // where the finger came down: a phone's browser may move a tap's click towards some shape
+    // it thinks is meant, and here the nearest city or route decides
+    root.addEventListener("pointerdown", (e) => (this.down = { x: e.clientX, y: e.clientY, t: e.timeStamp }));
+    // the hit areas follow the drawn size: zoom, a turned phone, a map shown after being hidden
+    if (window.ResizeObserver) new ResizeObserver(() => this.fitHits()).observe(root);
     scroll.appendChild(root);
 
     const bar = document.createElement("div");
@@ -178,18 +187,43 @@ export class BoardMap {
     this.container.classList.toggle("zoomed", z > 1);
     s.scrollLeft = cx * s.scrollWidth - s.clientWidth / 2;
     s.scrollTop = cy * s.scrollHeight - s.clientHeight / 2;
+    this.fitHits();
+  }
+
+  // Screen pixels per map unit, as drawn now.
+  scale() {
+    return this.svg.getBoundingClientRect().width / this.map.size[0] || 0;
+  }
+
+  // Every hit area at least 44 px across at this scale (maphit.js); overlaps go to the nearest.
+  fitHits() {
+    const scale = this.scale();
+    if (!scale) return;
+    const h = hitSizes(this.map, scale);
+    for (const e of this.hitEls) {
+      if (e.tagName === "circle") e.setAttribute("r", h.cityR);
+      else {
+        e.setAttribute("x", -h.spaceW / 2);
+        e.setAttribute("width", h.spaceW);
+        e.setAttribute("y", -h.spaceH / 2);
+        e.setAttribute("height", h.spaceH);
+      }
+    }
   }
 
   click(e) {
-    const routeEl = e.target.closest("[data-route]");
-    const cityEl = e.target.closest("[data-city]");
     if (this.zoom === 1 && !this.container.classList.contains("tap-direct")) {
       const box = this.svg.getBoundingClientRect();
       this.setZoom(2.5, (e.clientX - box.left) / box.width, (e.clientY - box.top) / box.height);
       return;
     }
-    if (cityEl && this.onCity) this.onCity(cityEl.dataset.city);
-    else if (routeEl && this.onRoute) this.onRoute(routeEl.dataset.route);
+    // the nearest city or route whose hit area the tap is in (not only the topmost shape)
+    const d = this.down;
+    const fresh = d && e.timeStamp - d.t < 1500 && Math.hypot(d.x - e.clientX, d.y - e.clientY) < 48;
+    const p = new DOMPoint(fresh ? d.x : e.clientX, fresh ? d.y : e.clientY).matrixTransform(this.svg.getScreenCTM().inverse());
+    const hit = resolveTap(this.map, p.x, p.y, this.scale());
+    if (hit && hit.city && this.onCity) this.onCity(hit.city);
+    else if (hit && hit.route && this.onRoute) this.onRoute(hit.route);
   }
 
   // owners: {routeId: color}; stations: {cityId: color}; names: {color: name}; unsure: Set of ids

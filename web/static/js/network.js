@@ -6,6 +6,7 @@
 
 import { getJSON, post } from "./api.js";
 import { refusalText } from "./notices.js";
+import { literal, tMarked } from "./literal.js";
 import { el } from "./ui.js";
 
 const QR_STYLE = "width:min(60vw,220px);height:auto;image-rendering:pixelated;background:#fff;border-radius:4px";
@@ -74,7 +75,7 @@ export async function setup(app) {
   function nowLine(d) {
     const vars = { ssid: d.ssid || "" };
     const key = d.mode === "hotspot" ? (d.security === "wpa2" ? "net.now_hotspot_wpa2" : "net.now_hotspot_open") : `net.now_${d.mode}`;
-    return el("p", { id: "net-now", dataset: { mode: d.mode } }, i18n.t(key, vars));
+    return el("p", { id: "net-now", dataset: { mode: d.mode } }, tMarked(i18n, key, vars));
   }
 
   function codes(d, forNext) {
@@ -82,14 +83,14 @@ export async function setup(app) {
     if (d.wifi_qr) {
       out.appendChild(
         qr(d.qr_svg.wifi, i18n.t("net.qr_wifi_alt", { ssid: d.ssid }), forNext ? "net-next-wifi" : "net-wifi-qr", i18n.t("net.qr_wifi"), [
-          i18n.t("net.ssid", { ssid: d.ssid }),
-          d.security === "wpa2" && d.password ? i18n.t("net.password_is", { password: d.password }) : i18n.t("net.no_password"),
+          tMarked(i18n, "net.ssid", { ssid: d.ssid }),
+          d.security === "wpa2" && d.password ? tMarked(i18n, "net.password_is", { password: d.password }) : i18n.t("net.no_password"),
         ]),
       );
     } else if (d.mode === "wifi") {
-      out.appendChild(el("p", { class: "muted" }, i18n.t("net.qr_wifi_venue", { ssid: d.ssid || "" })));
+      out.appendChild(el("p", { class: "muted" }, tMarked(i18n, "net.qr_wifi_venue", { ssid: d.ssid || "" })));
     }
-    out.appendChild(qr(d.qr_svg.page, i18n.t("net.qr_page_alt"), forNext ? "net-next-page" : "net-page-qr", i18n.t("net.qr_page"), [d.page_url, ...(d.page_urls || []).slice(1)]));
+    out.appendChild(qr(d.qr_svg.page, i18n.t("net.qr_page_alt"), forNext ? "net-next-page" : "net-page-qr", i18n.t("net.qr_page"), [d.page_url, ...(d.page_urls || []).slice(1)].filter(Boolean).map((u) => literal("address", u))));
     return out;
   }
 
@@ -144,7 +145,7 @@ export async function setup(app) {
           { type: "button", class: chosen && chosen.ssid === n.ssid ? "primary small" : "small", dataset: { ssid: n.ssid }, disabled: n.security === "other" || busy, onclick: () => ((chosen = n), draw()) },
           i18n.t("net.choose"),
         );
-        list.appendChild(el("li", { class: "row" }, el("span", { class: "grow" }, n.ssid), el("span", { class: "muted" }, `${i18n.t("net.signal", { n: n.signal })} · ${lock}`), pick));
+        list.appendChild(el("li", { class: "row" }, el("span", { class: "grow" }, literal("network", n.ssid)), el("span", { class: "muted" }, `${i18n.t("net.signal", { n: n.signal })} · ${lock}`), pick));
       }
       part.appendChild(list);
     }
@@ -165,7 +166,7 @@ export async function setup(app) {
             },
           },
           input,
-          el("button", { type: "submit", class: "primary", disabled: busy }, i18n.t("net.join", { ssid: chosen.ssid })),
+          el("button", { type: "submit", class: "primary", disabled: busy }, tMarked(i18n, "net.join", { ssid: chosen.ssid })),
         ),
       );
     }
@@ -177,7 +178,7 @@ export async function setup(app) {
     box.textContent = "";
     if (lost) box.appendChild(el("p", { class: "problem", id: "net-lost" }, i18n.t("net.lost")));
     if (coming) {
-      const text = coming.kind === "join" ? i18n.t("net.joining", { ssid: coming.ssid, url: (coming.next.page_urls || [""])[0] }) : i18n.t("net.restarting", { ssid: coming.next.ssid });
+      const text = coming.kind === "join" ? tMarked(i18n, "net.joining", { ssid: coming.ssid, url: (coming.next.page_urls || [""])[0] }) : tMarked(i18n, "net.restarting", { ssid: coming.next.ssid });
       box.appendChild(el("p", { class: "announcement", id: "net-coming", role: "status" }, text));
       if (coming.kind === "hotspot") box.appendChild(codes(coming.next, true));
     }
@@ -191,9 +192,10 @@ export async function setup(app) {
     if (!data) return;
     box.appendChild(nowLine(data));
     const more = [];
-    if (data.addresses.length) more.push(i18n.t("net.addresses", { list: data.addresses.join(i18n.lang === "ja" ? "、" : ", ") }));
-    if (data.mdns) more.push(i18n.t("net.mdns", { name: data.mdns }));
-    if (more.length) box.appendChild(el("p", { class: "muted", id: "net-where" }, more.join(" · ")));
+    // the addresses a phone may type, each as it is (marked: not a word to translate)
+    if (data.addresses.length) more.push(tMarked(i18n, "net.addresses", { list: data.addresses.join(i18n.lang === "ja" ? "、" : ", ") }));
+    if (data.mdns) more.push(tMarked(i18n, "net.mdns", { name: data.mdns }));
+    if (more.length) box.appendChild(el("p", { class: "muted", id: "net-where" }, more.flatMap((m, i) => (i ? [" · ", ...m] : m))));
     const c = changeText(data.change);
     if (c && !coming) box.appendChild(el("p", { class: data.change.state === "failed" ? "problem" : "muted", id: "net-change" }, c));
     if (!coming) box.appendChild(codes(data, false));

@@ -59,7 +59,9 @@ export function noticeText(n, app, context) {
   if (!n) return "";
   const { i18n } = app;
   const params = { ...(context || {}), ...(n.params || {}) };
-  const key = `notice.${n.code}`;
+  // a London refusal in London's words (buses, not locomotives) where it has its own
+  const london = app.state && app.state.game === "london" && i18n.has(`notice.london.${n.code}`);
+  const key = london ? `notice.london.${n.code}` : `notice.${n.code}`;
   if (!n.code || !i18n.has(key)) return n.text || "";
   const vars = {};
   for (const [k, v] of Object.entries(params)) vars[k] = paramText(k, v, app);
@@ -136,7 +138,8 @@ export function problemText(p, app) {
   const context = { color: p.player, player: p.player, ...(r ? { route: p.place } : { city: p.place }) };
   const reason = noticeText({ code: p.code, params: p.params, text: p.error }, app, context);
   // the reason's words name the place already: say it once
-  if (where && reason.includes(where)) return i18n.t("problem.line_named", { name: who, reason });
+  // (a London route is named by the reason only)
+  if (!where || reason.includes(where)) return i18n.t("problem.line_named", { name: who, reason });
   return i18n.t("problem.line", { name: who, place: where, reason });
 }
 
