@@ -133,7 +133,9 @@ def print_estimate(
     spaces within ``radius``, squared scaled distance in L, a, b, of one of them), when it
     holds at least ``min_share`` of them and ``min_spaces``, and is nearer the fitted print
     than any plastic (a cluster of trains is not a print) or, nearer only the plastic of its
-    own colour, holds ``high_share`` of them, gives the print's look when it lies further than
+    own colour, holds ``high_share`` of them (this only on another copy, seen in some other
+    colour's print: on the fitted copy such a cluster is that colour's trains covering most of
+    its print, as late in a game), gives the print's look when it lies further than
     ``radius`` from the fitted print: its mean, drawn towards ``prior`` as ``prior_weight``
     spaces would (nearer, the fitted print stays and adaptation moves it as before). A colour
     with no such cluster keeps ``prior`` and is unsettled unless ``min_spaces`` of its spaces
@@ -145,6 +147,7 @@ def print_estimate(
     out = dict(prior)
     unsettled: set[str] = set()
     moved = False  # a print found unlike the fitted one: another copy of the board
+    covered: list[tuple[str, int, FloatArray]] = []  # clusters as near their own trains
     s = np.asarray(scale, dtype=np.float64)[:3]
     r = c["radius"]
     colours = [p for p in PLAYER_COLORS if p in plastic]
@@ -181,7 +184,11 @@ def print_estimate(
                 unsettled.add(name)
             continue
         if own_trains:  # most of the colour's spaces: its print, but as near as its trains
+            # (or its trains, covering most of its print late in a game): its print only when
+            # this is another copy, seen in some other colour's print
             unsettled.add(name)
+            covered.append((name, len(members), mean))
+            continue
         if not far:  # the fitted print explains it: adaptation does the rest, as before
             continue
         moved = moved or to_print > c["copy_radius"]
@@ -189,6 +196,10 @@ def print_estimate(
         out[name] = np.asarray((len(members) * mean + k * prior[name]) / (len(members) + k))
     if not moved:  # every print seen is the fitted one: so are those too covered to be seen
         return out, frozenset()
+    for name, m, mean in covered:
+        out[name] = np.asarray(
+            (m * mean + c["prior_weight"] * prior[name]) / (m + c["prior_weight"])
+        )
     return out, frozenset(unsettled)
 
 
