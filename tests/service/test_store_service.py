@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,15 +26,6 @@ from tests.service.pure_games import keep_first_tickets
 
 HOST = Actor.host()
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Service]:
-    store = EventStore(tmp_path)
-    s = Service(store).start()
-    yield s
-    s.stop()
-    store.close()
 
 
 def new_game(s: Service, **extra: object) -> dict:
