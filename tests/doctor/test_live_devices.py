@@ -14,17 +14,9 @@ from companion.doctor.live import Devices, FrameTap, ReaderWatch
 from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore
+from tests.waiting import wait_for
 
 PLAYERS = [{"name": "A", "color": "red"}, {"name": "B", "color": "blue"}]
-
-
-def wait_for(cond, seconds: float = 5.0) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return bool(cond())
 
 
 def test_the_test_card_is_the_checks_and_the_next_one_the_games(
