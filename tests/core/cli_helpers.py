@@ -1,4 +1,5 @@
-"""Running the CLI in-process and writing state files: shared by the `companion score` tests."""
+"""Running the CLI in-process and writing state files: shared by the tests of
+`companion score`, `doctor` and `transeuropa`."""
 
 from __future__ import annotations
 
