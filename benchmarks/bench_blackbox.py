@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
-from benchmarks.timing import load  # noqa: E402
+from benchmarks.timing import draw_turns, load  # noqa: E402
 from companion.blackbox import layout  # noqa: E402
 from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
 from tests.blackbox_fakes import Frame, Watcher  # noqa: E402
@@ -168,14 +168,7 @@ def loop_latency(images: list[Any], actions: int, with_recorder: bool) -> dict[s
             feeder = threading.Thread(target=feed, daemon=True)
             feeder.start()
             time.sleep(1.0)
-        times = []
-        for _ in range(actions):
-            color = svc.state()["current"]
-            # two cards drawn complete the turn, which passes by itself: a new log position
-            t0 = time.perf_counter()
-            svc.act({"type": "drew_cards", "player": color, "count": 2}, host)
-            times.append((time.perf_counter() - t0) * 1000)
-            time.sleep(0.05)
+        times = draw_turns(svc, actions, pause=0.05)
         stop.set()
         if feeder is not None:
             feeder.join(2)

@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.bench_pi_budget import free_port, stop, vm_kb, wait_until_answering  # noqa: E402
 from benchmarks.bench_pi_memory import SERVE, make_frames  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
+from benchmarks.timing import percentile, spread  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
@@ -98,11 +99,6 @@ def post(port: int, token: str, action: dict[str, object]) -> tuple[int, float]:
     with urllib.request.urlopen(req, timeout=10) as r:
         seq = int(json.loads(r.read())["seq"])
     return seq, time.perf_counter() - t0
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))]
 
 
 def streams_per_address(port: int) -> int:
@@ -229,9 +225,9 @@ def main(argv: list[str]) -> int:
         f"{live} received all {actions} states"
     )
     print(
-        f"action -> state on every stream: p50 {statistics.median(lat):.1f} ms, "
-        f"p95 {pct(lat, 95):.1f} ms, max {max(lat):.1f} ms ({len(lat)} deliveries); "
-        f"the action itself: p50 {statistics.median(acts):.1f} ms, p95 {pct(acts, 95):.1f} ms"
+        f"action -> state on every stream: {spread(lat)} ({len(lat)} deliveries); "
+        f"the action itself: p50 {statistics.median(acts):.1f} ms,"
+        f" p95 {percentile(acts, 95):.1f} ms"
     )
     print(f"streams per address: one address asking for 10 keeps {per_address}")
     print(
@@ -255,12 +251,12 @@ def main(argv: list[str]) -> int:
         "streams-30-phones-latency",
         "30-phone table: from an action's request to its state on each of the 32 streams"
         f" ({len(lat)} deliveries)",
-        f"p50 {statistics.median(lat):.1f} ms, p95 {pct(lat, 95):.1f} ms, max {max(lat):.1f} ms",
+        spread(lat),
     )
     res.add(
         "streams-30-phones-action",
         "30-phone table: the host's action request itself while the 32 streams are live",
-        f"p50 {statistics.median(acts):.1f} ms, p95 {pct(acts, 95):.1f} ms",
+        f"p50 {statistics.median(acts):.1f} ms, p95 {percentile(acts, 95):.1f} ms",
     )
     res.add(
         "streams-per-address",
