@@ -38,8 +38,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_pi_budget import free_port, stop, vm_kb, wait_until_answering  # noqa: E402
-from benchmarks.bench_pi_memory import SERVE, make_frames  # noqa: E402
+from benchmarks.bench_pi_budget import stop, vm_kb, wait_until_answering  # noqa: E402
+from benchmarks.bench_pi_memory import start_table_service  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from benchmarks.timing import percentile, spread  # noqa: E402
 
@@ -155,28 +155,9 @@ def main(argv: list[str]) -> int:
     actions = 20 if args.quick else args.actions
     python = os.path.abspath(args.python)
     with tempfile.TemporaryDirectory() as tmp:
-        frames = Path(tmp) / "frames"
-        make_frames(frames, 3000)
-        config = Path(tmp) / "companion.toml"
-        config.write_text(
-            f'[camera]\nbackend = "file"\ndevice = "{frames}"\n\n'
-            "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
-            encoding="utf-8",
-        )
         state = Path(tmp) / "state"
-        port = free_port()
-        env = dict(
-            os.environ,
-            GPIOZERO_PIN_FACTORY="mock",
-            GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
-            PYTHONPATH=str(REPO),
-        )
-        env.pop("COMPANION_CONFIG", None)
-        cmd = [python, "-c", SERVE, "serve", "--config", str(config), "--state-dir", str(state)]
-        cmd += ["--host", "127.0.0.1", "--port", str(port), "--no-qr"]
-        child = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp, env=env
-        )
+        quiet = subprocess.DEVNULL
+        child, port, _ = start_table_service(Path(tmp), python, quiet, quiet)
         streams: list[Stream] = []
         try:
             wait_until_answering(child, port, "/api/health", 120)
