@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import HOST_TOKEN, Server
-from .test_dashboard import api, ready, see
+from .test_dashboard import api, keep_tickets, new_game, ready, see
 from .test_phone_game import NAMES, SMALL, Phone, check, shot
 
 PLAYERS = [{"name": n, "color": c} for c, n in NAMES.items()]
@@ -25,14 +25,7 @@ KEEP = {
 
 def start(server: Server, browser: Any) -> tuple[dict[str, Phone], Phone]:
     """A game of three with its first tickets kept; a phone per player and the host's."""
-    api(server, "POST", "/api/actions", {"type": "new_game", "players": PLAYERS})
-    for color, tickets in KEEP.items():
-        api(
-            server,
-            "POST",
-            "/api/actions",
-            {"type": "keep_tickets", "player": color, "tickets": tickets},
-        )
+    new_game(server, PLAYERS, KEEP)
     phones: dict[str, Phone] = {}
     for color in NAMES:
         url = api(server, "POST", f"/api/players/{color}/pair", {})["url"]
@@ -243,13 +236,7 @@ def test_the_host_page_opens_on_what_comes_next_and_nothing_hides_under_the_bar(
         assert hp.locator("[data-pair=blue]").bounding_box()["y"] < 740
         shot(hp, "ja-host-setup")
         # playing: questions, problems, undo before the map
-        for color, tickets in KEEP.items():
-            api(
-                server,
-                "POST",
-                "/api/actions",
-                {"type": "keep_tickets", "player": color, "tickets": tickets},
-            )
+        keep_tickets(server, KEEP)
         wrong = {"type": "claim", "player": "blue", "route": "berlin-wien", "cards": ["red"] * 3}
         api(server, "POST", "/api/actions", wrong)
         hp.wait_for_selector("#problems li")
