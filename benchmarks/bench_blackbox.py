@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
 from benchmarks.timing import draw_turns, load  # noqa: E402
 from companion.blackbox import layout  # noqa: E402
-from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
+from companion.blackbox.recorder import Recorder, Settings, for_service  # noqa: E402
 from tests.blackbox_fakes import Frame, Watcher  # noqa: E402
 
 
@@ -148,14 +148,8 @@ def loop_latency(images: list[Any], actions: int, with_recorder: bool) -> dict[s
         rec = None
         feeder = None
         if with_recorder:
-            rec = Recorder(
-                Path(tmp),
-                Settings(every=0.0),  # a frame at every camera frame: the worst case
-                now=svc.state,
-                games=svc.store.games,
-                notice=svc.streams.notice,
-            ).start()
-            svc.listeners.append(rec.heard)
+            # wired as serve wires it; a frame at every camera frame: the worst case
+            rec = for_service(svc, Path(tmp), Settings(every=0.0), camera="")
             w = Watcher()
 
             def feed() -> None:
