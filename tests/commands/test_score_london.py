@@ -11,9 +11,9 @@ import pytest
 from companion.london.board import london_map
 from companion.london.scoring import end_state_to_json, score_final
 
-from ..core.cli_helpers import assert_refused_in_one_line, run, write
+from ..core.cli_helpers import assert_refused_in_one_line, run, scored, write
 from ..london.brute import brute_score
-from ..london.endstates import random_end_state
+from ..london.endstates import EIGHTEEN_BUSES, random_end_state
 
 STATE = {
     "map": "london",
@@ -94,14 +94,7 @@ def test_map_name_is_case_and_space_tolerant(
                 "players": [
                     {
                         "color": "red",
-                        "routes": [
-                            "baker-street--british-museum",
-                            "baker-street--hyde-park",
-                            "baker-street--piccadilly-circus",
-                            "british-museum--the-charterhouse",
-                            "big-ben--waterloo",
-                            "big-ben--trafalgar-square",
-                        ],
+                        "routes": list(EIGHTEEN_BUSES),
                     }
                 ],
             },
@@ -131,10 +124,7 @@ def test_london_scores_agree_with_brute_force_through_the_cli(
     rng = random.Random(31)
     for i in range(80):
         players = random_end_state(lmap, rng)
-        path = write(tmp_path, end_state_to_json(players), f"s{i}.json")
-        code, out, _ = run(capsys, "score", path, "--json")
-        assert code == 0
-        got = json.loads(out)
+        got = scored(capsys, tmp_path, end_state_to_json(players), f"s{i}.json")
         want = brute_score(lmap, players)
         assert [p["total"] for p in got["players"]] == [w["total"] for w in want]
         assert [p["district_points"] for p in got["players"]] == [

@@ -14,7 +14,7 @@ from companion.core.scoring import score_final
 from companion.data import europe_map
 
 from ..core.brute import brute_score
-from ..core.cli_helpers import assert_refused_in_one_line, run, write
+from ..core.cli_helpers import assert_refused_in_one_line, run, scored, write
 from ..core.endstates import random_end_state
 
 STATE = {
@@ -95,9 +95,7 @@ def test_score_agrees_with_brute_force_through_the_cli(
     for i in range(60):
         players = random_end_state(emap, rng)
         state = {"map": "europe", "players": [p.to_json() for p in players]}
-        code, out, _ = run(capsys, "score", write(tmp_path, state, f"s{i}.json"), "--json")
-        assert code == 0
-        got = json.loads(out)
+        got = scored(capsys, tmp_path, state, f"s{i}.json")
         want = brute_score(emap, players)
         assert [p["total"] for p in got["players"]] == [w["total"] for w in want]
         assert [p["rank"] for p in got["players"]] == [w["rank"] for w in want]
