@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,17 @@ class Phone:
     def route(self, route_id: str) -> None:
         # a middle space: the route itself, not a city beside it
         self.tap(f"g.route[data-route='{route_id}'] .space >> nth=1")
+
+
+@contextmanager
+def host_phone(browser: Any, server: Server, locale: str = "ja-JP") -> Iterator[Phone]:
+    """A small phone logged in as the host (its page ready); its browser context closed after."""
+    host = Phone(browser, locale)
+    try:
+        ready(host.page, f"{server.url}/host/login?token={HOST_TOKEN}")
+        yield host
+    finally:
+        host.ctx.close()
 
 
 def latin_words(page: Any) -> list[str]:
@@ -444,10 +457,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
 
 def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_browser: Any) -> None:
     server = photo_server
-    host = Phone(needs_browser)
-    try:
+    with host_phone(needs_browser, server) as host:
         page = host.page
-        ready(page, f"{server.url}/host/login?token={HOST_TOKEN}")
         ready(page, server.url + "/photo")
         page.fill("#newgame input[data-i='0']", NAMES["blue"])
         page.fill("#newgame input[data-i='1']", NAMES["red"])
@@ -469,5 +480,3 @@ def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_bro
         see(page, "#photo-check li[data-check=roma]", "true", attr="data-done")
         assert expect_done.count() == 1
         assert host.errors == []
-    finally:
-        host.ctx.close()
