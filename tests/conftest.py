@@ -11,7 +11,7 @@ import pytest
 from companion.core.board import GameMap
 from companion.data import europe_map
 from companion.service import Service
-from companion.store import EventStore
+from tests.serving import running_service
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -52,8 +52,5 @@ def emap() -> GameMap:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
     """A running service on a fresh event log in ``tmp_path``; stopped and closed after."""
-    store = EventStore(tmp_path)
-    svc = Service(store).start()
-    yield svc
-    svc.stop()
-    store.close()
+    with running_service(tmp_path) as svc:
+        yield svc

@@ -8,7 +8,8 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +95,19 @@ class InThread:
         self.thread.join(5)
         for channel in list(self.server._map.values()):
             channel.close()
+
+
+@contextmanager
+def running_service(state_dir: Path) -> Iterator[Any]:
+    """The game service on an event log in ``state_dir``, running in this process; stopped and
+    its log closed after."""
+    from companion.service import Service
+    from companion.store import EventStore
+
+    store = EventStore(state_dir)
+    svc = Service(store).start()
+    try:
+        yield svc
+    finally:
+        svc.stop()
+        store.close()
