@@ -52,6 +52,12 @@ class Phone:
         # a middle space: the route itself, not a city beside it
         self.tap(f"g.route[data-route='{route_id}'] .space >> nth=1")
 
+    def station(self, city: str, card: str) -> None:
+        """A station: the city, one card of ``card``, confirm (3 taps)."""
+        self.tap(f"g.city[data-city='{city}'] .dot")
+        self.tap(f".sheet .cards button[data-card={card}]")
+        self.tap("#station-go")
+
 
 @contextmanager
 def host_phone(browser: Any, server: Server, locale: str = "ja-JP") -> Iterator[Phone]:
@@ -349,9 +355,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
 
         # 6. Aki, a station: city, colour, confirm; then the host undoes it.
         aki.taps = 0
-        aki.tap("g.city[data-city='roma'] .dot")
-        aki.tap(".sheet .cards button[data-card=pink]")
-        aki.tap("#station-go")
+        aki.station("roma", "pink")
         hp.wait_for_selector("[data-station=roma]")
         assert aki.taps == 3
         hp.click("#undo")
@@ -391,9 +395,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         # Brest - Paris to it), the others draw
         turn_of("green")
         chie.taps = 0
-        chie.tap("g.city[data-city='marseille'] .dot")
-        chie.tap(".sheet .cards button[data-card=yellow]")
-        chie.tap("#station-go")
+        chie.station("marseille", "yellow")
         hp.wait_for_selector("[data-station=marseille]")
         assert chie.taps == 3
         for ph, color in ((aki, "blue"), (ben, "red")):

@@ -37,13 +37,6 @@ def start(server: Server, browser: Any) -> tuple[dict[str, Phone], Phone]:
     return phones, host
 
 
-def station(ph: Phone, city: str, card: str) -> None:
-    """A station built from the phone: the city, one card of ``card``, confirm (3 taps)."""
-    ph.tap(f"g.city[data-city='{city}'] .dot")
-    ph.tap(f".sheet .cards button[data-card={card}]")
-    ph.tap("#station-go")
-
-
 def turn_of(phones: dict[str, Phone], color: str) -> None:
     for ph in phones.values():
         ph.page.wait_for_selector(f"#whose-turn[data-color={color}]")
@@ -102,7 +95,7 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
 
         # 3. Chie, a station: city, colour, confirm = 3; she takes it back herself.
         chie.taps = 0
-        station(chie, "roma", "pink")
+        chie.station("roma", "pink")
         turn_of(everyone, "blue")
         assert chie.taps == 3
         chie.page.click("#own-undo-go")
@@ -113,7 +106,7 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
             see(ph.page, "#last-move", "Chieのローマの駅を取り消しました")
         shot(host.page, "ja-undo-banner")
         chie.taps = 0
-        station(chie, "roma", "pink")
+        chie.station("roma", "pink")
         turn_of(everyone, "blue")
         assert chie.taps == 3
 
