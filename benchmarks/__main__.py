@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
         print(f"\n=== {script.stem} ===", flush=True)
         args = [sys.executable, str(script)]
         text = script.read_text(encoding="utf-8")
-        shared = "quick_run()" in text  # boards.quick_run parses both flags for the script
+        shared = "quick_run(" in text  # boards.quick_run parses both flags for the script
         if quick and ("--quick" in text or shared):
             args.append("--quick")
         if write and ("--write" in text or shared):

@@ -32,36 +32,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
+from benchmarks.timing import draw_turns, spread  # noqa: E402
 from companion.backup import backup  # noqa: E402
 from companion.service import Actor, Service  # noqa: E402
 from companion.store import DB_NAME, EventStore  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))]
-
-
-def spread(values: list[float]) -> str:
-    return (
-        f"p50 {statistics.median(values):.1f} ms, p95 {pct(values, 95):.1f} ms,"
-        f" max {max(values):.1f} ms"
-    )
-
-
-def play(svc: Service, n: int) -> list[float]:
-    """``n`` actions (two cards drawn by the current player); their answer times in ms."""
-    host = Actor.host()
-    times = []
-    for _ in range(n):
-        color = svc.state()["current"]
-        t0 = time.perf_counter()
-        svc.act({"type": "drew_cards", "player": color, "count": 2}, host)
-        times.append((time.perf_counter() - t0) * 1000)
-    return times
 
 
 def main(argv: list[str]) -> int:
@@ -84,7 +61,7 @@ def main(argv: list[str]) -> int:
         svc.act({"type": "new_game", "players": PLAYERS}, host)
         for color, ids in TICKETS.items():
             svc.act({"type": "keep_tickets", "player": color, "tickets": ids}, host)
-        play(svc, n)
+        draw_turns(svc, n)
         # copies 0.1 s apart while the loop plays (at least 5), then as much play without
         stop = threading.Event()
         copies: list[float] = []
@@ -99,12 +76,12 @@ def main(argv: list[str]) -> int:
 
         thread = threading.Thread(target=copier, daemon=True)
         thread.start()
-        with_copies = play(svc, during)
+        with_copies = draw_turns(svc, during)
         while len(copies) < 5 and thread.is_alive():
-            with_copies += play(svc, 10)
+            with_copies += draw_turns(svc, 10)
         stop.set()
         thread.join(30)
-        without = play(svc, len(with_copies))
+        without = draw_turns(svc, len(with_copies))
         svc.stop()
         store.close()
         with contextlib.closing(sqlite3.connect(state / DB_NAME)) as db:

@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
-from benchmarks.timing import load  # noqa: E402
+from benchmarks.timing import draw_turns, load  # noqa: E402
 from companion.blackbox import layout  # noqa: E402
-from companion.blackbox.recorder import Recorder, Settings  # noqa: E402
+from companion.blackbox.recorder import Recorder, Settings, for_service  # noqa: E402
 from tests.blackbox_fakes import Frame, Watcher  # noqa: E402
 
 
@@ -148,14 +148,8 @@ def loop_latency(images: list[Any], actions: int, with_recorder: bool) -> dict[s
         rec = None
         feeder = None
         if with_recorder:
-            rec = Recorder(
-                Path(tmp),
-                Settings(every=0.0),  # a frame at every camera frame: the worst case
-                now=svc.state,
-                games=svc.store.games,
-                notice=svc.streams.notice,
-            ).start()
-            svc.listeners.append(rec.heard)
+            # wired as serve wires it; a frame at every camera frame: the worst case
+            rec = for_service(svc, Path(tmp), Settings(every=0.0), camera="")
             w = Watcher()
 
             def feed() -> None:
@@ -168,14 +162,7 @@ def loop_latency(images: list[Any], actions: int, with_recorder: bool) -> dict[s
             feeder = threading.Thread(target=feed, daemon=True)
             feeder.start()
             time.sleep(1.0)
-        times = []
-        for _ in range(actions):
-            color = svc.state()["current"]
-            # two cards drawn complete the turn, which passes by itself: a new log position
-            t0 = time.perf_counter()
-            svc.act({"type": "drew_cards", "player": color, "count": 2}, host)
-            times.append((time.perf_counter() - t0) * 1000)
-            time.sleep(0.05)
+        times = draw_turns(svc, actions, pause=0.05)
         stop.set()
         if feeder is not None:
             feeder.join(2)

@@ -12,7 +12,6 @@ from functools import partial
 from typing import Any
 
 from boards import games_rate, grow_networks, quick_run, scoring_section
-from results import Results
 
 from companion.london.board import LondonMap, london_map
 from companion.london.bots import TicketBot, play_random_game
@@ -37,9 +36,7 @@ def scorings_per_second(median: float) -> str:
 
 
 def main() -> None:
-    args = quick_run()
-    quick = args.quick
-    res = Results("bench_london", write=args.write)
+    quick, res = quick_run("bench_london")
     m = london_map()
     rng = random.Random(1)
     head = [

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -83,6 +84,35 @@ def make_frames(folder: Path, count: int) -> list[str]:
     return [p.name for p in photos]
 
 
+def start_table_service(
+    tmp: Path, python: str, stdout: Any, stderr: Any
+) -> tuple[subprocess.Popen[str], int, list[str]]:
+    """`companion serve` as a Pi's table runs it (``SERVE`` under the interpreter ``python``),
+    in ``tmp``: the file camera on 3000 frames of the shared photos, no card reader, the
+    controls on gpiozero's mock pins, its state in tmp/state, on a free loopback port. The
+    process, its port and the photos' names."""
+    frames = tmp / "frames"
+    names = make_frames(frames, 3000)
+    config = tmp / "companion.toml"
+    config.write_text(
+        f'[camera]\nbackend = "file"\ndevice = "{frames}"\n\n'
+        "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
+        encoding="utf-8",
+    )
+    port = pi.free_port()
+    env = dict(
+        os.environ,
+        GPIOZERO_PIN_FACTORY="mock",
+        GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",  # the LED dims by PWM
+        PYTHONPATH=str(REPO),
+    )
+    env.pop("COMPANION_CONFIG", None)
+    cmd = [python, "-c", SERVE, "serve", "--config", str(config), "--state-dir", str(tmp / "state")]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--no-qr"]
+    child = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, text=True, cwd=tmp, env=env)
+    return child, port, names
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", default=sys.executable, help="interpreter to run the service")
@@ -93,44 +123,8 @@ def main(argv: list[str]) -> int:
     window = 20.0 if args.quick else args.window
     python = os.path.abspath(args.python)  # not resolved: a venv's python is a link
     with tempfile.TemporaryDirectory() as tmp:
-        frames = Path(tmp) / "frames"
-        names = make_frames(frames, 3000)
-        config = Path(tmp) / "companion.toml"
-        config.write_text(
-            f'[camera]\nbackend = "file"\ndevice = "{frames}"\n\n'
-            "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
-            encoding="utf-8",
-        )
-        port = pi.free_port()
-        env = dict(
-            os.environ,
-            GPIOZERO_PIN_FACTORY="mock",
-            GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",  # the LED dims by PWM
-            PYTHONPATH=str(REPO),
-        )
-        env.pop("COMPANION_CONFIG", None)
-        child = subprocess.Popen(
-            [
-                python,
-                "-c",
-                SERVE,
-                "serve",
-                "--config",
-                str(config),
-                "--state-dir",
-                str(Path(tmp) / "state"),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-qr",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            cwd=tmp,
-            env=env,
-        )
+        output = (subprocess.PIPE, subprocess.STDOUT)  # the lines it prints, read below
+        child, port, names = start_table_service(Path(tmp), python, *output)
         lines: list[str] = []
         assert child.stdout is not None
         out = child.stdout

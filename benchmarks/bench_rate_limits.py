@@ -24,7 +24,6 @@ import http.client
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
+from benchmarks.timing import spread  # noqa: E402
 from tests.serving import (  # noqa: E402
     exchange,
     start_served,
@@ -74,11 +74,6 @@ class Server:
         return err or ""
 
 
-def pct(values: list[float]) -> str:
-    v = sorted(values)
-    return f"p50 {statistics.median(v):.1f} ms, p95 {p95(v):.1f} ms, max {v[-1]:.1f} ms"
-
-
 def host_actions(server: Server, n: int) -> list[float]:
     out = []
     for i in range(n):
@@ -88,11 +83,6 @@ def host_actions(server: Server, n: int) -> list[float]:
         out.append((time.perf_counter() - t0) * 1000)
         assert status == 200, status
     return out
-
-
-def p95(values: list[float]) -> float:
-    v = sorted(values)
-    return v[min(len(v) - 1, round(0.95 * (len(v) - 1)))]
 
 
 def flood_process(spec: str) -> int:
@@ -172,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             host_actions(server, 10)  # warm up
             quiet = host_actions(server, n)
-            print(f"host actions, quiet:              {pct(quiet)} ({n} actions)")
+            print(f"host actions, quiet:              {spread(quiet)} ({n} actions)")
             # the flood runs in its own process: its threads do not hold this one's interpreter
             flood = subprocess.Popen(
                 [
@@ -192,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             flood.stdin.close()  # the flood stops
             report = flood.stdout.read()
             flood.wait(30)
-            print(f"host actions, during the flood:   {pct(flooded)} ({n} actions)")
+            print(f"host actions, during the flood:   {spread(flooded)} ({n} actions)")
             print(report.strip())
         finally:
             err = server.stop()
@@ -202,14 +192,14 @@ def main(argv: list[str] | None = None) -> int:
     res.add(
         "rate-limits-host-quiet",
         f"the host's actions (`set_payment_mode`, {n} requests) with nothing else running",
-        pct(quiet),
+        spread(quiet),
     )
     res.add(
         "rate-limits-host-flood",
         f"the host's actions ({n} requests) while another address floods the server with refused"
         f" actions and token guesses ({args.flooders} threads, a process of its own at nice 19);"
         " target p95 < 20 ms",
-        pct(flooded),
+        spread(flooded),
     )
     flood_line = report.strip().split(": ", 1)[-1]
     res.add(

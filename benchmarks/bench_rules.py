@@ -13,7 +13,6 @@ import time
 from functools import partial
 
 from boards import games_rate, grow_networks, quick_run, scoring_section
-from results import Results
 from timing import timed
 
 from companion.core.actions import Action
@@ -77,9 +76,7 @@ def play_seed(m: GameMap, n: int, seed: int) -> tuple[Game, list[Action]]:
 
 
 def main() -> None:
-    args = quick_run()
-    quick = args.quick
-    res = Results("bench_rules", write=args.write)
+    quick, res = quick_run("bench_rules")
     m = europe_map()
     rng = random.Random(1)
     n_states = 20 if quick else 100

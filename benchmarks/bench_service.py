@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from results import WRITE_HELP, Results  # noqa: E402
+from timing import percentile  # noqa: E402
 
 from tests.serving import serve_cmd  # noqa: E402
 
@@ -127,11 +128,6 @@ def wait_event(q: queue.Queue[tuple[float, str]], kind: str, timeout: float = 5.
             return t
 
 
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
-
-
 def latency(res: Results, n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proc, port, token = start_server(Path(tmp))
@@ -179,12 +175,12 @@ def latency(res: Results, n: int) -> None:
         ms = [v * 1000 for v in vals]
         print(
             f"{name:48s} n={len(ms)}  median {statistics.median(ms):6.2f} ms  "
-            f"p95 {pct(ms, 95):6.2f} ms  max {max(ms):6.2f} ms"
+            f"p95 {percentile(ms, 95):6.2f} ms  max {max(ms):6.2f} ms"
         )
         res.add(
             row_id,
             f"service, {name} at a subscribed client (real waitress on 127.0.0.1), n={len(ms)}",
-            f"median {statistics.median(ms):.1f} ms, p95 {pct(ms, 95):.1f} ms",
+            f"median {statistics.median(ms):.1f} ms, p95 {percentile(ms, 95):.1f} ms",
         )
 
 

@@ -38,9 +38,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_pi_budget import free_port, stop, vm_kb, wait_until_answering  # noqa: E402
-from benchmarks.bench_pi_memory import SERVE, make_frames  # noqa: E402
+from benchmarks.bench_pi_budget import stop, vm_kb, wait_until_answering  # noqa: E402
+from benchmarks.bench_pi_memory import start_table_service  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
+from benchmarks.timing import percentile, spread  # noqa: E402
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 TICKETS = {"red": ["paris-wien", "brest-marseille"], "blue": ["budapest-zurich", "angora-athina"]}
@@ -100,11 +101,6 @@ def post(port: int, token: str, action: dict[str, object]) -> tuple[int, float]:
     return seq, time.perf_counter() - t0
 
 
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))]
-
-
 def streams_per_address(port: int) -> int:
     many = [Stream(port, "127.0.0.50") for _ in range(10)]
     time.sleep(3.0)  # a stream over the address's share ends within a second
@@ -159,28 +155,9 @@ def main(argv: list[str]) -> int:
     actions = 20 if args.quick else args.actions
     python = os.path.abspath(args.python)
     with tempfile.TemporaryDirectory() as tmp:
-        frames = Path(tmp) / "frames"
-        make_frames(frames, 3000)
-        config = Path(tmp) / "companion.toml"
-        config.write_text(
-            f'[camera]\nbackend = "file"\ndevice = "{frames}"\n\n'
-            "[reader]\nenabled = false\n\n[controls]\nenabled = true\n",
-            encoding="utf-8",
-        )
         state = Path(tmp) / "state"
-        port = free_port()
-        env = dict(
-            os.environ,
-            GPIOZERO_PIN_FACTORY="mock",
-            GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
-            PYTHONPATH=str(REPO),
-        )
-        env.pop("COMPANION_CONFIG", None)
-        cmd = [python, "-c", SERVE, "serve", "--config", str(config), "--state-dir", str(state)]
-        cmd += ["--host", "127.0.0.1", "--port", str(port), "--no-qr"]
-        child = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp, env=env
-        )
+        quiet = subprocess.DEVNULL
+        child, port, _ = start_table_service(Path(tmp), python, quiet, quiet)
         streams: list[Stream] = []
         try:
             wait_until_answering(child, port, "/api/health", 120)
@@ -229,9 +206,9 @@ def main(argv: list[str]) -> int:
         f"{live} received all {actions} states"
     )
     print(
-        f"action -> state on every stream: p50 {statistics.median(lat):.1f} ms, "
-        f"p95 {pct(lat, 95):.1f} ms, max {max(lat):.1f} ms ({len(lat)} deliveries); "
-        f"the action itself: p50 {statistics.median(acts):.1f} ms, p95 {pct(acts, 95):.1f} ms"
+        f"action -> state on every stream: {spread(lat)} ({len(lat)} deliveries); "
+        f"the action itself: p50 {statistics.median(acts):.1f} ms,"
+        f" p95 {percentile(acts, 95):.1f} ms"
     )
     print(f"streams per address: one address asking for 10 keeps {per_address}")
     print(
@@ -255,12 +232,12 @@ def main(argv: list[str]) -> int:
         "streams-30-phones-latency",
         "30-phone table: from an action's request to its state on each of the 32 streams"
         f" ({len(lat)} deliveries)",
-        f"p50 {statistics.median(lat):.1f} ms, p95 {pct(lat, 95):.1f} ms, max {max(lat):.1f} ms",
+        spread(lat),
     )
     res.add(
         "streams-30-phones-action",
         "30-phone table: the host's action request itself while the 32 streams are live",
-        f"p50 {statistics.median(acts):.1f} ms, p95 {pct(acts, 95):.1f} ms",
+        f"p50 {statistics.median(acts):.1f} ms, p95 {percentile(acts, 95):.1f} ms",
     )
     res.add(
         "streams-per-address",

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from results import WRITE_HELP, Results
 from timing import timed
 
 
@@ -46,15 +47,14 @@ def grow_networks(
     return routes
 
 
-def quick_run() -> argparse.Namespace:
-    """The script's flags: ``--quick`` (fewer states and games) and ``--write`` (record the
-    figures in benchmarks/results/, see results.py)."""
-    from results import WRITE_HELP
-
+def quick_run(name: str) -> tuple[bool, Results]:
+    """The script's flags: whether ``--quick`` (fewer states and games), and the script
+    ``name``'s results, which ``--write`` records in benchmarks/results/ (see results.py)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--write", action="store_true", help=WRITE_HELP)
-    return ap.parse_args()
+    args = ap.parse_args()
+    return args.quick, Results(name, write=args.write)
 
 
 def scoring_section(

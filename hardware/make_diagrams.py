@@ -68,6 +68,18 @@ def pico_physical(gp: int) -> int:
     raise ValueError(f"GP{gp} is not a Pico pin")
 
 
+def rgb_led(
+    wire: Callable[[str, str, str, str, str], Wire], part: str, keys: tuple[str, str, str], gnd: int
+) -> list[Wire]:
+    """A common-cathode RGB LED: the red, green and blue anodes each through 220 Ω from the pin
+    ``wire`` makes of its key, the cathode to the GND pin ``gnd``."""
+    anodes = zip(("red", "green", "blue"), keys, ("#c53030", "#38a169", "#3182ce"), strict=True)
+    return [
+        *(wire(part, f"{name} anode", key, "220 Ω", color) for name, key, color in anodes),
+        Wire(part, "common cathode", gnd, "GND", "", "#000000"),
+    ]
+
+
 def pi_wires(pins: dict[str, int] | None = None) -> list[Wire]:
     p = dict(DEFAULT_PINS if pins is None else pins)
 
@@ -81,10 +93,7 @@ def pi_wires(pins: dict[str, int] | None = None) -> list[Wire]:
         Wire("Confirm button", "leg 2", 14, "GND", "", "#000000"),
         gpio("Undo button", "leg 1", "undo", "", "#b7791f"),
         Wire("Undo button", "leg 2", 20, "GND", "", "#000000"),
-        gpio("RGB LED", "red anode", "led_red", "220 Ω", "#c53030"),
-        gpio("RGB LED", "green anode", "led_green", "220 Ω", "#38a169"),
-        gpio("RGB LED", "blue anode", "led_blue", "220 Ω", "#3182ce"),
-        Wire("RGB LED", "common cathode", 34, "GND", "", "#000000"),
+        *rgb_led(gpio, "RGB LED", ("led_red", "led_green", "led_blue"), 34),
         gpio("Buzzer driver", "NPN base", "buzzer", "1 kΩ", "#6b46c1"),
         Wire("Buzzer driver", "NPN emitter", 39, "GND", "", "#000000"),
         Wire("Buzzer driver", "NPN collector", 0, "—", "to buzzer −", "#a0aec0"),
@@ -121,10 +130,7 @@ def pico_wires(main_py: Path = REPO / "firmware" / "main.py") -> list[Wire]:
         Wire("RC522", "GND", 23, "GND", "", "#000000"),
         gp("RC522", "RST", "PIN_RST", "", "#805ad5"),
         Wire("RC522", "3.3V", 36, "3V3(OUT)", "never 5 V", "#e53e3e"),
-        gp("Reader LED", "red anode", "PIN_LED_R", "220 Ω", "#c53030"),
-        gp("Reader LED", "green anode", "PIN_LED_G", "220 Ω", "#38a169"),
-        gp("Reader LED", "blue anode", "PIN_LED_B", "220 Ω", "#3182ce"),
-        Wire("Reader LED", "common cathode", 18, "GND", "", "#000000"),
+        *rgb_led(gp, "Reader LED", ("PIN_LED_R", "PIN_LED_G", "PIN_LED_B"), 18),
         gp("Reader buzzer", "+ (3.3 V active)", "PIN_BUZZER", "", "#6b46c1"),
         Wire("Reader buzzer", "−", 13, "GND", "", "#000000"),
     ]

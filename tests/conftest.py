@@ -10,6 +10,8 @@ import pytest
 
 from companion.core.board import GameMap
 from companion.data import europe_map
+from companion.service import Service
+from tests.serving import running_service
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -45,3 +47,10 @@ def collect_after_each_test() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def emap() -> GameMap:
     return europe_map()
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A running service on a fresh event log in ``tmp_path``; stopped and closed after."""
+    with running_service(tmp_path) as svc:
+        yield svc

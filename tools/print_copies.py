@@ -31,18 +31,28 @@ def _paler(lab: Lab) -> Lab:
     return out
 
 
-def _warmer(lab: Lab) -> Lab:
-    out = lab.copy()
-    out[1] += 6.0
-    out[2] += 12.0
-    return out
+def _warmer(by_a: float, by_b: float) -> Callable[[Lab], Lab]:
+    """Inks moved toward red (a*) and yellow (b*)."""
+
+    def change(lab: Lab) -> Lab:
+        out = lab.copy()
+        out[1] += by_a
+        out[2] += by_b
+        return out
+
+    return change
 
 
-def _saturated(lab: Lab) -> Lab:
-    out = lab.copy()
-    out[1:] *= 1.3
-    out[0] = out[0] - 0.08 * (out[0] - 50.0)
-    return out
+def _saturated(times: float, toward_mid: float = 0.0) -> Callable[[Lab], Lab]:
+    """Chroma ``times`` as strong, the lightness moved ``toward_mid`` of its way to L* 50."""
+
+    def change(lab: Lab) -> Lab:
+        out = lab.copy()
+        out[1:] *= times
+        out[0] = out[0] - toward_mid * (out[0] - 50.0)
+        return out
+
+    return change
 
 
 def _darker(lab: Lab) -> Lab:
@@ -51,25 +61,12 @@ def _darker(lab: Lab) -> Lab:
     return out
 
 
-def _much_saturated(lab: Lab) -> Lab:
-    out = lab.copy()
-    out[1:] *= 1.6
-    return out
-
-
-def _much_warmer(lab: Lab) -> Lab:
-    out = lab.copy()
-    out[1] += 10.0
-    out[2] += 22.0
-    return out
-
-
 COPIES: dict[str, Callable[[Lab], Lab]] = {
-    "much warmer": _much_warmer,
-    "much more saturated": _much_saturated,
+    "much warmer": _warmer(10.0, 22.0),
+    "much more saturated": _saturated(1.6),
     "paler": _paler,
-    "warmer": _warmer,
-    "more saturated": _saturated,
+    "warmer": _warmer(6.0, 12.0),
+    "more saturated": _saturated(1.3, toward_mid=0.08),
     "darker": _darker,
 }
 

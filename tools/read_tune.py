@@ -434,6 +434,14 @@ class Accuracy:
         )
 
 
+def _judged(what: str, read: Any, label: Any, wrong: list[str]) -> int:
+    """1 where ``what`` was read as its label; else 0, and the mistake noted in ``wrong``."""
+    if read == label:
+        return 1
+    wrong.append(f"{what}: read {read}, label {label}")
+    return 0
+
+
 def score_reading(
     reading: Any, photo: LabelledPhoto, ctx: ReadContext
 ) -> tuple[Accuracy, list[str]]:
@@ -456,17 +464,11 @@ def score_reading(
             if owner == UNKNOWN:
                 continue
             acc.routes_total += 1
-            if reading.routes[rid] == owner:
-                acc.routes_right += 1
-            else:
-                wrong.append(f"route {rid}: read {reading.routes[rid]}, label {owner}")
+            acc.routes_right += _judged(f"route {rid}", reading.routes[rid], owner, wrong)
     if photo.station_labels is not None:
         for cid, t in zip(g.city_ids, photo.station_labels, strict=True):
             if t == UNKNOWN:
                 continue
             acc.stations_total += 1
-            if reading.stations[cid] == t:
-                acc.stations_right += 1
-            else:
-                wrong.append(f"station {cid}: read {reading.stations[cid]}, label {t}")
+            acc.stations_right += _judged(f"station {cid}", reading.stations[cid], t, wrong)
     return acc, wrong

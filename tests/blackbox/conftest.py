@@ -13,8 +13,7 @@ import pytest
 
 from companion.blackbox.recorder import Settings, for_service
 from companion.commands.demo_game import DEMO_CAMERA, Demo
-from companion.service import Service
-from companion.store import EventStore
+from tests.serving import running_service
 
 SEED = 1  # 2 players: tunnels, ferries, a station, 34 claims
 PLAYERS = 2
@@ -23,30 +22,27 @@ PLAYERS = 2
 @pytest.fixture(scope="session")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     state_dir = tmp_path_factory.mktemp("recorded")
-    store = EventStore(state_dir)
-    svc = Service(store).start()
-    box = for_service(svc, state_dir, Settings(), camera=DEMO_CAMERA)
-    demo = Demo(svc, state_dir, seed=SEED, players=PLAYERS, fast=True, recorder=box).start()
-    try:
-        finished = demo.wait(timeout=180)
-        state = svc.state()
-        # the camera stops before anything is copied: a frame written while a test copies the
-        # directory would leave the copy's index naming a frame the copy does not hold
-        demo.stop()
-        box.flush()
-        yield {
-            "dir": state_dir,
-            "finished": finished,
-            "game_id": state["game_id"],
-            "state": state,
-            "service": svc,
-            "recorder": box,
-        }
-    finally:
-        demo.stop()
-        box.stop()
-        svc.stop()
-        store.close()
+    with running_service(state_dir) as svc:
+        box = for_service(svc, state_dir, Settings(), camera=DEMO_CAMERA)
+        demo = Demo(svc, state_dir, seed=SEED, players=PLAYERS, fast=True, recorder=box).start()
+        try:
+            finished = demo.wait(timeout=180)
+            state = svc.state()
+            # the camera stops before anything is copied: a frame written while a test copies
+            # the directory would leave the copy's index naming a frame the copy does not hold
+            demo.stop()
+            box.flush()
+            yield {
+                "dir": state_dir,
+                "finished": finished,
+                "game_id": state["game_id"],
+                "state": state,
+                "service": svc,
+                "recorder": box,
+            }
+        finally:
+            demo.stop()
+            box.stop()
 
 
 @pytest.fixture

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.serving import InThread
 
 CHROMIUM = Path(os.environ.get("COMPANION_CHROMIUM", "/usr/bin/chromium"))
 LAUNCH_ARGS = [
@@ -75,29 +76,10 @@ class Server:
         self.server: Any = create_server(self.app, host="127.0.0.1", port=0, threads=12)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self.app.config["PUBLIC_URL"] = self.url
-        self.closing = False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.server.run()
-        except (OSError, ValueError):
-            # waitress's loop may trip over its own sockets while close() runs in this thread's
-            # back; anything before closing is a real failure.
-            if not self.closing:
-                raise
+        self.serving = InThread(self.server)
 
     def close(self) -> None:
-        self.closing = True
-        self.service.stop()  # ends the SSE streams
-        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
-        self.server.close()
-        self.thread.join(5)
-        # Connections the browser left open (keep-alive, streams) would otherwise be closed by
-        # the garbage collector, inside some later test, as an unclosed-socket warning.
-        for channel in list(self.server._map.values()):
-            channel.close()
+        self.serving.close(self.service.stop)
         self.store.close()
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.blackbox.recorder import Recorder, Settings
+from companion.blackbox.recorder import Settings, for_service
 from tests.blackbox_fakes import Frame, Watcher
 
 from .conftest import HOST_TOKEN, Server
@@ -29,14 +29,7 @@ def test_host_section_and_history_photos(server: Server, phone: Any) -> None:
     from playwright.sync_api import expect
 
     svc = server.service
-    box = Recorder(
-        server.store.dir,
-        Settings(),
-        now=svc.state,
-        games=svc.store.games,
-        notice=svc.streams.notice,
-    ).start()
-    svc.listeners.append(box.heard)
+    box = for_service(svc, server.store.dir, Settings(), camera="")  # as serve wires it
     watcher = Watcher()
     shown = [0]
 

@@ -180,21 +180,7 @@ def test_short_game_on_phones(server: Server, phone: Any) -> None:
 
 
 def test_guest_sees_no_tickets_and_cannot_act(server: Server, phone: Any) -> None:
-    api(
-        server,
-        "POST",
-        "/api/actions",
-        {
-            "type": "new_game",
-            "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}],
-        },
-    )
-    api(
-        server,
-        "POST",
-        "/api/actions",
-        {"type": "keep_tickets", "player": "blue", "tickets": ["paris-wien", "berlin-roma"]},
-    )
+    new_game(server, A_AND_B, {"blue": ["paris-wien", "berlin-roma"]})
     guest = phone()
     ready(guest, server.url + "/")
     guest.wait_for_selector("#scores tr[data-color=blue]")
@@ -238,32 +224,36 @@ def test_japanese_ui_and_switch(server: Server, phone: Any) -> None:
     assert page.js_errors == []
 
 
+def new_game(
+    server: Server, players: list[dict[str, str]], keeps: dict[str, list[str]] | None = None
+) -> None:
+    """A new game of ``players``; then each colour in ``keeps`` keeps those first tickets."""
+    api(server, "POST", "/api/actions", {"type": "new_game", "players": players})
+    keep_tickets(server, keeps or {})
+
+
+def keep_tickets(server: Server, keeps: dict[str, list[str]]) -> None:
+    for color, tickets in keeps.items():
+        body = {"type": "keep_tickets", "player": color, "tickets": tickets}
+        api(server, "POST", "/api/actions", body)
+
+
+A_AND_B = [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}]
+
+
 def two_player_game(server: Server) -> None:
     """A new game of A (blue) and B (red), both with their first tickets kept."""
-    api(
+    new_game(
         server,
-        "POST",
-        "/api/actions",
-        {
-            "type": "new_game",
-            "players": [{"name": "A", "color": "blue"}, {"name": "B", "color": "red"}],
-        },
+        A_AND_B,
+        {"blue": ["paris-wien", "berlin-roma"], "red": ["kyiv-sochi", "essen-kyiv"]},
     )
-    for color, tickets in (
-        ("blue", ["paris-wien", "berlin-roma"]),
-        ("red", ["kyiv-sochi", "essen-kyiv"]),
-    ):
-        api(
-            server,
-            "POST",
-            "/api/actions",
-            {"type": "keep_tickets", "player": color, "tickets": tickets},
-        )
 
 
-def test_final_round_is_announced(server: Server, phone: Any) -> None:
-    two_player_game(server)
-    # Give blue routes worth 42 trains (the board as the host corrected it), then a 1-train claim.
+def blue_owns_42_trains(server: Server) -> None:
+    """Blue's routes worth 42 trains (the board as the host corrected it: the longest first,
+    one of each double route), dieppe-paris left for blue's next claim to begin the final
+    round."""
     routes: dict[str, str] = {}
     total = 0
     data = json.loads((server_root() / "companion" / "data" / "europe.json").read_text("utf-8"))
@@ -277,6 +267,11 @@ def test_final_round_is_announced(server: Server, phone: Any) -> None:
         total += r["length"]
     assert total == 42
     api(server, "POST", "/api/actions", {"type": "set_board", "routes": routes, "stations": {}})
+
+
+def test_final_round_is_announced(server: Server, phone: Any) -> None:
+    two_player_game(server)
+    blue_owns_42_trains(server)  # then a 1-train claim
     api(
         server, "POST", "/api/actions", {"type": "claim", "player": "blue", "route": "dieppe-paris"}
     )

@@ -7,8 +7,6 @@ card's SVG, as chromium renders it, decodes too."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import numpy as np
 from companion.network import Around, FakeNetwork, wifi_qr_payload
 from companion.network.box import keep_scan
 from companion.webapp.network_api import KEY, NetworkDesk
+from tests.hardware_scripts import make_table_card
 
 from .conftest import Server
 from .targets import too_small
@@ -118,12 +117,7 @@ def test_japanese_and_players_see_nothing(server: Server, phone: Any, tmp_path: 
 
 
 def test_the_table_card_as_chromium_draws_it(needs_browser: Any, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(REPO / "hardware/make_printables.py"), "--table-card", "--out",
-         str(tmp_path), "--ssid", "companion-B0X1", "--password", "pass:word;1"],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    done = make_table_card(tmp_path, "--ssid", "companion-B0X1", "--password", "pass:word;1")
     assert done.returncode == 0, done.stderr
     page = needs_browser.new_page(viewport={"width": 800, "height": 1131})
     try:

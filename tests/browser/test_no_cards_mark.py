@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from .conftest import HOST_TOKEN, Server
-from .test_dashboard import api, ready
+from .test_dashboard import api, new_game, ready
 from .test_phone_game import Phone, shot
 
 
@@ -17,18 +17,11 @@ def test_a_claim_with_no_cards_is_marked_on_the_host_page(
     from playwright.sync_api import expect
 
     players = [{"name": "Aki", "color": "blue"}, {"name": "Ben", "color": "red"}]
-    api(server, "POST", "/api/actions", {"type": "new_game", "players": players})
     keeps = {
         "blue": ["paris-wien", "frankfurt-kobenhavn"],
         "red": ["berlin-roma", "brest-marseille"],
     }
-    for color, tickets in keeps.items():
-        api(
-            server,
-            "POST",
-            "/api/actions",
-            {"type": "keep_tickets", "player": color, "tickets": tickets},
-        )
+    new_game(server, players, keeps)
     assert api(server, "GET", "/api/state")["payment_mode"] == "lenient"
     host, aki = Phone(needs_browser), Phone(needs_browser)
     try:

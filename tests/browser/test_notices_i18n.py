@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from .conftest import Server
-from .test_dashboard import api, ready, two_player_game
+from .test_dashboard import api, blue_owns_42_trains, ready, two_player_game
 
 
 def _toasts(page: Any, needle: str) -> str:
@@ -18,61 +16,37 @@ def _toasts(page: Any, needle: str) -> str:
     return " | ".join(page.locator("#toasts .toast").all_text_contents())
 
 
+def observe(server: Server, observation: dict[str, str]) -> Any:
+    """What the camera or the card reader would report, as the service answers it."""
+    return api(server, "POST", "/api/observations", observation)
+
+
 def test_notices_are_translated(server: Server, phone: Any) -> None:
     two_player_game(server)
     page = phone("ja-JP")
     ready(page, server.url + "/")
     page.wait_for_selector("#conn:not(.off)")
     # a camera sighting of a colour nobody plays: vetoed
-    out = api(
-        server,
-        "POST",
-        "/api/observations",
-        {"kind": "claim_seen", "route": "berlin-wien", "color": "yellow"},
-    )
+    out = observe(server, {"kind": "claim_seen", "route": "berlin-wien", "color": "yellow"})
     assert out["result"] == "vetoed"
     text = _toasts(page, "このゲームに黄のプレイヤーはいません")
     assert "camera saw" not in text
     # red's trains seen while blue has not played: a question, with its reason translated
-    out = api(
-        server,
-        "POST",
-        "/api/observations",
-        {"kind": "claim_seen", "route": "berlin-wien", "color": "red"},
-    )
+    out = observe(server, {"kind": "claim_seen", "route": "berlin-wien", "color": "red"})
     assert out["result"] == "pending"
     # (players named, not colours)
     text = _toasts(page, "確認してください：B（赤）がベルリン – ウィーンを取りましたか？")
     assert "今はA（青）の手番で、A（青）はまだ何もしていません。" in text
     # a card tapped twice
     for _ in range(2):
-        api(
-            server,
-            "POST",
-            "/api/observations",
-            {"kind": "card_tapped", "card": "red", "uid": "04AA"},
-        )
+        observe(server, {"kind": "card_tapped", "card": "red", "uid": "04AA"})
     _toasts(page, "この支払いで既にタッチされています")
     assert page.js_errors == []
 
 
 def test_the_final_round_announcement_is_translated(server: Server, phone: Any) -> None:
     two_player_game(server)
-    # blue's routes worth 42 trains (the board as the host corrected it), then a 1-train claim
-    data = json.loads(
-        (Path(__file__).resolve().parents[2] / "companion/data/europe.json").read_text()
-    )
-    routes: dict[str, str] = {}
-    total = 0
-    pairs: set[frozenset[str]] = set()
-    for r in sorted(data["routes"], key=lambda r: -r["length"]):
-        ends = frozenset((r["a"], r["b"]))
-        if ends in pairs or total + r["length"] > 42 or r["id"] == "dieppe-paris":
-            continue
-        pairs.add(ends)
-        routes[r["id"]] = "blue"
-        total += r["length"]
-    api(server, "POST", "/api/actions", {"type": "set_board", "routes": routes, "stations": {}})
+    blue_owns_42_trains(server)  # then a 1-train claim
     page = phone("ja-JP")
     ready(page, server.url + "/")
     page.wait_for_selector("#conn:not(.off)")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,23 @@ class Phone:
     def route(self, route_id: str) -> None:
         # a middle space: the route itself, not a city beside it
         self.tap(f"g.route[data-route='{route_id}'] .space >> nth=1")
+
+    def station(self, city: str, card: str) -> None:
+        """A station: the city, one card of ``card``, confirm (3 taps)."""
+        self.tap(f"g.city[data-city='{city}'] .dot")
+        self.tap(f".sheet .cards button[data-card={card}]")
+        self.tap("#station-go")
+
+
+@contextmanager
+def host_phone(browser: Any, server: Server, locale: str = "ja-JP") -> Iterator[Phone]:
+    """A small phone logged in as the host (its page ready); its browser context closed after."""
+    host = Phone(browser, locale)
+    try:
+        ready(host.page, f"{server.url}/host/login?token={HOST_TOKEN}")
+        yield host
+    finally:
+        host.ctx.close()
 
 
 # What a page marks as shown as it is (web/static/js/literal.js): an address to type, a network's
@@ -210,6 +229,22 @@ def test_a_three_player_game_on_small_phones_in_japanese(
             for ph in phones:
                 ph.page.wait_for_selector(f"#whose-turn[data-color={color}]")
 
+        def seen_everywhere(player: Phone, selector: str, what: str) -> None:
+            """The moment ``what`` (``selector`` shown) on the player's phone, the host's and
+            the table's, checked; and on the English table, its layout."""
+            for ph, where in ((player, "player"), (host, "host"), (table, "table")):
+                ph.page.wait_for_selector(selector)
+                check(ph.page, f"{where}, {what}")
+            english.page.wait_for_selector(selector)
+            check_layout(english.page, f"english table, {what}")
+
+        def turn_ends(ph: Phone, score: tuple[str, str], taps: int, then: str) -> None:
+            """``ph``'s turn is over: the host sees (colour, score), it took ``taps`` taps,
+            and every phone says it is ``then``'s turn."""
+            see(hp, f"#scores tr[data-color={score[0]}] td.score", score[1])
+            assert ph.taps == taps
+            turn_of(then)
+
         # 1. Aki, a coloured route, no reader: route, confirm (the colour comes filled); the turn
         # ends by itself (there is no end-turn button).
         assert aki.page.locator("#end-turn").count() == 0
@@ -223,9 +258,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         expect(aki.page.locator(".sheet .paid")).to_contain_text("緑")
         shot(aki.page, "ja-claim-sheet")
         aki.tap("#claim-go")
-        see(hp, "#scores tr[data-color=blue] td.score", "4")
-        assert aki.taps == 2
-        turn_of("red")
+        turn_ends(aki, ("blue", "4"), 2, "red")
         # "Start the game" during a game asks first and names the game it would abandon.
         hp.click("#start-game")
         expect(hp.locator(".sheet h2")).to_have_text("進行中のゲームを置き換えますか？")
@@ -242,9 +275,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         ben.tap(".sheet .cards button[data-card=red]")
         expect(ben.page.locator(".sheet .paid")).to_contain_text("赤 ×4")
         ben.tap("#claim-go")
-        see(hp, "#scores tr[data-color=red] td.score", "7")
-        assert ben.taps == 3
-        turn_of("green")
+        turn_ends(ben, ("red", "7"), 3, "green")
 
         # 3. Chie, the cards tapped on the reader first: route, confirm.
         for uid in ("C1", "C2", "C3"):
@@ -260,9 +291,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         chie.route("frankfurt-paris-2")
         chie.page.wait_for_selector(".sheet #reader-cards")
         chie.tap("#claim-go")
-        see(hp, "#scores tr[data-color=green] td.score", "4")
-        assert chie.taps == 2
-        turn_of("blue")
+        turn_ends(chie, ("green", "4"), 2, "blue")
 
         # 4. Aki, a tunnel: route, confirm; the surcharge step opens at the top at once; the
         # three turned-up cards (the third sends them), pay; the turn ends with the payment.
@@ -277,12 +306,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         )
         assert aki.page.locator("#end-turn").count() == 0
         assert "トンネル" in aki.page.inner_text("#turn-step")
-        for ph, where in ((aki, "player"), (host, "host"), (table, "table")):
-            ph.page.wait_for_selector("#turn-slot #tunnel")
-            check(ph.page, f"{where}, tunnel pending")
+        seen_everywhere(aki, "#turn-slot #tunnel", "tunnel pending")
         shot(aki.page, "ja-tunnel")
-        english.page.wait_for_selector("#turn-slot #tunnel")
-        check_layout(english.page, "english table, tunnel pending")
         english_host.page.wait_for_selector(
             "#turn-slot #tunnel .surcharge, #turn-slot #tunnel .cards"
         )
@@ -293,9 +318,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         aki.page.wait_for_selector("#tunnel .surcharge")
         assert "2" in aki.page.inner_text("#tunnel .surcharge")
         aki.tap("#tunnel-pay")
-        see(hp, "#scores tr[data-color=blue] td.score", "6")
-        assert aki.taps == 2 + 3 + 1
-        turn_of("red")
+        turn_ends(aki, ("blue", "6"), 2 + 3 + 1, "red")
 
         # 5. Ben, a ferry (grey, one SL comes filled): route, colour, confirm; paid with the
         # wrong colour count on purpose: the lenient check records a payment problem.
@@ -304,9 +327,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         expect(ben.page.locator(".sheet .paid")).to_contain_text("SL")
         ben.tap(".sheet .cards button[data-card=blue]")
         ben.tap("#claim-go")
-        see(hp, "#scores tr[data-color=red] td.score", "9")
-        assert ben.taps == 3
-        turn_of("green")
+        turn_ends(ben, ("red", "9"), 3, "green")
         chie.taps = 0
         chie.route("brest-paris")
         chie.tap(".sheet .cards button[data-card=red]")  # the route is black
@@ -341,9 +362,7 @@ def test_a_three_player_game_on_small_phones_in_japanese(
 
         # 6. Aki, a station: city, colour, confirm; then the host undoes it.
         aki.taps = 0
-        aki.tap("g.city[data-city='roma'] .dot")
-        aki.tap(".sheet .cards button[data-card=pink]")
-        aki.tap("#station-go")
+        aki.station("roma", "pink")
         hp.wait_for_selector("[data-station=roma]")
         assert aki.taps == 3
         hp.click("#undo")
@@ -377,19 +396,13 @@ def test_a_three_player_game_on_small_phones_in_japanese(
         ben.route("brest-dieppe")
         ben.tap("#claim-go")  # 2 trains or fewer left: the final round starts as the turn ends
         turn_of("green")
-        for ph, where in ((ben, "player"), (host, "host"), (table, "table")):
-            ph.page.wait_for_selector("#final-round")
-            check(ph.page, f"{where}, final round")
+        seen_everywhere(ben, "#final-round", "final round")
         shot(table.page, "ja-final-round")
-        english.page.wait_for_selector("#final-round")
-        check_layout(english.page, "english table, final round")
         # the last turns: Chie builds a station in Marseille (Ben's Paris - Marseille joins her
         # Brest - Paris to it), the others draw
         turn_of("green")
         chie.taps = 0
-        chie.tap("g.city[data-city='marseille'] .dot")
-        chie.tap(".sheet .cards button[data-card=yellow]")
-        chie.tap("#station-go")
+        chie.station("marseille", "yellow")
         hp.wait_for_selector("[data-station=marseille]")
         assert chie.taps == 3
         for ph, color in ((aki, "blue"), (ben, "red")):
@@ -453,10 +466,8 @@ def test_a_three_player_game_on_small_phones_in_japanese(
 
 def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_browser: Any) -> None:
     server = photo_server
-    host = Phone(needs_browser)
-    try:
+    with host_phone(needs_browser, server) as host:
         page = host.page
-        ready(page, f"{server.url}/host/login?token={HOST_TOKEN}")
         ready(page, server.url + "/photo")
         page.fill("#newgame input[data-i='0']", NAMES["blue"])
         page.fill("#newgame input[data-i='1']", NAMES["red"])
@@ -478,5 +489,3 @@ def test_photo_mode_in_japanese_on_a_small_phone(photo_server: Server, needs_bro
         see(page, "#photo-check li[data-check=roma]", "true", attr="data-done")
         assert expect_done.count() == 1
         assert host.errors == []
-    finally:
-        host.ctx.close()

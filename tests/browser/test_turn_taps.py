@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import HOST_TOKEN, Server
-from .test_dashboard import api, ready, see
+from .test_dashboard import api, keep_tickets, new_game, ready, see
 from .test_phone_game import NAMES, SMALL, Phone, check, shot
 
 PLAYERS = [{"name": n, "color": c} for c, n in NAMES.items()]
@@ -25,14 +25,7 @@ KEEP = {
 
 def start(server: Server, browser: Any) -> tuple[dict[str, Phone], Phone]:
     """A game of three with its first tickets kept; a phone per player and the host's."""
-    api(server, "POST", "/api/actions", {"type": "new_game", "players": PLAYERS})
-    for color, tickets in KEEP.items():
-        api(
-            server,
-            "POST",
-            "/api/actions",
-            {"type": "keep_tickets", "player": color, "tickets": tickets},
-        )
+    new_game(server, PLAYERS, KEEP)
     phones: dict[str, Phone] = {}
     for color in NAMES:
         url = api(server, "POST", f"/api/players/{color}/pair", {})["url"]
@@ -102,9 +95,7 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
 
         # 3. Chie, a station: city, colour, confirm = 3; she takes it back herself.
         chie.taps = 0
-        chie.tap("g.city[data-city='roma'] .dot")
-        chie.tap(".sheet .cards button[data-card=pink]")
-        chie.tap("#station-go")
+        chie.station("roma", "pink")
         turn_of(everyone, "blue")
         assert chie.taps == 3
         chie.page.click("#own-undo-go")
@@ -115,9 +106,7 @@ def test_every_kind_of_turn_in_its_target_taps(server: Server, needs_browser: An
             see(ph.page, "#last-move", "Chieのローマの駅を取り消しました")
         shot(host.page, "ja-undo-banner")
         chie.taps = 0
-        chie.tap("g.city[data-city='roma'] .dot")
-        chie.tap(".sheet .cards button[data-card=pink]")
-        chie.tap("#station-go")
+        chie.station("roma", "pink")
         turn_of(everyone, "blue")
         assert chie.taps == 3
 
@@ -243,13 +232,7 @@ def test_the_host_page_opens_on_what_comes_next_and_nothing_hides_under_the_bar(
         assert hp.locator("[data-pair=blue]").bounding_box()["y"] < 740
         shot(hp, "ja-host-setup")
         # playing: questions, problems, undo before the map
-        for color, tickets in KEEP.items():
-            api(
-                server,
-                "POST",
-                "/api/actions",
-                {"type": "keep_tickets", "player": color, "tickets": tickets},
-            )
+        keep_tickets(server, KEEP)
         wrong = {"type": "claim", "player": "blue", "route": "berlin-wien", "cards": ["red"] * 3}
         api(server, "POST", "/api/actions", wrong)
         hp.wait_for_selector("#problems li")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import HOST_TOKEN, Server
+from .conftest import Server
 from .test_dashboard import api, ready
-from .test_phone_game import Phone, check, latin_words, shot
+from .test_phone_game import Phone, check, host_phone, latin_words, shot
 
 
 def test_a_wrong_host_link_says_so_in_japanese(server: Server, needs_browser: Any) -> None:
@@ -31,9 +31,7 @@ def test_londons_payment_problem_names_places_in_japanese(
     for color, tickets in keeps.items():
         body = {"type": "keep_tickets", "player": color, "tickets": tickets}
         api(server, "POST", "/api/actions", body)
-    host = Phone(needs_browser)
-    try:
-        ready(host.page, f"{server.url}/host/login?token={HOST_TOKEN}")
+    with host_phone(needs_browser, server) as host:
         host.page.wait_for_selector("#conn:not(.off)")
         wrong = {"type": "claim", "player": "blue", "route": "big-ben--waterloo", "cards": ["pink"]}
         api(server, "POST", "/api/actions", wrong)
@@ -52,16 +50,12 @@ def test_londons_payment_problem_names_places_in_japanese(
         host.page.wait_for_selector("#whose-turn[data-color=blue]")
         check(ben.page, "london, phone")
         ben.ctx.close()
-    finally:
-        host.ctx.close()
 
 
 def test_photo_modes_file_picker_speaks_japanese(photo_server: Server, needs_browser: Any) -> None:
     server = photo_server
-    host = Phone(needs_browser)
-    try:
+    with host_phone(needs_browser, server) as host:
         page = host.page
-        ready(page, f"{server.url}/host/login?token={HOST_TOKEN}")
         players = [{"name": "Aki", "color": "blue"}, {"name": "Ben", "color": "red"}]
         api(
             server,
@@ -75,8 +69,6 @@ def test_photo_modes_file_picker_speaks_japanese(photo_server: Server, needs_bro
         assert page.inner_text("#photo-chosen") == "まだ選ばれていません"
         check(page, "photo, file picker")
         shot(page, "ja-photo-picker", top="#photo-panel")
-    finally:
-        host.ctx.close()
 
 
 def test_trans_europas_end_position_is_a_form_in_japanese(
@@ -99,10 +91,8 @@ def test_trans_europas_end_position_is_a_form_in_japanese(
         "/api/actions",
         {"type": "new_game", "game": "transeuropa", "players": players},
     )
-    host = Phone(needs_browser)
-    try:
+    with host_phone(needs_browser, server) as host:
         page = host.page
-        ready(page, f"{server.url}/host/login?token={HOST_TOKEN}")
         page.click("#actions details summary")
         page.wait_for_selector("#te-position")
         for color, ids in cities.items():
@@ -117,5 +107,3 @@ def test_trans_europas_end_position_is_a_form_in_japanese(
         assert state["table"]["rounds"][0]["source"] == "position"
         assert state["table"]["rounds"][0]["complete"] == {"red": True, "white": False}
         check(page, "trans europa, scored")
-    finally:
-        host.ctx.close()

@@ -16,8 +16,7 @@ import pytest
 from companion.commands.demo_game import Demo
 from companion.core.scoring import PlayerEnd, score_final
 from companion.data import europe_map
-from companion.service import Service
-from companion.store import EventStore
+from tests.serving import running_service
 
 pytestmark = pytest.mark.slow
 
@@ -28,30 +27,27 @@ PLAYERS = 2
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     state_dir = tmp_path_factory.mktemp("demo")
-    store = EventStore(state_dir)
-    svc = Service(store).start()
-    notices: list[dict[str, Any]] = []
-    svc.listeners.append(lambda kind, data: notices.append(data) if kind == "notice" else None)
-    t0 = time.monotonic()
-    demo = Demo(svc, state_dir, seed=SEED, players=PLAYERS, fast=True).start()
-    try:
-        finished = demo.wait(timeout=120)
-        took = time.monotonic() - t0
-        state = svc.state()
-        events = store.events(state["game_id"]) if state["game_id"] else []
-        yield {
-            "finished": finished,
-            "took": took,
-            "state": state,
-            "events": events,
-            "demo": demo,
-            "notices": notices,
-            "game_events": svc.game_events(state["game_id"], reveal=True),
-        }
-    finally:
-        demo.stop()
-        svc.stop()
-        store.close()
+    with running_service(state_dir) as svc:
+        notices: list[dict[str, Any]] = []
+        svc.listeners.append(lambda kind, data: notices.append(data) if kind == "notice" else None)
+        t0 = time.monotonic()
+        demo = Demo(svc, state_dir, seed=SEED, players=PLAYERS, fast=True).start()
+        try:
+            finished = demo.wait(timeout=120)
+            took = time.monotonic() - t0
+            state = svc.state()
+            events = svc.store.events(state["game_id"]) if state["game_id"] else []
+            yield {
+                "finished": finished,
+                "took": took,
+                "state": state,
+                "events": events,
+                "demo": demo,
+                "notices": notices,
+                "game_events": svc.game_events(state["game_id"], reveal=True),
+            }
+        finally:
+            demo.stop()
 
 
 def test_the_demo_game_finishes_in_bounded_time(played: dict[str, Any]) -> None:

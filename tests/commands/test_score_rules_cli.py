@@ -7,15 +7,20 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from companion.core.scoring import score_final
 from companion.data import europe_map
+from companion.london.board import london_map
+from companion.london.scoring import score_final as london_score_final
 
 from ..core.brute import brute_score
-from ..core.cli_helpers import assert_refused_in_one_line, run, write
+from ..core.cli_helpers import assert_refused_in_one_line, run, scored, write
 from ..core.endstates import random_end_state
+from ..london.brute import brute_score as london_brute_score
+from ..london.endstates import random_end_state as london_end_state
 
 STATE = {
     "map": "europe",
@@ -87,21 +92,34 @@ def test_score_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "no such file" in err
 
 
+# each board: its map, a random end state, its scoring, the brute force's, and what more than
+# the totals and ranks the brute force scores
+BOARDS: dict[str, tuple[Any, Any, Any, Any, tuple[str, ...]]] = {
+    "europe": (europe_map(), random_end_state, score_final, brute_score, ()),
+    "london": (
+        london_map(),
+        london_end_state,
+        london_score_final,
+        london_brute_score,
+        ("district_points",),
+    ),
+}
+
+
+@pytest.mark.parametrize(("board", "seed", "states"), [("europe", 77, 60), ("london", 31, 80)])
 def test_score_agrees_with_brute_force_through_the_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], board: str, seed: int, states: int
 ) -> None:
-    emap = europe_map()
-    rng = random.Random(77)
-    for i in range(60):
-        players = random_end_state(emap, rng)
-        state = {"map": "europe", "players": [p.to_json() for p in players]}
-        code, out, _ = run(capsys, "score", write(tmp_path, state, f"s{i}.json"), "--json")
-        assert code == 0
-        got = json.loads(out)
-        want = brute_score(emap, players)
-        assert [p["total"] for p in got["players"]] == [w["total"] for w in want]
-        assert [p["rank"] for p in got["players"]] == [w["rank"] for w in want]
-        assert got == score_final(emap, players).to_json()
+    game_map, end_state, score, brute, more = BOARDS[board]
+    rng = random.Random(seed)
+    for i in range(states):
+        players = end_state(game_map, rng)
+        state = {"map": board, "players": [p.to_json() for p in players]}
+        got = scored(capsys, tmp_path, state, f"s{i}.json")
+        want = brute(game_map, players)
+        for key in ("total", "rank", *more):
+            assert [p[key] for p in got["players"]] == [w[key] for w in want], key
+        assert got == score(game_map, players).to_json()
 
 
 @pytest.mark.parametrize(

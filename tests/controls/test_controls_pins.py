@@ -79,27 +79,37 @@ def test_common_anode_leds_are_driven_inverted(mock: MockHarness) -> None:
     assert led_value(mock) == (1.0, 0.0, 1.0)  # low = lit on a common-anode LED
 
 
-def test_accepted_is_a_short_beep_and_illegal_a_long_one(mock: MockHarness) -> None:
+@pytest.fixture
+def buzzer(mock: MockHarness) -> MockPin:
+    """The buzzer's pin of a panel just made (with the fast beeps), its history cleared."""
     mock.make()
-    buzzer = mock.pin("buzzer")
-    buzzer.clear_states()
+    pin = mock.pin("buzzer")
+    pin.clear_states()
+    return pin
+
+
+def beeps(pin: MockPin, n: int) -> bool:
+    """Whether ``pin`` has gone on and off ``n`` times, waiting a while for it."""
+    return wait_for(lambda: len(on_durations(pin)) == n)
+
+
+def test_accepted_is_a_short_beep_and_illegal_a_long_one(
+    mock: MockHarness, buzzer: MockPin
+) -> None:
     mock.panel.sound("accepted")
-    assert wait_for(lambda: len(on_durations(buzzer)) == 1)
+    assert beeps(buzzer, 1)
     time.sleep(FAST.beep_short * 3)
     mock.panel.sound("illegal")
-    assert wait_for(lambda: len(on_durations(buzzer)) == 2)
+    assert beeps(buzzer, 2)
     short, long_ = on_durations(buzzer)
     assert short == pytest.approx(FAST.beep_short, abs=0.04)
     assert long_ == pytest.approx(FAST.beep_long, abs=0.06)
     assert not buzzer.state
 
 
-def test_attention_is_three_beeps(mock: MockHarness) -> None:
-    mock.make()
-    buzzer = mock.pin("buzzer")
-    buzzer.clear_states()
+def test_attention_is_three_beeps(mock: MockHarness, buzzer: MockPin) -> None:
     mock.panel.sound("attention")
-    assert wait_for(lambda: len(on_durations(buzzer)) == 3)
+    assert beeps(buzzer, 3)
     time.sleep(FAST.beep_short * 3)
     assert len(on_durations(buzzer)) == 3
 
@@ -115,7 +125,7 @@ def test_pins_come_from_the_config(mock: MockHarness) -> None:
     mock.factory.pin(DEFAULT_PINS["end_turn"]).drive_low()
     assert mock.names() == ["end_turn", "confirm"]
     mock.panel.sound("accepted")
-    assert wait_for(lambda: len(on_durations(mock.factory.pin(21))) == 1)
+    assert beeps(mock.factory.pin(21), 1)
 
 
 def test_a_release_before_hold_time_is_undo_not_host_menu(mock: MockHarness) -> None:

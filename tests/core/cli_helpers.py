@@ -1,9 +1,11 @@
-"""Running the CLI in-process and writing state files: shared by the `companion score` tests."""
+"""Running the CLI in-process and writing state files: shared by the tests of
+`companion score`, `doctor` and `transeuropa`."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,16 @@ def write(tmp_path: Path, data: object, name: str = "state.json") -> str:
     path = tmp_path / name
     path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
     return str(path)
+
+
+def scored(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, state: object, name: str = "state.json"
+) -> dict[str, Any]:
+    """`companion score STATE --json` on ``state`` (written as ``name``): it exits 0; its
+    answer."""
+    code, out, err = run(capsys, "score", write(tmp_path, state, name), "--json")
+    assert code == 0, err
+    return json.loads(out)  # type: ignore[no-any-return]
 
 
 def assert_refused_in_one_line(

@@ -220,3 +220,12 @@ def replay_at_table(
     assert [p.tickets for p in t.players] == [p.tickets for p in g.players]
     assert t.final_score().to_json() == g.final_score().to_json()
     assert type(t).from_json(t.to_json(), t.map).to_json() == t.to_json()
+
+
+def json_round_trip(g: Any, game_map: Any) -> Any:
+    """``g`` written as JSON and read back by its own class on ``game_map``: the copy, whose
+    JSON is the same."""
+    data = g.to_json()
+    again = type(g).from_json(data, game_map)
+    assert again.to_json() == data
+    return again

@@ -24,6 +24,18 @@ from .playing import TableMirror, check_face_up, play_checked
 
 EMAP = europe_map()
 VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
+# a random table, as hypothesis draws it: the game's seed, its number of players, its variant
+A_TABLE = {
+    "seed": st.integers(min_value=0, max_value=2**31),
+    "n": st.integers(min_value=2, max_value=5),
+    "variant": st.sampled_from(VARIANTS),
+}
+
+
+def new_game(seed: int, n: int, variant: str) -> Game:
+    """A Europe game of ``n`` players (blue first), shuffled by ``seed``."""
+    colors = ["blue", "red", "green", "yellow", "black"][:n]
+    return Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
 
 
 def check_invariants(g: Game) -> None:
@@ -70,8 +82,7 @@ def play(
     max_actions: int = 4000,
     bot: RandomBot | TicketBot | None = None,
 ) -> tuple[Game, list[Action], TableMirror]:
-    colors = ["blue", "red", "green", "yellow", "black"][:n]
-    g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
+    g = new_game(seed, n, variant)
     mirror = table_mirror(g)
     bot = bot or RandomBot(seed)
     notation = (parse_action, action_from_json)
@@ -80,11 +91,7 @@ def play(
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(min_value=0, max_value=2**31),
-    n=st.integers(min_value=2, max_value=5),
-    variant=st.sampled_from(VARIANTS),
-)
+@given(**A_TABLE)
 def test_random_games_keep_every_invariant(seed: int, n: int, variant: str) -> None:
     g, actions, mirror = play(seed, n, variant)
     assert g.over, f"seed {seed}: not over after {len(actions)} actions"

@@ -22,13 +22,9 @@ from companion.core.actions import KeepTickets
 from companion.core.bots import RandomBot
 from companion.core.game import Game
 from companion.core.tracker import TableTracker
-from companion.data import europe_map
 
 from .playing import Step, replay_at_table, table_steps, turn_position
-from .test_properties import tunnel_shown
-
-EMAP = europe_map()
-VARIANTS = ["europe", "1912", "mega_europe", "big_cities"]
+from .test_properties import A_TABLE, EMAP, new_game, tunnel_shown
 
 
 def position(x: Game | TableTracker) -> tuple[Any, ...]:
@@ -43,19 +39,13 @@ def position(x: Game | TableTracker) -> tuple[Any, ...]:
 
 def simulate(seed: int, n: int, variant: str) -> tuple[Game, dict[str, KeepTickets], list[Step]]:
     """A bot game; the first keeps, and every later thing the table shows, turn by turn."""
-    colors = ["blue", "red", "green", "yellow", "black"][:n]
-    g = Game.new(EMAP, [(c.title(), c) for c in colors], variant=variant, seed=seed)
+    g = new_game(seed, n, variant)
     first, steps = table_steps(g, RandomBot(seed), position, tunnel_shown)
     return g, first, steps
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(min_value=0, max_value=2**31),
-    n=st.integers(min_value=2, max_value=5),
-    variant=st.sampled_from(VARIANTS),
-    data=st.data(),
-)
+@given(**A_TABLE, data=st.data())
 def test_a_table_keeping_first_tickets_out_of_turn_and_tapping_end_turn_twice_stays_in_the_game(
     seed: int, n: int, variant: str, data: st.DataObject
 ) -> None:

@@ -9,57 +9,41 @@ from pathlib import Path
 
 import pytest
 
-from companion.commands.devices import start_camera, start_reader
+from companion.commands.devices import start_camera
 from companion.doctor.live import Devices, FrameTap, ReaderWatch
 from companion.reader.simulated import SimulatedReader
 from companion.service import Actor, Service
 from companion.store import EventStore
+from tests.devices import reader_thread
+from tests.waiting import wait_for
 
 PLAYERS = [{"name": "A", "color": "red"}, {"name": "B", "color": "blue"}]
 
 
-def wait_for(cond, seconds: float = 5.0) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return bool(cond())
-
-
 def test_the_test_card_is_the_checks_and_the_next_one_the_games(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: Service
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "state"))
-    store = EventStore(tmp_path)
-    svc = Service(store).start()
-    stop = threading.Event()
-    sim = SimulatedReader(fw_version="2.1").start()
-    watch = ReaderWatch(sim.path)
-    try:
-        svc.act({"type": "new_game", "players": PLAYERS}, Actor.host())
-        thread = start_reader(svc, sim.path, stop, watch=watch)
-        assert wait_for(lambda: watch.transport is not None and watch.transport.connected)
-        lines = {c.id: c for c in Devices(tmp_path, reader=watch).reader_lines()}
-        assert lines["reader.found"].status == "ok"
-        assert lines["reader.firmware"].params == {"version": "2.1", "chip": "sim"}
-        watch.arm(5.0)
-        sim.tap("04A1B2C3D4E5F6", "ttr:eu:train:green")
-        assert wait_for(lambda: watch.state()["state"] == "seen")
-        assert watch.state()["check"]["code"] == "doctor.reader.tap_ok"
-        time.sleep(0.3)
-        assert svc.state()["pending"]["payment"] is None  # the test card was not a move
-        sim.remove("04A1B2C3D4E5F6")
-        sim.tap("04A1B2C3D4E5F7", "ttr:eu:train:red")
-        assert wait_for(lambda: svc.state()["pending"]["payment"] is not None)
-        assert svc.state()["pending"]["payment"]["cards"] == ["red"]
-    finally:
-        stop.set()
-        thread.join(timeout=5)
-        sim.close()
-        svc.stop()
-        store.close()
+    svc = service
+    svc.act({"type": "new_game", "players": PLAYERS}, Actor.host())
+    with SimulatedReader(fw_version="2.1") as sim:
+        watch = ReaderWatch(sim.path)
+        with reader_thread(svc, sim.path, watch=watch):
+            assert wait_for(lambda: watch.transport is not None and watch.transport.connected)
+            lines = {c.id: c for c in Devices(tmp_path, reader=watch).reader_lines()}
+            assert lines["reader.found"].status == "ok"
+            assert lines["reader.firmware"].params == {"version": "2.1", "chip": "sim"}
+            watch.arm(5.0)
+            sim.tap("04A1B2C3D4E5F6", "ttr:eu:train:green")
+            assert wait_for(lambda: watch.state()["state"] == "seen")
+            assert watch.state()["check"]["code"] == "doctor.reader.tap_ok"
+            time.sleep(0.3)
+            assert svc.state()["pending"]["payment"] is None  # the test card was not a move
+            sim.remove("04A1B2C3D4E5F6")
+            sim.tap("04A1B2C3D4E5F7", "ttr:eu:train:red")
+            assert wait_for(lambda: svc.state()["pending"]["payment"] is not None)
+            assert svc.state()["pending"]["payment"]["cards"] == ["red"]
 
 
 def test_the_cameras_thread_feeds_the_tap_only_while_a_check_reads(tmp_path: Path) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
@@ -11,19 +9,10 @@ from types import ModuleType
 import pytest
 
 from companion.config import DEFAULT_PINS
+from tests.hardware_scripts import HARDWARE, load
 
 REPO = Path(__file__).resolve().parents[2]
-HARDWARE = REPO / "hardware"
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"hw_{name}", HARDWARE / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")

@@ -4,30 +4,19 @@ rectangles (tests/browser/test_network_page.py also decodes a browser's renderin
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
 import pytest
 
 from companion.network import wifi_qr_payload
+from tests.hardware_scripts import load, make_table_card
 
 REPO = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
 PX_PER_MM = 12
-
-
-def printables() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("hw_card", REPO / "hardware/make_printables.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def raster(svg: str, group_id: str) -> np.ndarray:
@@ -59,7 +48,7 @@ def decode(img: np.ndarray) -> str:
 )
 def test_the_card_decodes_to_the_network_and_the_page(ssid: str, password: str | None) -> None:
     url = "http://10.42.0.1:8080/"
-    svg = printables().table_card(ssid, password, url)
+    svg = load("make_printables").table_card(ssid, password, url)
     assert decode(raster(svg, "wifi-qr")) == wifi_qr_payload(ssid, password)
     assert decode(raster(svg, "page-qr")) == url
     assert ssid in svg and (password is None or "Password" in svg)
@@ -72,21 +61,13 @@ def test_the_committed_example_decodes() -> None:
 
 
 def test_the_command_writes_this_box_card(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(REPO / "hardware/make_printables.py"), "--table-card", "--out",
-         str(tmp_path), "--ssid", "companion-0042", "--password", "pass:word;1",
-         "--url", "http://companion.local:8080/"],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    done = make_table_card(
+        tmp_path, "--ssid", "companion-0042", "--password", "pass:word;1",
+        "--url", "http://companion.local:8080/",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     svg = (tmp_path / "table-card.svg").read_text(encoding="utf-8")
     assert decode(raster(svg, "wifi-qr")) == "WIFI:T:WPA;S:companion-0042;P:pass\\:word\\;1;;"
     assert decode(raster(svg, "page-qr")) == "http://companion.local:8080/"
-    bad = subprocess.run(
-        [sys.executable, str(REPO / "hardware/make_printables.py"), "--table-card", "--out",
-         str(tmp_path), "--ssid", "x", "--password", "short"],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    bad = make_table_card(tmp_path, "--ssid", "x", "--password", "short")
     assert bad.returncode == 2 and "8 to 63 characters" in bad.stderr

@@ -10,6 +10,16 @@ from companion.london.scoring import PlayerEnd
 
 from ..core.endstates import pick_tickets, random_networks
 
+# one player's routes of 18 buses in all: one more than a player has
+EIGHTEEN_BUSES = (
+    "baker-street--british-museum",
+    "baker-street--hyde-park",
+    "baker-street--piccadilly-circus",
+    "british-museum--the-charterhouse",
+    "big-ben--waterloo",
+    "big-ben--trafalgar-square",
+)
+
 
 def random_end_state(
     game_map: LondonMap, rng: random.Random, n_players: int | None = None

@@ -19,7 +19,7 @@ from companion.london.scoring import (
 )
 
 from .brute import brute_score
-from .endstates import random_end_state
+from .endstates import EIGHTEEN_BUSES, random_end_state
 
 # district 2 (Big Ben, Buckingham Palace, Piccadilly Circus, Trafalgar Square) joined by three of
 # its routes; the other routes between them are not needed
@@ -184,14 +184,7 @@ BAD_STATES: list[tuple[list[PlayerEnd], str]] = [
         [
             PlayerEnd(
                 "red",
-                routes=(
-                    "baker-street--british-museum",
-                    "baker-street--hyde-park",
-                    "baker-street--piccadilly-circus",
-                    "british-museum--the-charterhouse",
-                    "big-ben--waterloo",
-                    "big-ben--trafalgar-square",
-                ),
+                routes=EIGHTEEN_BUSES,
             )
         ],
         "18 buses",

@@ -5,10 +5,7 @@ payment (issue 23)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from companion.service import Actor, Service
 from companion.store import EventStore
@@ -16,15 +13,6 @@ from tests.service.pure_games import keep_first_tickets
 
 HOST = Actor.host()
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Service]:
-    store = EventStore(tmp_path)
-    s = Service(store).start()
-    yield s
-    s.stop()
-    store.close()
 
 
 def test_a_claim_with_no_cards_is_marked_in_the_log_until_the_host_accepts_it(

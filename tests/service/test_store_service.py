@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,15 +28,6 @@ HOST = Actor.host()
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
 
 
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Service]:
-    store = EventStore(tmp_path)
-    s = Service(store).start()
-    yield s
-    s.stop()
-    store.close()
-
-
 def new_game(s: Service, **extra: object) -> dict:
     # a table whose turns end with end_turn (test_auto_end.py: the turns that end by themselves)
     return s.act({"type": "new_game", "players": PLAYERS, "auto_end": False, **extra}, HOST)
@@ -45,6 +35,16 @@ def new_game(s: Service, **extra: object) -> dict:
 
 def setup_tickets(s: Service) -> None:
     keep_first_tickets(s, HOST)
+
+
+def red_claims_berlin_wien(s: Service) -> dict:
+    """A new game, its first tickets kept, whose first move is red's claim of berlin-wien with
+    three green cards: the state after it."""
+    new_game(s)
+    setup_tickets(s)
+    return s.act(
+        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
+    )
 
 
 def test_store_pragmas_and_mode(tmp_path: Path) -> None:
@@ -65,11 +65,7 @@ def test_events_are_committed_before_act_returns(svc: Service, tmp_path: Path) -
 
 
 def test_fold_of_the_log_equals_the_live_state(svc: Service, tmp_path: Path) -> None:
-    new_game(svc)
-    setup_tickets(svc)
-    svc.act(
-        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
-    )
+    red_claims_berlin_wien(svc)
     svc.act({"type": "end_turn", "player": "red"}, HOST)
     svc.act({"type": "build_station", "player": "blue", "city": "wien", "cards": ["green"]}, HOST)
     live = svc.state_json()
@@ -92,11 +88,7 @@ def test_public_state_has_the_spec_fields_and_no_ticket_ids(svc: Service) -> Non
 
 
 def test_illegal_actions_change_nothing(svc: Service) -> None:
-    new_game(svc)
-    setup_tickets(svc)
-    svc.act(
-        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
-    )
+    red_claims_berlin_wien(svc)
     before = svc.state_json()
     with pytest.raises(Conflict) as err:
         svc.act({"type": "claim", "player": "red", "route": "munchen-wien"}, HOST)
@@ -127,11 +119,7 @@ def test_payment_modes_per_game(svc: Service) -> None:
 
 
 def test_undo_redo_replace_are_events(svc: Service) -> None:
-    new_game(svc)
-    setup_tickets(svc)
-    st = svc.act(
-        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
-    )
+    st = red_claims_berlin_wien(svc)
     claim_seq = st["seq"]
     st = svc.act({"type": "undo"}, HOST)
     assert st["players"][0]["routes"] == [] and st["last"]["type"] == "undo"
@@ -158,11 +146,7 @@ def test_undo_redo_replace_are_events(svc: Service) -> None:
 
 
 def test_a_correction_that_would_make_a_later_step_illegal_is_refused(svc: Service) -> None:
-    new_game(svc)
-    setup_tickets(svc)
-    st = svc.act(
-        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
-    )
+    st = red_claims_berlin_wien(svc)
     claim_seq = st["seq"]
     svc.act({"type": "end_turn", "player": "red"}, HOST)
     svc.act(
@@ -179,11 +163,7 @@ def test_a_correction_that_would_make_a_later_step_illegal_is_refused(svc: Servi
 
 
 def test_finish_gives_breakdown_and_can_be_undone(svc: Service) -> None:
-    new_game(svc)
-    setup_tickets(svc)
-    svc.act(
-        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
-    )
+    red_claims_berlin_wien(svc)
     st = svc.act({"type": "finish"}, HOST)
     assert st["phase"] == "finished" and st["winners"]
     final = st["players"][0]["final"]
@@ -283,11 +263,7 @@ def test_tickets_tapped_on_the_reader_are_kept_privately(svc: Service) -> None:
 
 
 def test_ticket_progress_missing_routes(svc: Service) -> None:
-    new_game(svc)
-    setup_tickets(svc)
-    svc.act(
-        {"type": "claim", "player": "red", "route": "berlin-wien", "cards": ["green"] * 3}, HOST
-    )
+    red_claims_berlin_wien(svc)
     prog = {t["id"]: t for t in svc.tickets("red")["tickets"]}
     pw = prog["paris-wien"]
     assert not pw["completed"] and pw["reachable"]

@@ -8,26 +8,14 @@ from typing import Any
 
 import pytest
 
-from companion.cli import main
 from companion.data import load_json
 from companion.transeuropa import trans_europa
 from companion.transeuropa.steiner import connection
+from tests.core.cli_helpers import run, write
 
 LAT = trans_europa()
 RED = ["london", "paris", "malmo", "minsk", "roma"]
 BLUE = ["madrid", "berlin", "oslo", "kyiv", "sofia"]
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def write(tmp_path: Path, data: Any, name: str = "round.json") -> str:
-    path = tmp_path / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
-    return str(path)
 
 
 def finished_round() -> dict[str, Any]:

@@ -7,7 +7,6 @@ import json
 import re
 import socket
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from companion.service import Service
 from companion.store import EventStore
 from companion.webapp import create_app
 from companion.webapp.server import make_server
-from tests.serving import exchange
+from tests.serving import InThread, exchange
 
 from .conftest import TOKEN
 
@@ -47,16 +46,7 @@ class LiveServer:
         self.server: Any = make_server(self.app, LOOPBACK, 0, threads=threads, **server_args)
         self.port = int(self.server.effective_port)
         self.url = f"http://{LOOPBACK}:{self.port}"
-        self.closing = False
-        self.thread = threading.Thread(target=self._run, name="live-waitress", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.server.run()
-        except (OSError, ValueError):
-            if not self.closing:
-                raise
+        self.serving = InThread(self.server, "live-waitress")
 
     def connect(self, timeout: float = 5.0, source: str | None = None) -> socket.socket:
         """A connection from 127.0.0.1, or from ``source`` (another loopback address)."""
@@ -88,19 +78,13 @@ class LiveServer:
         return exchange(conn, method, path, data, hdrs)
 
     def close(self) -> None:
-        self.closing = True
-        self.service.stop()
-        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
-        self.server.close()
-        self.thread.join(5)
-        for channel in list(self.server._map.values()):
-            channel.close()
+        self.serving.close(self.service.stop)
         self.store.close()
         sys.setswitchinterval(self.switch)
 
 
-def read_response(sock: socket.socket, timeout: float = 2.0) -> tuple[int, bytes]:
-    """Read one HTTP response head (and what came with it) from a raw socket."""
+def read_head(sock: socket.socket, timeout: float) -> tuple[int, bytes, bytes]:
+    """Read an HTTP response's head from a raw socket: (status, head, what came after it)."""
     sock.settimeout(timeout)
     data = b""
     while b"\r\n\r\n" not in data:
@@ -110,6 +94,12 @@ def read_response(sock: socket.socket, timeout: float = 2.0) -> tuple[int, bytes
         data += chunk
     head, _, rest = data.partition(b"\r\n\r\n")
     status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
+    return status, head, rest
+
+
+def read_response(sock: socket.socket, timeout: float = 2.0) -> tuple[int, bytes]:
+    """Read one HTTP response head (and what came with it) from a raw socket."""
+    status, head, rest = read_head(sock, timeout)
     length = 0
     for line in head.split(b"\r\n")[1:]:
         name, _, value = line.partition(b":")
@@ -145,12 +135,5 @@ def open_events(
     came after the headers)."""
     s = live.connect(source=source)
     s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode())
-    s.settimeout(timeout)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        data += chunk
-    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
-    return status, s, data.partition(b"\r\n\r\n")[2]
+    status, _, rest = read_head(s, timeout)
+    return status, s, rest

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from companion.service import Service
 
-from .conftest import BEARER, TOKEN
+from .conftest import BEARER, TOKEN, photo_result
 from .images import png
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
@@ -322,12 +322,7 @@ def test_photo_upload_flow(app: Flask, client: FlaskClient, service: Service) ->
     assert client.post("/api/photo", headers=BEARER).status_code == 400
     r = client.post("/api/photo", data=photo, headers={**BEARER, "Content-Type": "image/png"})
     assert r.status_code == 202
-    job = r.json["job"]
-    for _ in range(100):
-        got = client.get(f"/api/photo/{job}", headers=BEARER).json
-        if got["status"] != "reading":
-            break
-        threading.Event().wait(0.02)
+    got = photo_result(client, r.json["job"], timeout=2.0)
     assert got["status"] == "done" and got["reading"]["routes"]["berlin-wien"] == "red"
     r = post(
         client,
@@ -352,12 +347,7 @@ def test_photo_damaged_after_its_header_fails_with_a_sentence(client: FlaskClien
     data = png(10, 10)[:33] + b"damaged" * 10
     r = client.post("/api/photo", data=data, headers={**BEARER, "Content-Type": "image/png"})
     assert r.status_code == 202
-    job = r.json["job"]
-    for _ in range(200):
-        got = client.get(f"/api/photo/{job}", headers=BEARER).json
-        if got["status"] != "reading":
-            break
-        threading.Event().wait(0.05)
+    got = photo_result(client, r.json["job"], timeout=10.0)
     assert got["status"] == "failed" and "not a JPEG or PNG" in got["error"]
 
 

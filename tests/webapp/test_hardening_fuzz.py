@@ -197,25 +197,20 @@ def test_other_endpoints_never_give_a_5xx(client: Client) -> None:
     def run(which: int, ident: str, seq: str, body: Any, color: str, as_player: bool) -> None:
         token = red if as_player else TOKEN
         i, c, s = quote(ident, safe=""), quote(color, safe=""), quote(seq, safe="")
-        if which == 0:
-            client.send("POST", f"/api/confirmations/{i}", body, token)
-        elif which == 1:
-            client.send("POST", "/api/pending/clear", body, token)
-        elif which == 2:
-            client.send("POST", f"/api/players/{c}/pair", body, token)
-        elif which == 3:
-            client.send("GET", f"/api/games/{i}/state?seq={s}", None, token)
-        elif which == 4:
-            client.send("GET", f"/api/games/{i}", None, token)
-        elif which == 5:
-            client.send("GET", f"/api/games/{i}/events", None, token)
-        elif which == 6:
-            client.send("GET", f"/api/players/{c}/tickets", None, token)
-        elif which == 7:
-            client.send("GET", f"/api/photo/{i}", None, token)
-        elif which == 8:
-            client.send("GET", f"/api/map/{i}", None, token)
-        else:
-            client.send("POST", "/api/actions", {"type": "undo", "seq": body}, token)
+        # (method, path, body) of each endpoint, as ``which`` picks them
+        requests = [
+            ("POST", f"/api/confirmations/{i}", body),
+            ("POST", "/api/pending/clear", body),
+            ("POST", f"/api/players/{c}/pair", body),
+            ("GET", f"/api/games/{i}/state?seq={s}", None),
+            ("GET", f"/api/games/{i}", None),
+            ("GET", f"/api/games/{i}/events", None),
+            ("GET", f"/api/players/{c}/tickets", None),
+            ("GET", f"/api/photo/{i}", None),
+            ("GET", f"/api/map/{i}", None),
+            ("POST", "/api/actions", {"type": "undo", "seq": body}),
+        ]
+        method, path, sent = requests[which]
+        client.send(method, path, sent, token)
 
     run()

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_for
+
 from .conftest import BEARER
 from .live import LiveServer, open_events, read_response
 from .live import read_until as live_read_until
@@ -66,16 +68,6 @@ def settled(live: LiveServer, quiet: float = 1.0, timeout: float = 10.0) -> bool
             return True
         time.sleep(0.05)
     return False
-
-
-def wait_for(cond: object, timeout: float = 5.0) -> bool:
-    assert callable(cond)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return bool(cond())
 
 
 def all_slots_serve(live: LiveServer) -> list[socket.socket]:

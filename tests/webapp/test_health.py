@@ -10,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import Clock
+
 from .live import LiveServer
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -18,18 +18,11 @@ from companion.service import Service
 from companion.statedir import TOKEN_FILE, read_or_create_token
 from companion.webapp import create_app
 from companion.webapp.security import HOST_COOKIE
+from tests.waiting import Clock
 
 from .conftest import TOKEN
 
 PLAYERS = [{"name": "Aki", "color": "red"}, {"name": "Ben", "color": "blue"}]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@ uploaded, read, fixed by the host and scored."""
 
 from __future__ import annotations
 
-import threading
-
 import cv2
 import numpy as np
 import pytest
@@ -15,7 +13,7 @@ from companion.core.scoring import score_final
 from companion.data import europe_map
 from companion.sim.render import BoardRenderer, Scene
 
-from .conftest import BEARER
+from .conftest import BEARER, photo_result
 
 PLAYERS = [
     {"name": "Aki", "color": "blue"},
@@ -48,12 +46,7 @@ def test_a_photo_of_a_finished_board_is_read_fixed_and_scored(client: FlaskClien
         headers={**BEARER, "Content-Type": "image/jpeg"},
     )
     assert r.status_code == 202
-    job = r.json["job"]
-    for _ in range(600):
-        got = client.get(f"/api/photo/{job}", headers=BEARER).json
-        if got["status"] != "reading":
-            break
-        threading.Event().wait(0.05)
+    got = photo_result(client, r.json["job"], timeout=30.0)
     assert got["status"] == "done", got
     reading = got["reading"]
     assert set(reading["routes"]) == set(emap.routes)

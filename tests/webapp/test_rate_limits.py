@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from companion.webapp.ratelimit import Limit, RateLimiter, load_limits
+from tests.waiting import Clock
 
 from .conftest import BEARER
 from .live import LiveServer
@@ -23,16 +24,8 @@ FLOOD = "127.0.0.2"
 OTHER = "127.0.0.3"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 50.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_the_limiter_counts_strikes_per_address_and_kind(caplog: pytest.LogCaptureFixture) -> None:
-    clock = Clock()
+    clock = Clock(50.0)
     limiter = RateLimiter({"auth": Limit(3, 60), "refused": Limit(5, 30)}, clock=clock)
     with caplog.at_level(logging.WARNING, logger="companion.webapp.ratelimit"):
         for _ in range(3):

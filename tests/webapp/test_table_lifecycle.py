@@ -10,18 +10,8 @@ from typing import Any
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.service.pure_games import KEEP, PLAYERS
 from tests.webapp.conftest import BEARER
-
-THREE = [
-    {"name": "Aki", "color": "red"},
-    {"name": "Ben", "color": "blue"},
-    {"name": "Cy", "color": "green"},
-]
-KEEP = {
-    "red": ["paris-wien", "brest-marseille"],
-    "blue": ["budapest-zurich", "brindisi-zurich"],
-    "green": ["athina-wilno", "barcelona-munchen"],
-}
 
 
 def act(client: FlaskClient, body: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
@@ -42,7 +32,7 @@ def refused(client: FlaskClient, body: dict[str, Any], status: int = 409, **kw: 
     return out
 
 
-def new_game(client: FlaskClient, players: list[dict[str, str]] = THREE, **extra: Any) -> Any:
+def new_game(client: FlaskClient, players: list[dict[str, str]] = PLAYERS, **extra: Any) -> Any:
     # a table whose turns end with end_turn (tests/service/test_auto_end.py: turns that end by
     # themselves)
     return ok(client, {"type": "new_game", "players": players, "auto_end": False, **extra})
@@ -121,7 +111,7 @@ def test_a_game_started_without_ticket_tracking_does_not_wait_for_tickets(
     st = ok(client, {"type": "end_turn", "player": "red"})
     assert st["current"] == "blue"
     assert (
-        act(client, {"type": "new_game", "players": THREE, "tickets_tracked": "no"}).status_code
+        act(client, {"type": "new_game", "players": PLAYERS, "tickets_tracked": "no"}).status_code
         == 400
     )
 
@@ -232,7 +222,7 @@ def test_new_game_while_a_game_is_unfinished_is_refused_unless_it_says_replace(
     old = state(client)["game_id"]
     red, red_auth = phone(app, client, "red")
     blue, _ = phone(app, client, "blue")
-    body = refused(client, {"type": "new_game", "players": THREE})
+    body = refused(client, {"type": "new_game", "players": PLAYERS})
     assert (body["code"], body["rule"]) == ("lifecycle.game_running", "game-running")
     assert body["params"]["game_id"] == old and body["params"]["names"] == "Aki, Ben, Cy"
     assert state(client)["game_id"] == old
