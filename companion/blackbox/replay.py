@@ -43,6 +43,7 @@ from typing import Any
 
 from companion.blackbox import layout
 from companion.blackbox.source import BadRecording, Recording
+from companion.core.records import fields_json
 from companion.store import Event
 
 RESULTS = {
@@ -93,13 +94,7 @@ class Difference:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "text": self.text,
-            "frame": self.frame,
-            "seq": self.seq,
-            "params": self.params,
-        }
+        return fields_json(self)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from .cards import PLAYER_COLORS
 from .errors import InvalidStateError
 from .longest import longest_trail
 from .networks import Graph, Link, Networks, route_graph, shortest_path
+from .records import fields_json
 from .seats import Seat
 
 
@@ -150,16 +151,9 @@ class PlayerScore(ScoreSheet):
     trains_used: int = 0
 
     def _items_json(self) -> dict[str, Any]:
-        return {
-            "stations_built": self.stations_built,
-            "station_points": self.station_points,
-            "station_routes": dict(self.station_routes),
-            "longest_route": self.longest_route,
-            "longest_trail": list(self.longest_trail),
-            "european_express": self.european_express,
-            "express_points": self.express_points,
-            "trains_used": self.trains_used,
-        }
+        """The fields this sheet adds to every board's, in their order."""
+        own = fields(self)[len(fields(ScoreSheet)) :]
+        return fields_json(self, (f.name for f in own))
 
 
 class Scored(Protocol):

@@ -55,6 +55,7 @@ from .board import MapLookups
 from .cards import TrainCard
 from .errors import IllegalActionError, InvalidStateError
 from .networks import Link
+from .records import fields_json
 from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
 from .seats import Seat, TurnOrder
 
@@ -180,19 +181,7 @@ class PaymentProblem:
     accepted: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "player": self.player,
-            "turn": self.turn,
-            "kind": self.kind,
-            "place": self.place,
-            "cards": list(self.cards),
-            "error": self.error,
-            "rule": self.rule,
-            "code": self.code,
-            "params": dict(self.params),
-            "accepted": self.accepted,
-        }
+        return fields_json(self)
 
     @classmethod
     def of(
