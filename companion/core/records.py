@@ -22,6 +22,8 @@ def plain(value: Any) -> Any:
 
 
 def fields_json(record: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
-    """``record``'s fields (or only ``names``, in that order) by name, each made :func:`plain`."""
+    """``record``'s dataclass fields by name, each made :func:`plain`; with ``names``, only the
+    attributes so named, in that order (for an object whose JSON keeps some attributes as they
+    are and builds the rest)."""
     keys = [f.name for f in fields(record)] if names is None else names
     return {name: plain(getattr(record, name)) for name in keys}

@@ -127,15 +127,11 @@ class ScoreSheet:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "color": self.color,
-            "route_points": self.route_points,
-            "ticket_points": self.ticket_points,
+            **fields_json(self, ("name", "color", "route_points", "ticket_points")),
             "tickets": [t.to_json() for t in self.tickets],
             "tickets_completed": self.tickets_completed,
             **self._items_json(),
-            "total": self.total,
-            "rank": self.rank,
+            **fields_json(self, ("total", "rank")),
         }
 
 

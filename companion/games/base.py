@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.core.errors import IllegalActionError, NotationError
+from companion.core.records import fields_json
+from companion.core.tracking import Tracker
 
 Announcement = tuple[str, str, dict[str, Any]]  # (English sentence, code, params)
 
@@ -113,9 +115,36 @@ class GameTable(ABC):
         return None
 
     def game_over_announcement(self) -> Announcement:
-        names = [self.name_of(c) for c in self.winners]
-        verb = "win" if len(names) > 1 else "wins"
-        return f"Game over. {' and '.join(names)} {verb}!", "game.over", {"winners": names}
+        return game_over([self.name_of(c) for c in self.winners])
+
+
+def game_over(names: list[str]) -> Announcement:
+    """The announcement of a finished game: its winners by name."""
+    verb = "win" if len(names) > 1 else "wins"
+    return f"Game over. {' and '.join(names)} {verb}!", "game.over", {"winners": names}
+
+
+def tracked_announcement(
+    t: Tracker[Any, Any], pieces: tuple[str, str], code: str
+) -> Announcement | None:
+    """What a tracked game being played announces: its last turn played, or its final round
+    (who set it off with how many ``pieces`` left, the board's word for one and for more, under
+    the board's ``code``); None otherwise."""
+    if t.over:
+        return (
+            "The last turn is played: the host can finish the game for the final scores.",
+            "game.last_turn_played",
+            {},
+        )
+    if t.final.trigger is None:
+        return None
+    p = t.players[t.final.trigger]
+    word = pieces[0] if p.pieces == 1 else pieces[1]
+    text = (
+        f"Final round: {p.name} ({p.color}) has {p.pieces} {word} left. "
+        f"Everyone plays one last turn, ending with {p.color}."
+    )
+    return text, code, {"name": p.name, "color": p.color, "n": p.pieces}
 
 
 class GameKind(ABC):
@@ -151,10 +180,7 @@ class GameKind(ABC):
     def to_json(self) -> dict[str, Any]:
         return {
             "game": self.name,
-            "title": self.title,
-            "min_players": self.min_players,
-            "max_players": self.max_players,
-            "colors": list(self.colors),
+            **fields_json(self, ("title", "min_players", "max_players", "colors")),
             "actions": list(self.action_types),
         }
 

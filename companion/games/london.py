@@ -18,7 +18,7 @@ from companion.london import FinalScore, LondonMap, TableTracker, london_map, sc
 from companion.london.actions import action_from_json
 from companion.london.tracker import PAYMENT_MODES
 
-from .base import Announcement, GameKind, GameTable, Seat, base_player
+from .base import Announcement, GameKind, GameTable, Seat, base_player, tracked_announcement
 
 ACTIONS = ("claim", "draw_tickets", "keep_tickets", "drew_cards", "end_turn", "settle_clash")
 
@@ -111,21 +111,7 @@ class LondonTable(GameTable):
         t = self.tracker
         if self.finished:
             return self.game_over_announcement()
-        if t.over:
-            return (
-                "The last turn is played: the host can finish the game for the final scores.",
-                "game.last_turn_played",
-                {},
-            )
-        if t.final.trigger is not None:
-            p = t.players[t.final.trigger]
-            text = (
-                f"Final round: {p.name} ({p.color}) has {p.buses} bus"
-                f"{'es' if p.buses != 1 else ''} left. Everyone plays one last turn, "
-                f"ending with {p.color}."
-            )
-            return text, "london.final_round", {"name": p.name, "color": p.color, "n": p.buses}
-        return None
+        return tracked_announcement(t, ("bus", "buses"), "london.final_round")
 
     def private(self, color: str) -> dict[str, Any]:
         self.check_player(color)
