@@ -9,8 +9,9 @@ import argparse
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from companion import __version__
 
@@ -52,6 +53,24 @@ def state_dir_of(args: argparse.Namespace) -> Path:
         return load_config(args.config).server.state_dir
     except ConfigError as exc:
         raise CommandError(str(exc)) from None
+
+
+def command_group(sub: Any, name: str, help: str) -> Any:
+    """Add the group ``companion NAME SUBCOMMAND`` (its help and exit code 2 when no subcommand
+    is given) and return its subparsers."""
+    group = sub.add_parser(name, help=help)
+    group.set_defaults(func=lambda args: (group.print_help(), 2)[1])
+    return group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+
+
+def handler(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """The command handler ``name`` of ``module``, imported only when the command runs (so
+    ``companion --help`` and the other commands do not load its stage)."""
+
+    def run(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module(module), name)(args))
+
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
