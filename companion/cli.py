@@ -11,9 +11,12 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion import __version__
+
+if TYPE_CHECKING:
+    from companion.config import Config
 
 # Modules with a ``register(subparsers)`` function. Each adds its own subcommands and sets
 # ``func`` (args -> exit code) as the parser default.
@@ -42,17 +45,22 @@ class CommandError(Exception):
         self.code = code
 
 
+def config_of(args: argparse.Namespace) -> Config:
+    """The configuration ``--config`` names, else the usual one; a broken one is a CommandError."""
+    from companion.config import ConfigError, load_config
+
+    try:
+        return load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def state_dir_of(args: argparse.Namespace) -> Path:
     """The state directory a command works on: ``--state-dir``, else the configuration's (read
     only then: a broken configuration is a CommandError)."""
-    from companion.config import ConfigError, load_config
-
     if args.state_dir:
         return Path(args.state_dir)
-    try:
-        return load_config(args.config).server.state_dir
-    except ConfigError as exc:
-        raise CommandError(str(exc)) from None
+    return config_of(args).server.state_dir
 
 
 def command_group(sub: Any, name: str, help: str) -> Any:
