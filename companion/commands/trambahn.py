@@ -25,6 +25,7 @@ def register(sub: Any) -> None:
 def score_data(data: Any) -> dict[str, Any]:
     """The report for a one-scoring or a session file (raises RulesError subclasses)."""
     from companion.core.errors import NotationError
+    from companion.core.scoring import leaders
     from companion.trambahn import Scoring, Session
 
     if not isinstance(data, Mapping):
@@ -52,14 +53,13 @@ def score_data(data: Any) -> dict[str, Any]:
     totals = {n: int(before.get(n, 0)) + row["points"][n] for n in names}
     n = done + (1 if scoring.kind == "terminal" else 0)
     over = n >= 10
-    top = max(totals.values())
     return {
         **{k: v for k, v in row.items() if k not in ("totals", "terminal_scoring")},
         "terminal_scoring": n if scoring.kind == "terminal" else None,
         "totals": totals,
         "terminal_scorings": n,
         "game_over": over,
-        "winners": [p for p in names if totals[p] == top] if over else [],
+        "winners": leaders(totals, names) if over else [],
     }
 
 

@@ -71,6 +71,7 @@ def _scores(data: Any, colors: list[str]) -> dict[str, int] | None:
 def run_score(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
     from companion.core.errors import RulesError
+    from companion.core.scoring import leaders
     from companion.transeuropa import Round
 
     lattice = _lattice(args.alt_costs)
@@ -94,8 +95,7 @@ def run_score(args: argparse.Namespace) -> int:
             pj["score_after"] = after[pj["color"]]
         game_over = result.over and min(after.values()) <= lattice.red_at_or_below
         out["game_over"] = game_over
-        top = max(after.values())
-        out["winners"] = [c for c in after if after[c] == top] if game_over else []
+        out["winners"] = leaders(after) if game_over else []
     return print_report(out, args.json, lambda: format_score(out))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, Protocol, Self, TypeVar
 
@@ -192,6 +192,13 @@ def rank_players(scores: Sequence[Any], key: Callable[[Any], tuple[int, ...]]) -
     for i, s in enumerate(ordered):
         s.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(s) else i + 1
     return [s.color for s in ordered if s.rank == 1]
+
+
+def leaders(scores: Mapping[str, int], order: Iterable[str] | None = None) -> list[str]:
+    """Who has the highest of ``scores`` (all of them on a tie), in ``order`` (else the
+    scores' own)."""
+    top = max(scores.values())
+    return [k for k in (scores if order is None else order) if scores[k] == top]
 
 
 def ticket_result(
