@@ -44,6 +44,7 @@ from typing import Any
 from companion.blackbox import layout
 from companion.blackbox.source import BadRecording, Recording
 from companion.core.records import fields_json
+from companion.service.camera import sighting
 from companion.store import Event
 
 RESULTS = {
@@ -70,14 +71,7 @@ class Sighting:
     e: int | None = None
 
     def obs(self) -> dict[str, Any]:
-        if self.kind == "station":
-            return {"kind": "station_seen", "city": self.key, "color": self.color}
-        out: dict[str, Any] = {"kind": "claim_seen", "route": self.key, "color": self.color}
-        if self.unsure:
-            out["unsure"] = True
-        if self.listed:
-            out["listed"] = True
-        return out
+        return sighting(self.kind, self.key, self.color, unsure=self.unsure, listed=self.listed)
 
     def describe(self) -> str:
         mark = " (unsure)" if self.unsure or self.listed else ""
