@@ -7,16 +7,17 @@ cannot drift from its fields. Pure: standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from typing import Any
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON keeps it: a tuple as a list, a dict as a copy, anything else as it is."""
+    """``value`` as JSON keeps it: a tuple as a list, a mapping as a dict of its own, anything
+    else as it is."""
     if isinstance(value, tuple):
         return list(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return dict(value)
     return value
 

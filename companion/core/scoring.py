@@ -82,12 +82,7 @@ class TicketResult:
     path: tuple[str, ...] = ()  # route ids joining the two cities (own and borrowed)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "completed": self.completed,
-            "points": self.points,
-            "path": list(self.path),
-        }
+        return fields_json(self)
 
 
 @dataclass(slots=True, kw_only=True)

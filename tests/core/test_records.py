@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from companion.core.records import fields_json
 from companion.core.scoring import leaders
@@ -28,6 +29,11 @@ def test_fields_json_keeps_field_order_and_makes_tuples_lists() -> None:
 def test_fields_json_with_names_takes_only_those_in_that_order() -> None:
     row = _Row("ben", ())
     assert list(fields_json(row, ("rank", "name"))) == ["rank", "name"]
+
+
+def test_fields_json_makes_any_mapping_a_dict() -> None:
+    out = fields_json(_Row("cy", (), MappingProxyType({"n": 1})))  # type: ignore[arg-type]
+    assert type(out["params"]) is dict and out["params"] == {"n": 1}
 
 
 def test_leaders_all_tied_at_the_top_in_the_given_order() -> None:
