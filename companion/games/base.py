@@ -13,11 +13,11 @@ Errors follow the rules core: :class:`~companion.core.errors.NotationError` for 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.core.errors import IllegalActionError, NotationError
+from companion.core.errors import IllegalActionError, NotationError, RulesError
 from companion.core.records import fields_json
 from companion.core.tracking import Tracker
 
@@ -122,6 +122,27 @@ def game_over(names: list[str]) -> Announcement:
     """The announcement of a finished game: its winners by name."""
     verb = "win" if len(names) > 1 else "wins"
     return f"Game over. {' and '.join(names)} {verb}!", "game.over", {"winners": names}
+
+
+def action_line(
+    action: Mapping[str, Any],
+    secret: bool,
+    read: Callable[[Any], Any],
+    types: Collection[str],
+) -> str | None:
+    """The short line of a tracked board's action (one of ``types``, read with ``read``): a
+    ticket keep names no ticket when ``secret``; None when it is none of ``types`` or cannot
+    be read."""
+    kind = action.get("type")
+    if kind == "keep_tickets" and secret:
+        n = len(action.get("tickets", []))
+        return f"{action.get('player')} keeps {n} ticket{'s' if n != 1 else ''}"
+    if kind not in types:
+        return None
+    try:
+        return str(read(action).to_text())
+    except RulesError:
+        return None
 
 
 def tracked_announcement(

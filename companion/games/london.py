@@ -12,13 +12,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from companion.core.errors import IllegalActionError, NotationError, RulesError
+from companion.core.errors import IllegalActionError, NotationError
 from companion.core.tracking import check_no_clash
 from companion.london import FinalScore, LondonMap, TableTracker, london_map, score_final
 from companion.london.actions import action_from_json
 from companion.london.tracker import PAYMENT_MODES
 
-from .base import Announcement, GameKind, GameTable, Seat, base_player, tracked_announcement
+from .base import (
+    Announcement,
+    GameKind,
+    GameTable,
+    Seat,
+    action_line,
+    base_player,
+    tracked_announcement,
+)
 
 ACTIONS = ("claim", "draw_tickets", "keep_tickets", "drew_cards", "end_turn", "settle_clash")
 
@@ -180,16 +188,8 @@ class London(GameKind):
         return dict(out)
 
     def describe(self, action: Mapping[str, Any], *, secret: bool = True) -> str:
-        kind = action.get("type")
-        if kind == "keep_tickets" and secret:
-            n = len(action.get("tickets", []))
-            return f"{action.get('player')} keeps {n} ticket{'s' if n != 1 else ''}"
-        if kind in ACTIONS:
-            try:
-                return action_from_json(action).to_text()
-            except RulesError:
-                pass
-        return super().describe(action, secret=secret)
+        line = action_line(action, secret, action_from_json, ACTIONS)
+        return super().describe(action, secret=secret) if line is None else line
 
     def board_json(self) -> dict[str, Any]:
         m = self.map
