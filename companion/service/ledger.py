@@ -48,7 +48,7 @@ from companion.service.fold import (
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
 from companion.service.shapes import CORRECTIONS, SERVICE_STEPS
 from companion.service.streams import Streams
-from companion.service.views import announcement_of, clash_notices, public_state
+from companion.service.views import clash_notices, final_round_announcement, public_state
 from companion.store import Event, EventStore
 
 # a change to the game: (action, actor), as Ledger._step and Ledger._correct
@@ -94,18 +94,7 @@ class Ledger:
 
     def announce(self, before: AnyFold) -> None:
         """The final round's announcement, when this change began it."""
-        new = self.fold
-        ann: tuple[str, str, dict[str, Any]] | None = None
-        if isinstance(before, OtherFold) and isinstance(new, OtherFold):
-            if new.table.public()["final_round"] and not before.table.public()["final_round"]:
-                ann = new.table.announcement()
-        elif (
-            isinstance(before, GameFold)
-            and isinstance(new, GameFold)
-            and new.tracker.final_round
-            and not before.tracker.final_round
-        ):
-            ann = announcement_of(new)
+        ann = final_round_announcement(before, self.fold)
         if ann:
             self.streams.notice(ann[0], "info", code=ann[1], params=ann[2])
 

@@ -82,6 +82,24 @@ def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
     return tracked_announcement(t, ("train", "trains"), "final.round")
 
 
+def final_round_announcement(
+    before: AnyFold, new: AnyFold | None
+) -> tuple[str, str, dict[str, Any]] | None:
+    """The final round's announcement when the change from ``before`` to ``new`` began it."""
+    if isinstance(before, OtherFold) and isinstance(new, OtherFold):
+        if new.table.public()["final_round"] and not before.table.public()["final_round"]:
+            return new.table.announcement()
+        return None
+    if (
+        isinstance(before, GameFold)
+        and isinstance(new, GameFold)
+        and new.tracker.final_round
+        and not before.tracker.final_round
+    ):
+        return announcement_of(new)
+    return None
+
+
 def other_public_state(
     fold: OtherFold,
     pend: dict[str, Any],
