@@ -9,10 +9,14 @@ import argparse
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from companion import __version__
+
+if TYPE_CHECKING:
+    from companion.config import Config
 
 # Modules with a ``register(subparsers)`` function. Each adds its own subcommands and sets
 # ``func`` (args -> exit code) as the parser default.
@@ -41,17 +45,40 @@ class CommandError(Exception):
         self.code = code
 
 
+def config_of(args: argparse.Namespace) -> Config:
+    """The configuration ``--config`` names, else the usual one; a broken one is a CommandError."""
+    from companion.config import ConfigError, load_config
+
+    try:
+        return load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def state_dir_of(args: argparse.Namespace) -> Path:
     """The state directory a command works on: ``--state-dir``, else the configuration's (read
     only then: a broken configuration is a CommandError)."""
-    from companion.config import ConfigError, load_config
-
     if args.state_dir:
         return Path(args.state_dir)
-    try:
-        return load_config(args.config).server.state_dir
-    except ConfigError as exc:
-        raise CommandError(str(exc)) from None
+    return config_of(args).server.state_dir
+
+
+def command_group(sub: Any, name: str, help: str) -> Any:
+    """Add the group ``companion NAME SUBCOMMAND`` (its help and exit code 2 when no subcommand
+    is given) and return its subparsers."""
+    group = sub.add_parser(name, help=help)
+    group.set_defaults(func=lambda args: (group.print_help(), 2)[1])
+    return group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+
+
+def handler(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """The command handler ``name`` of ``module``, imported only when the command runs (so
+    ``companion --help`` and the other commands do not load its stage)."""
+
+    def run(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module(module), name)(args))
+
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:

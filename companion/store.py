@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.core.records import fields_json
 from companion.logwitness import GENESIS, Mark, Witness, chain_of, damage, link
 from companion.logwitness import SUFFIX as WITNESS_SUFFIX
 
@@ -141,13 +142,7 @@ class Event:
     action: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "game_id": self.game_id,
-            "ts": self.ts,
-            "actor": self.actor,
-            "action": self.action,
-        }
+        return fields_json(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,16 +157,7 @@ class GameRow:
     events: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "created": self.created,
-            "variant": self.variant,
-            "mode": self.mode,
-            "players": self.players,
-            "finished": self.finished,
-            "winners": self.winners,
-            "events": self.events,
-        }
+        return fields_json(self)
 
 
 def chain_of_one(mark: Mark, event: tuple[Any, ...]) -> Mark:

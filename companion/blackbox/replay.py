@@ -43,6 +43,8 @@ from typing import Any
 
 from companion.blackbox import layout
 from companion.blackbox.source import BadRecording, Recording
+from companion.core.records import fields_json
+from companion.service.camera import sighting
 from companion.store import Event
 
 RESULTS = {
@@ -69,14 +71,7 @@ class Sighting:
     e: int | None = None
 
     def obs(self) -> dict[str, Any]:
-        if self.kind == "station":
-            return {"kind": "station_seen", "city": self.key, "color": self.color}
-        out: dict[str, Any] = {"kind": "claim_seen", "route": self.key, "color": self.color}
-        if self.unsure:
-            out["unsure"] = True
-        if self.listed:
-            out["listed"] = True
-        return out
+        return sighting(self.kind, self.key, self.color, unsure=self.unsure, listed=self.listed)
 
     def describe(self) -> str:
         mark = " (unsure)" if self.unsure or self.listed else ""
@@ -93,13 +88,7 @@ class Difference:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "text": self.text,
-            "frame": self.frame,
-            "seq": self.seq,
-            "params": self.params,
-        }
+        return fields_json(self)
 
 
 @dataclass

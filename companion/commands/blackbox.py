@@ -64,13 +64,9 @@ def run_replay(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from companion.blackbox.bundle import write_bundle
     from companion.blackbox.source import BadRecording
-    from companion.cli import CommandError
-    from companion.config import ConfigError, load_config
+    from companion.cli import CommandError, config_of
 
-    try:
-        cfg = load_config(getattr(args, "config", None))
-    except ConfigError as exc:
-        raise CommandError(str(exc)) from None
+    cfg = config_of(args)
     state_dir = Path(args.state_dir) if args.state_dir else cfg.server.state_dir
     try:
         info = write_bundle(state_dir, Path(args.out), args.game, config=cfg)

@@ -98,17 +98,14 @@ def start_reader(
 
 def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
     """A live-watcher event as ("observe", observation) or ("notice", text) or ("skip", "")."""
+    from companion.service.camera import sighting
     from companion.vision.live import live
 
     if isinstance(event, live.ClaimSeen):
-        obs: dict[str, Any] = {"kind": "claim_seen", "route": event.route, "color": event.color}
-        if event.unsure:
-            obs["unsure"] = True
-        if event.listed:
-            obs["listed"] = True
-        return "observe", obs
+        seen = sighting("claim", event.route, event.color, unsure=event.unsure, listed=event.listed)
+        return "observe", seen
     if isinstance(event, live.StationSeen):
-        return "observe", {"kind": "station_seen", "city": event.city, "color": event.color}
+        return "observe", sighting("station", event.city, event.color)
     if isinstance(event, live.NeedsConfirmation | live.Vetoed):
         return "notice", f"camera: {event.text()}"
     if isinstance(event, live.BoardLost):

@@ -117,16 +117,12 @@ def simulated_reader() -> Iterator[tuple[str, Callable[[], None]]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.cli import CommandError
-    from companion.config import ConfigError, load_config
+    from companion.cli import CommandError, config_of
     from companion.doctor import exit_code, report
     from companion.doctor.runner import Setup, controls_state
     from companion.doctor.runner import run as run_checks
 
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        raise CommandError(str(exc)) from None
+    cfg = config_of(args)
     state_dir = Path(args.state_dir) if args.state_dir else cfg.server.state_dir
     if state_dir.exists() and not state_dir.is_dir():
         raise CommandError(f"the state directory {state_dir} is not a directory")

@@ -6,15 +6,14 @@ import argparse
 import json
 from typing import Any
 
+from companion.cli import command_group
 from companion.core.cards import parse_cards
 from companion.core.errors import IllegalActionError, NotationError
 from companion.core.payment import check_route_payment, tunnel_surcharge
 
 
 def register(sub: Any) -> None:
-    rules = sub.add_parser("rules", help="ask the rules: payments and tunnel surcharges")
-    rsub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
-    rules.set_defaults(func=lambda args: (rules.print_help(), 2)[1])
+    rsub = command_group(sub, "rules", "ask the rules: payments and tunnel surcharges")
 
     pay = rsub.add_parser("pay", help="is this exact set of cards a legal payment for the route?")
     pay.add_argument("route", help="route id, e.g. paris-wien")

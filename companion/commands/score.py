@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,12 @@ def read_json_file(path: str) -> Any:
         ) from None
 
 
+def print_report(report: Any, as_json: bool, text: Callable[[], str]) -> int:
+    """Print a command's report as its JSON (the CLI contract's form) or as ``text()``; 0."""
+    print(json.dumps(report, indent=1, ensure_ascii=False) if as_json else text())
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
     from companion.data import load_map
@@ -55,11 +62,7 @@ def run(args: argparse.Namespace) -> int:
         result = score_final(game_map, players)
     except RulesError as exc:
         raise CommandError(f"impossible state: {exc}") from None
-    if args.json:
-        print(json.dumps(result.to_json(), indent=1, ensure_ascii=False))
-    else:
-        print(format_table(result))
-    return 0
+    return print_report(result.to_json(), args.json, lambda: format_table(result))
 
 
 def _map_of(data: Any) -> str | None:
@@ -79,11 +82,7 @@ def run_london(data: Any, *, as_json: bool) -> int:
         result = london_score(london_map(), london_state(data))
     except RulesError as exc:
         raise CommandError(f"impossible state: {exc}") from None
-    if as_json:
-        print(json.dumps(result.to_json(), indent=1, ensure_ascii=False))
-    else:
-        print(format_london_table(result))
-    return 0
+    return print_report(result.to_json(), as_json, lambda: format_london_table(result))
 
 
 def format_london_table(result: Any) -> str:

@@ -102,13 +102,9 @@ def _url_host(listen: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.cli import CommandError
-    from companion.config import ConfigError, load_config
+    from companion.cli import CommandError, config_of
 
-    try:
-        cfg = load_config(getattr(args, "config", None))
-    except ConfigError as exc:
-        raise CommandError(str(exc)) from None
+    cfg = config_of(args)
     state_dir = Path(args.state_dir) if args.state_dir else cfg.server.state_dir
     host = args.host or cfg.server.host
     port = cfg.server.port if args.port is None else args.port

@@ -7,31 +7,25 @@ FILE holds either one scoring (``"scoring"`` plus both players' lines, optionall
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from companion.commands.score import read_json_file
+from companion.cli import command_group
+from companion.commands.score import print_report, read_json_file
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("trambahn", help="Trambahn: score one scoring or a session of ten")
-    tsub = p.add_subparsers(dest="trambahn_command", metavar="SUBCOMMAND")
-    p.set_defaults(func=lambda args: _usage(p))
+    tsub = command_group(sub, "trambahn", "Trambahn: score one scoring or a session of ten")
     s = tsub.add_parser("score", help="points of one scoring or a session (JSON)")
     s.add_argument("file", help="the scoring or session as JSON ('-' reads standard input)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.set_defaults(func=run_score)
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
-
-
 def score_data(data: Any) -> dict[str, Any]:
     """The report for a one-scoring or a session file (raises RulesError subclasses)."""
     from companion.core.errors import NotationError
+    from companion.core.scoring import leaders
     from companion.trambahn import Scoring, Session
 
     if not isinstance(data, Mapping):
@@ -59,14 +53,13 @@ def score_data(data: Any) -> dict[str, Any]:
     totals = {n: int(before.get(n, 0)) + row["points"][n] for n in names}
     n = done + (1 if scoring.kind == "terminal" else 0)
     over = n >= 10
-    top = max(totals.values())
     return {
         **{k: v for k, v in row.items() if k not in ("totals", "terminal_scoring")},
         "terminal_scoring": n if scoring.kind == "terminal" else None,
         "totals": totals,
         "terminal_scorings": n,
         "game_over": over,
-        "winners": [p for p in names if totals[p] == top] if over else [],
+        "winners": leaders(totals, names) if over else [],
     }
 
 
@@ -83,11 +76,7 @@ def run_score(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     except RulesError as exc:
         raise CommandError(f"impossible position: {exc}") from None
-    if args.json:
-        print(json.dumps(report, indent=1, ensure_ascii=False))
-    else:
-        print(format_report(report))
-    return 0
+    return print_report(report, args.json, lambda: format_report(report))
 
 
 def _row(s: Mapping[str, Any]) -> str:

@@ -12,13 +12,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from companion.commands.score import read_json_file
+from companion.cli import command_group
+from companion.commands.score import print_report, read_json_file
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("transeuropa", help="Trans Europa: round scoring, moves, lattice data")
-    tsub = p.add_subparsers(dest="transeuropa_command", metavar="SUBCOMMAND")
-    p.set_defaults(func=lambda args: _usage(p))
+    tsub = command_group(sub, "transeuropa", "Trans Europa: round scoring, moves, lattice data")
 
     s = tsub.add_parser("score", help="penalties of a round position (ROUND.json)")
     s.add_argument("round", help="the round as JSON ('-' reads standard input)")
@@ -38,11 +37,6 @@ def register(sub: Any) -> None:
     c.add_argument("data", nargs="?", help="a data file (default: the shipped one)")
     c.add_argument("--json", action="store_true", help="print the issues as JSON")
     c.set_defaults(func=run_check_data)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _lattice(alt_costs: bool = False) -> Any:
@@ -77,6 +71,7 @@ def _scores(data: Any, colors: list[str]) -> dict[str, int] | None:
 def run_score(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
     from companion.core.errors import RulesError
+    from companion.core.scoring import leaders
     from companion.transeuropa import Round
 
     lattice = _lattice(args.alt_costs)
@@ -100,13 +95,8 @@ def run_score(args: argparse.Namespace) -> int:
             pj["score_after"] = after[pj["color"]]
         game_over = result.over and min(after.values()) <= lattice.red_at_or_below
         out["game_over"] = game_over
-        top = max(after.values())
-        out["winners"] = [c for c in after if after[c] == top] if game_over else []
-    if args.json:
-        print(json.dumps(out, indent=1, ensure_ascii=False))
-    else:
-        print(format_score(out))
-    return 0
+        out["winners"] = leaders(after) if game_over else []
+    return print_report(out, args.json, lambda: format_score(out))
 
 
 def format_score(out: Mapping[str, Any]) -> str:

@@ -12,20 +12,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 
-class Link(Protocol):
-    """A route as the network functions see it."""
+class BoardRoute(Protocol):
+    """What every check of a route needs to know of it (a Europe or a London route): its id and
+    its length; :class:`Link` and ``payment.PaidRoute`` add what they need."""
 
     @property
     def id(self) -> str: ...
+
+    @property
+    def length(self) -> int: ...
+
+
+class Link(BoardRoute, Protocol):
+    """A route as the network functions see it: its two ends and its twin besides."""
 
     @property
     def a(self) -> str: ...
 
     @property
     def b(self) -> str: ...
-
-    @property
-    def length(self) -> int: ...
 
     @property
     def twin(self) -> str | None: ...

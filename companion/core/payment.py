@@ -15,18 +15,13 @@ from typing import Any, Protocol, TypeVar
 from .board import Route
 from .cards import COLORS, EUROPE_CARDS, LOCO, Card, CardSet, TrainCard
 from .errors import IllegalActionError
+from .networks import BoardRoute
 
 C = TypeVar("C", bound=TrainCard)
 
 
-class PaidRoute(Protocol):
-    """What paying for a route needs to know of it (a Europe or a London route)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def length(self) -> int: ...
+class PaidRoute(BoardRoute, Protocol):
+    """What paying for a route needs to know of it: its colour besides (None: grey)."""
 
     @property
     def color(self) -> TrainCard | None: ...

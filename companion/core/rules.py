@@ -4,23 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from .board import GameMap, MapLookups, Route, Variant
 from .cards import PLAYER_COLORS
 from .errors import IllegalActionError, InvalidStateError, NotationError
+from .networks import BoardRoute
 
 DOUBLES_CLOSED_UP_TO = 3  # Europe: with 2-3 players only one route of a double is used
-
-
-class BoardRoute(Protocol):
-    """What the board-level checks need to know of a route (a Europe or a London route)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def length(self) -> int: ...
 
 
 def route_open(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, Protocol, Self, TypeVar
 
@@ -18,6 +18,7 @@ from .cards import PLAYER_COLORS
 from .errors import InvalidStateError
 from .longest import longest_trail
 from .networks import Graph, Link, Networks, route_graph, shortest_path
+from .records import fields_json
 from .seats import Seat
 
 
@@ -81,12 +82,7 @@ class TicketResult:
     path: tuple[str, ...] = ()  # route ids joining the two cities (own and borrowed)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "completed": self.completed,
-            "points": self.points,
-            "path": list(self.path),
-        }
+        return fields_json(self)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -126,15 +122,11 @@ class ScoreSheet:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "color": self.color,
-            "route_points": self.route_points,
-            "ticket_points": self.ticket_points,
+            **fields_json(self, ("name", "color", "route_points", "ticket_points")),
             "tickets": [t.to_json() for t in self.tickets],
             "tickets_completed": self.tickets_completed,
             **self._items_json(),
-            "total": self.total,
-            "rank": self.rank,
+            **fields_json(self, ("total", "rank")),
         }
 
 
@@ -150,16 +142,9 @@ class PlayerScore(ScoreSheet):
     trains_used: int = 0
 
     def _items_json(self) -> dict[str, Any]:
-        return {
-            "stations_built": self.stations_built,
-            "station_points": self.station_points,
-            "station_routes": dict(self.station_routes),
-            "longest_route": self.longest_route,
-            "longest_trail": list(self.longest_trail),
-            "european_express": self.european_express,
-            "express_points": self.express_points,
-            "trains_used": self.trains_used,
-        }
+        """The fields this sheet adds to every board's, in their order."""
+        own = fields(self)[len(fields(ScoreSheet)) :]
+        return fields_json(self, (f.name for f in own))
 
 
 class Scored(Protocol):
@@ -202,6 +187,13 @@ def rank_players(scores: Sequence[Any], key: Callable[[Any], tuple[int, ...]]) -
     for i, s in enumerate(ordered):
         s.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(s) else i + 1
     return [s.color for s in ordered if s.rank == 1]
+
+
+def leaders(scores: Mapping[str, int], order: Iterable[str] | None = None) -> list[str]:
+    """Who has the highest of ``scores`` (all of them on a tie), in ``order`` (else the
+    scores' own)."""
+    top = max(scores.values())
+    return [k for k in (scores if order is None else order) if scores[k] == top]
 
 
 def ticket_result(

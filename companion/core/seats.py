@@ -14,7 +14,8 @@ from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
 from .board import MapLookups
 from .errors import IllegalActionError
-from .rules import BoardRoute, FinalRound, TurnRules, check_pieces, check_route_free
+from .networks import BoardRoute
+from .rules import FinalRound, TurnRules, check_pieces, check_route_free
 
 
 class PiecesAlias:

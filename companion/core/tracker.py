@@ -174,15 +174,7 @@ class TableTracker(EuropeResults, Tracker[TrackedPlayer, Route]):
 
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        self._check_claim(route, p)
-        need = {"need": route.length, "need_card": route.color.value if route.color else "grey"}
-        self._check_cards(
-            lambda c: check_route_payment(route, c),
-            action.cards,
-            route.id,
-            (p, "claim", route.id),
-            need,
-        )
+        self._check_route_claim(p, route, action.cards, check_route_payment)
         if route.tunnel and action.cards is not None:
             played = tuple(action.cards)
             self.tunnel = TrackedTunnel(route.id, played, paid_as=tunnel_color(route, played))

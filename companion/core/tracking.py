@@ -48,13 +48,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 from .actions import Action, DrawTickets, DrewCards, EndTurn, KeepTickets
-from .board import MapLookups
+from .board import MapLookups, RouteBasics
 from .cards import TrainCard
 from .errors import IllegalActionError, InvalidStateError
 from .networks import Link
+from .records import fields_json
 from .rules import FinalRound, TurnRules, check_draw_keep, lookup_route
 from .seats import Seat, TurnOrder
 
@@ -62,6 +63,7 @@ PAYMENT_MODES = ("strict", "lenient", "off")
 
 C = TypeVar("C", bound=TrainCard)
 R = TypeVar("R", bound=Link)
+RB = TypeVar("RB", bound=RouteBasics[Any])
 
 
 @dataclass
@@ -180,19 +182,7 @@ class PaymentProblem:
     accepted: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "player": self.player,
-            "turn": self.turn,
-            "kind": self.kind,
-            "place": self.place,
-            "cards": list(self.cards),
-            "error": self.error,
-            "rule": self.rule,
-            "code": self.code,
-            "params": dict(self.params),
-            "accepted": self.accepted,
-        }
+        return fields_json(self)
 
     @classmethod
     def of(
@@ -233,6 +223,20 @@ class PaymentProblem:
             params=dict(d["params"]),
             accepted=bool(d["accepted"]),
         )
+
+
+# the turn's attributes its JSON form keeps as they are, first (the rest are built)
+_TURN_AS_IS: Final = (
+    "payment_mode",
+    "tickets_tracked",
+    "turn_needs_action",
+    "auto_end",
+    "ended_by",
+    "phase",
+    "current",
+    "acted",
+    "turn",
+)
 
 
 class Tracker(TurnOrder[T], Generic[T, R]):
@@ -452,6 +456,19 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     def _route(self, route_id: str) -> R:
         return lookup_route(self.map.route, route_id)
 
+    def _check_route_claim(
+        self,
+        p: T,
+        route: RB,
+        cards: Sequence[C] | None,
+        check: Callable[[RB, Sequence[C]], object],
+    ) -> None:
+        """Raise unless ``p`` may claim ``route`` now; ``cards`` checked as the payment mode says
+        against the board's ``check`` of a route's payment."""
+        self._check_claim(route, p)
+        need = {"need": route.length, "need_card": route.color_name}
+        self._check_cards(lambda c: check(route, c), cards, route.id, (p, "claim", route.id), need)
+
     def _place_route(self, p: T, route_id: str, length: int, points: int) -> None:
         self.route_owner[route_id] = p.color
         p.routes.append(route_id)
@@ -589,15 +606,7 @@ class Tracker(TurnOrder[T], Generic[T, R]):
     # --- forms ------------------------------------------------------------------------
     def _turn_json(self) -> dict[str, Any]:
         return {
-            "payment_mode": self.payment_mode,
-            "tickets_tracked": self.tickets_tracked,
-            "turn_needs_action": self.turn_needs_action,
-            "auto_end": self.auto_end,
-            "ended_by": self.ended_by,
-            "phase": self.phase,
-            "current": self.current,
-            "acted": self.acted,
-            "turn": self.turn,
+            **fields_json(self, _TURN_AS_IS),
             "final_trigger": self.final.trigger,
             "turns_left": self.final.turns_left,
             "players": [p.to_json() for p in self.players],

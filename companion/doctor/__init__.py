@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from companion.core.records import fields_json
+
 STATUSES = ("ok", "warn", "fail")
 
 
@@ -32,12 +34,7 @@ class Check:
             raise ValueError(f"unknown check status {self.status!r}")
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "status": self.status,
-            "code": self.code,
-            "params": dict(self.params),
-        }
+        return fields_json(self)
 
 
 def report(checks: Iterable[Check]) -> dict[str, Any]:

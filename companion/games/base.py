@@ -13,11 +13,13 @@ Errors follow the rules core: :class:`~companion.core.errors.NotationError` for 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.core.errors import IllegalActionError, NotationError
+from companion.core.errors import IllegalActionError, NotationError, RulesError
+from companion.core.records import fields_json
+from companion.core.tracking import Tracker
 
 Announcement = tuple[str, str, dict[str, Any]]  # (English sentence, code, params)
 
@@ -113,9 +115,57 @@ class GameTable(ABC):
         return None
 
     def game_over_announcement(self) -> Announcement:
-        names = [self.name_of(c) for c in self.winners]
-        verb = "win" if len(names) > 1 else "wins"
-        return f"Game over. {' and '.join(names)} {verb}!", "game.over", {"winners": names}
+        return game_over([self.name_of(c) for c in self.winners])
+
+
+def game_over(names: list[str]) -> Announcement:
+    """The announcement of a finished game: its winners by name."""
+    verb = "win" if len(names) > 1 else "wins"
+    return f"Game over. {' and '.join(names)} {verb}!", "game.over", {"winners": names}
+
+
+def action_line(
+    action: Mapping[str, Any],
+    secret: bool,
+    read: Callable[[Any], Any],
+    types: Collection[str],
+) -> str | None:
+    """The short line of a tracked board's action (one of ``types``, read with ``read``): a
+    ticket keep names no ticket when ``secret``; None when it is none of ``types`` or cannot
+    be read."""
+    kind = action.get("type")
+    if kind == "keep_tickets" and secret:
+        n = len(action.get("tickets", []))
+        return f"{action.get('player')} keeps {n} ticket{'s' if n != 1 else ''}"
+    if kind not in types:
+        return None
+    try:
+        return str(read(action).to_text())
+    except RulesError:
+        return None
+
+
+def tracked_announcement(
+    t: Tracker[Any, Any], pieces: tuple[str, str], code: str
+) -> Announcement | None:
+    """What a tracked game being played announces: its last turn played, or its final round
+    (who set it off with how many ``pieces`` left, the board's word for one and for more, under
+    the board's ``code``); None otherwise."""
+    if t.over:
+        return (
+            "The last turn is played: the host can finish the game for the final scores.",
+            "game.last_turn_played",
+            {},
+        )
+    if t.final.trigger is None:
+        return None
+    p = t.players[t.final.trigger]
+    word = pieces[0] if p.pieces == 1 else pieces[1]
+    text = (
+        f"Final round: {p.name} ({p.color}) has {p.pieces} {word} left. "
+        f"Everyone plays one last turn, ending with {p.color}."
+    )
+    return text, code, {"name": p.name, "color": p.color, "n": p.pieces}
 
 
 class GameKind(ABC):
@@ -151,10 +201,7 @@ class GameKind(ABC):
     def to_json(self) -> dict[str, Any]:
         return {
             "game": self.name,
-            "title": self.title,
-            "min_players": self.min_players,
-            "max_players": self.max_players,
-            "colors": list(self.colors),
+            **fields_json(self, ("title", "min_players", "max_players", "colors")),
             "actions": list(self.action_types),
         }
 

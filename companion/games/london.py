@@ -12,13 +12,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from companion.core.errors import IllegalActionError, NotationError, RulesError
+from companion.core.errors import IllegalActionError, NotationError
 from companion.core.tracking import check_no_clash
 from companion.london import FinalScore, LondonMap, TableTracker, london_map, score_final
 from companion.london.actions import action_from_json
 from companion.london.tracker import PAYMENT_MODES
 
-from .base import Announcement, GameKind, GameTable, Seat, base_player
+from .base import (
+    Announcement,
+    GameKind,
+    GameTable,
+    Seat,
+    action_line,
+    base_player,
+    tracked_announcement,
+)
 
 ACTIONS = (
     "claim",
@@ -158,21 +166,7 @@ class LondonTable(GameTable):
         t = self.tracker
         if self.finished:
             return self.game_over_announcement()
-        if t.over:
-            return (
-                "The last turn is played: the host can finish the game for the final scores.",
-                "game.last_turn_played",
-                {},
-            )
-        if t.final.trigger is not None:
-            p = t.players[t.final.trigger]
-            text = (
-                f"Final round: {p.name} ({p.color}) has {p.buses} bus"
-                f"{'es' if p.buses != 1 else ''} left. Everyone plays one last turn, "
-                f"ending with {p.color}."
-            )
-            return text, "london.final_round", {"name": p.name, "color": p.color, "n": p.buses}
-        return None
+        return tracked_announcement(t, ("bus", "buses"), "london.final_round")
 
     def private(self, color: str) -> dict[str, Any]:
         self.check_player(color)
@@ -241,16 +235,8 @@ class London(GameKind):
         return dict(out)
 
     def describe(self, action: Mapping[str, Any], *, secret: bool = True) -> str:
-        kind = action.get("type")
-        if kind == "keep_tickets" and secret:
-            n = len(action.get("tickets", []))
-            return f"{action.get('player')} keeps {n} ticket{'s' if n != 1 else ''}"
-        if kind in ACTIONS:
-            try:
-                return action_from_json(action).to_text()
-            except RulesError:
-                pass
-        return super().describe(action, secret=secret)
+        line = action_line(action, secret, action_from_json, ACTIONS)
+        return super().describe(action, secret=secret) if line is None else line
 
     def board_json(self) -> dict[str, Any]:
         m = self.map

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
+from companion.core.scoring import leaders
 from companion.trambahn import Table
 from companion.trambahn.model import (
     COLORS,
@@ -91,11 +92,7 @@ class TrambahnTable(GameTable):
 
     @property
     def winners(self) -> list[str]:
-        if not self.finished:
-            return []
-        totals = self.table.s.totals
-        top = max(totals.values())
-        return [c for c in self.colors if totals[c] == top]
+        return leaders(self.table.s.totals, self.colors) if self.finished else []
 
     def scores(self) -> dict[str, int]:
         return dict(self.table.s.totals)

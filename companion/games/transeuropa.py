@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
+from companion.core.scoring import leaders
 from companion.transeuropa import Lattice, Match, Round, trans_europa
 
 from .base import Announcement, GameKind, GameTable, Seat, base_player
@@ -108,10 +109,7 @@ class TransEuropaTable(GameTable):
 
     @property
     def winners(self) -> list[str]:
-        if not self.finished:
-            return []
-        top = max(self.match.scores.values())
-        return [c for c in self.colors if self.match.scores[c] == top]
+        return leaders(self.match.scores, self.colors) if self.finished else []
 
     def scores(self) -> dict[str, int]:
         return dict(self.match.scores)

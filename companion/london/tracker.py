@@ -76,15 +76,7 @@ class TableTracker(LondonResults, Tracker[TrackedPlayer, Route]):
     # --- applying ---------------------------------------------------------------------
     def _claim(self, p: TrackedPlayer, action: ClaimRoute) -> None:
         route = self._route(action.route)
-        self._check_claim(route, p)
-        need = {"need": route.length, "need_card": route.color.value if route.color else "grey"}
-        self._check_cards(
-            lambda c: check_route_payment(route, c),
-            action.cards,
-            route.id,
-            (p, "claim", route.id),
-            need,
-        )
+        self._check_route_claim(p, route, action.cards, check_route_payment)
         self._place_route(p, route.id, route.length, self.map.points_for(route))
 
     def _setup_dealt(self) -> int:

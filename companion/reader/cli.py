@@ -5,18 +5,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from companion.cli import command_group, handler
+
+_COMMANDS = "companion.reader.commands"
+
 
 def register(sub: Any) -> None:
-    reader = sub.add_parser("reader", help="the NFC card reader")
-    rsub = reader.add_subparsers(dest="reader_command", metavar="SUBCOMMAND")
-    reader.set_defaults(func=lambda args: (reader.print_help(), 2)[1])
+    rsub = command_group(sub, "reader", "the NFC card reader")
 
     listen = rsub.add_parser("listen", help="print one line per card tapped on the reader")
     listen.add_argument("--port", required=True, help="device path or pyserial URL")
     listen.add_argument("--json", action="store_true", help="one JSON object per line")
     listen.add_argument("--count", type=_positive, help="stop after N cards")
     listen.add_argument("--registry", help="UID -> card registry (default: in the state dir)")
-    listen.set_defaults(func=_listen)
+    listen.set_defaults(func=handler(_COMMANDS, "listen_main"))
 
     enroll = rsub.add_parser(
         "enroll", help="tell the companion what each tapped card is (and write its sticker)"
@@ -32,7 +34,7 @@ def register(sub: Any) -> None:
     )
     enroll.add_argument("--count", type=_positive, help="stop after N cards")
     enroll.add_argument("--registry", help="UID -> card registry (default: in the state dir)")
-    enroll.set_defaults(func=_enroll)
+    enroll.set_defaults(func=handler(_COMMANDS, "enroll_main"))
 
     sim = rsub.add_parser(
         "simulate",
@@ -43,7 +45,7 @@ def register(sub: Any) -> None:
     sim.add_argument("--link", help="also make this symlink to the pty (e.g. /tmp/ttr-reader)")
     sim.add_argument("--auto", type=float, help="tap a random card every SECONDS")
     sim.add_argument("--seed", type=int, default=1, help="seed for --auto and invented UIDs")
-    sim.set_defaults(func=_simulate)
+    sim.set_defaults(func=handler(_COMMANDS, "simulate_main"))
 
 
 def _positive(text: str) -> int:
@@ -54,21 +56,3 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
     return value
-
-
-def _listen(args: argparse.Namespace) -> int:
-    from companion.reader import commands
-
-    return commands.listen_main(args)
-
-
-def _enroll(args: argparse.Namespace) -> int:
-    from companion.reader import commands
-
-    return commands.enroll_main(args)
-
-
-def _simulate(args: argparse.Namespace) -> int:
-    from companion.reader import commands
-
-    return commands.simulate_main(args)

@@ -10,6 +10,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -64,26 +66,36 @@ def _registry_and_transport(
         raise
 
 
-def listen_main(args: argparse.Namespace) -> int:
-    catalog = CardCatalog.europe()
+@contextmanager
+def _tapping(
+    args: argparse.Namespace, catalog: CardCatalog, *, report_drops: bool = False
+) -> Iterator[tuple[Registry, ReaderTransport]]:
+    """The registry and the reader (:func:`_registry_and_transport`) for a loop over taps that
+    Ctrl-C ends quietly; both closed after it, and with ``report_drops`` the damaged lines the
+    reader sent are logged."""
     registry, transport = _registry_and_transport(args, catalog)
-    listener = CardListener(transport, catalog, registry)
-    seen = 0
     try:
-        for event in listener.events():
-            if args.json:
-                print(json.dumps(event.to_json()), flush=True)
-            else:
-                print(event.describe(), flush=True)
-            seen += 1
-            if args.count is not None and seen >= args.count:
-                break
+        yield registry, transport
     except KeyboardInterrupt:
         pass
     finally:
         transport.stop()
         registry.close()
-        _report_drops(transport)
+        if report_drops:
+            _report_drops(transport)
+
+
+def listen_main(args: argparse.Namespace) -> int:
+    catalog = CardCatalog.europe()
+    with _tapping(args, catalog, report_drops=True) as (registry, transport):
+        listener = CardListener(transport, catalog, registry)
+        for seen, event in enumerate(listener.events(), 1):
+            if args.json:
+                print(json.dumps(event.to_json()), flush=True)
+            else:
+                print(event.describe(), flush=True)
+            if args.count is not None and seen >= args.count:
+                break
     return 0
 
 
@@ -110,14 +122,13 @@ def enroll_main(args: argparse.Namespace) -> int:
             raise _fail(f"--cards: {exc}") from None
         if not planned:
             raise _fail("--cards names no card")
-    registry, transport = _registry_and_transport(args, catalog)
-    listener = CardListener(transport, catalog)  # payload only: the registry is being filled
     done: dict[str, CardIdentity] = {}
     limit = args.count
     if planned is not None:
         limit = len(planned) if limit is None else min(limit, len(planned))
-    print("Tap the cards one at a time (Ctrl-C to stop).", file=sys.stderr, flush=True)
-    try:
+    with _tapping(args, catalog) as (registry, transport):
+        listener = CardListener(transport, catalog)  # payload only: the registry is being filled
+        print("Tap the cards one at a time (Ctrl-C to stop).", file=sys.stderr, flush=True)
         for event in listener.events():
             if event.uid in done:
                 print(f"{event.uid} is already {done[event.uid]}; skipped", file=sys.stderr)
@@ -141,11 +152,6 @@ def enroll_main(args: argparse.Namespace) -> int:
             print(f"{event.uid} {card}{note}", flush=True)
             if limit is not None and len(done) >= limit:
                 break
-    except KeyboardInterrupt:
-        pass
-    finally:
-        transport.stop()
-        registry.close()
     print(f"enrolled {len(done)} cards into {registry.path}", file=sys.stderr)
     return 0
 

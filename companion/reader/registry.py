@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 
 from .cards import CardCatalog, CardIdentity
 
@@ -75,12 +74,7 @@ class Registry:
     def __enter__(self) -> Registry:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def get(self, uid: str) -> CardIdentity | None:

@@ -111,6 +111,21 @@ def seen_owned(
     return None
 
 
+def sighting(
+    kind: str, key: str, color: str, *, unsure: bool = False, listed: bool = False
+) -> dict[str, Any]:
+    """The observation of what the camera saw: a claim (``kind`` "claim", ``key`` its route,
+    marked ``unsure`` or ``listed`` when it is) or a station (``key`` its city)."""
+    if kind == "station":
+        return {"kind": "station_seen", "city": key, "color": color}
+    out: dict[str, Any] = {"kind": "claim_seen", "route": key, "color": color}
+    if unsure:
+        out["unsure"] = True
+    if listed:
+        out["listed"] = True
+    return out
+
+
 def reconcile(
     fold: AnyFold | None, pending: Pending, obs: Mapping[str, Any], *, late: bool = True
 ) -> Decision:

@@ -6,22 +6,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.core.actions import ACTION_TYPES, action_from_json
-from companion.core.errors import NotationError
 from companion.games import GameKind
+from companion.games.base import action_line
 from companion.service.shapes import CORRECTIONS
 
 
 def describe(a: Mapping[str, Any], *, secret: bool = True) -> str:
     """A short line for the state's ``last`` (ticket ids hidden when ``secret``)."""
     kind = a.get("type")
-    if kind == "keep_tickets" and secret:
-        n = len(a.get("tickets", []))
-        return f"{a.get('player')} keeps {n} ticket{'s' if n != 1 else ''}"
-    if kind in ACTION_TYPES:
-        try:
-            return action_from_json(a).to_text()
-        except NotationError:
-            return str(kind)
+    line = action_line(a, secret, action_from_json, ACTION_TYPES)
+    if line is not None:
+        return line
+    if kind in ACTION_TYPES:  # one that cannot be read
+        return str(kind)
     if kind == "settle_clash":  # which ticket, and whose, is the host's business
         if secret:
             return "tickets settled by the host"

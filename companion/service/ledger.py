@@ -5,7 +5,7 @@ kept; every change refreshes the public state on the event streams."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion.core.board import GameMap
@@ -48,8 +48,11 @@ from companion.service.fold import (
 from companion.service.pending import Pending, fill_from_pending, open_confirmations
 from companion.service.shapes import CORRECTIONS, SERVICE_STEPS
 from companion.service.streams import Streams
-from companion.service.views import announcement_of, clash_notices, public_state
+from companion.service.views import clash_notices, final_round_announcement, public_state
 from companion.store import Event, EventStore
+
+# a change to the game: (action, actor), as Ledger._step and Ledger._correct
+Change = Callable[[dict[str, Any], Actor], None]
 
 
 def new_game_id() -> str:
@@ -91,18 +94,7 @@ class Ledger:
 
     def announce(self, before: AnyFold) -> None:
         """The final round's announcement, when this change began it."""
-        new = self.fold
-        ann: tuple[str, str, dict[str, Any]] | None = None
-        if isinstance(before, OtherFold) and isinstance(new, OtherFold):
-            if new.table.public()["final_round"] and not before.table.public()["final_round"]:
-                ann = new.table.announcement()
-        elif (
-            isinstance(before, GameFold)
-            and isinstance(new, GameFold)
-            and new.tracker.final_round
-            and not before.tracker.final_round
-        ):
-            ann = announcement_of(new)
+        ann = final_round_announcement(before, self.fold)
         if ann:
             self.streams.notice(ann[0], "info", code=ann[1], params=ann[2])
 
@@ -317,14 +309,22 @@ class Ledger:
         )
         new.add_point()
         self.fold = new
+        self.stepped(warnings, action, fold)
+
+    def stepped(self, warnings: Sequence[str], action: Mapping[str, Any], fold: AnyFold) -> None:
+        """After a step from ``fold``: mark the turn, refresh, tell warnings and announcement."""
         self.mark()
         self.refresh()
         self.warn(warnings, action)
         self.announce(fold)
 
     def step(self, action: dict[str, Any], actor: Actor) -> None:
+        self.telling_clashes(self._step, action, actor)
+
+    def telling_clashes(self, change: Change, action: dict[str, Any], actor: Actor) -> None:
+        """``change`` the game with ``action``; a clash it opens is told (:meth:`tell_clashes`)."""
         before = fold_holders(self.fold)
-        self._step(action, actor)
+        change(action, actor)
         self.tell_clashes(before)
 
     def _step(self, action: dict[str, Any], actor: Actor) -> None:
@@ -397,15 +397,10 @@ class Ledger:
         if used_tickets:
             self.pending.clear_tickets()
         self.drop_stale_confirmations()
-        self.mark()
-        self.refresh()
-        self.warn(warnings, action)
-        self.announce(fold)
+        self.stepped(warnings, action, fold)
 
     def correct(self, action: dict[str, Any], actor: Actor) -> None:
-        before = fold_holders(self.fold)
-        self._correct(action, actor)
-        self.tell_clashes(before)
+        self.telling_clashes(self._correct, action, actor)
 
     def _correct(self, action: dict[str, Any], actor: Actor) -> None:
         fold = self.require_game()

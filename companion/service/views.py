@@ -14,6 +14,7 @@ from companion.core.board import Route
 from companion.core.scoring import score_final
 from companion.core.tracker import TableTracker
 from companion.games import EUROPE, GameKind, game_kind
+from companion.games.base import game_over, tracked_announcement
 from companion.service.describe import describe_in
 from companion.service.fold import (
     AnyFold,
@@ -77,23 +78,25 @@ def announcement_of(fold: GameFold) -> tuple[str, str, dict[str, Any]] | None:
     """The announcement as (sentence, code, params); None when there is nothing to announce."""
     t = fold.tracker
     if fold.finished:
-        winners = [p.name for p in fold.final.players if p.rank == 1] if fold.final else []
-        text = f"Game over. {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}!"
-        return text, "game.over", {"winners": winners}
-    if t.over:
-        return (
-            "The last turn is played: the host can finish the game for the final scores.",
-            "game.last_turn_played",
-            {},
-        )
-    if t.final.trigger is not None:
-        trig = t.players[t.final.trigger]
-        text = (
-            f"Final round: {trig.name} ({trig.color}) has {trig.trains} train"
-            f"{'s' if trig.trains != 1 else ''} left. Everyone plays one last turn, "
-            f"ending with {trig.color}."
-        )
-        return text, "final.round", {"name": trig.name, "color": trig.color, "n": trig.trains}
+        return game_over([p.name for p in fold.final.players if p.rank == 1] if fold.final else [])
+    return tracked_announcement(t, ("train", "trains"), "final.round")
+
+
+def final_round_announcement(
+    before: AnyFold, new: AnyFold | None
+) -> tuple[str, str, dict[str, Any]] | None:
+    """The final round's announcement when the change from ``before`` to ``new`` began it."""
+    if isinstance(before, OtherFold) and isinstance(new, OtherFold):
+        if new.table.public()["final_round"] and not before.table.public()["final_round"]:
+            return new.table.announcement()
+        return None
+    if (
+        isinstance(before, GameFold)
+        and isinstance(new, GameFold)
+        and new.tracker.final_round
+        and not before.tracker.final_round
+    ):
+        return announcement_of(new)
     return None
 
 

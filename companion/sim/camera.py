@@ -21,12 +21,12 @@ import numpy as np
 from companion.sim.render import (
     EDGES,
     BoardRenderer,
-    Hand,
     Scene,
     Shadow,
     View,
     random_view,
 )
+from companion.sim.render_hands import Hand
 from companion.vision.live.sources import Frame, FrameSource, SourceError, open_source, parse_size
 from companion.vision.types import PLAYER_COLORS
 

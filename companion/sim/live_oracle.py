@@ -54,23 +54,20 @@ class OracleReader:
         self.reads += 1
         if truth.occlusion > 0:
             self.reads_with_hands += 1
-        routes: dict[str, str | None] = {}
-        confidence: dict[str, float] = {}
-        for rid, info in self.geometry.routes.items():
-            if not info.spaces:
-                continue
-            value = truth.scene.routes.get(rid)
-            p = self.covered_flip if rid in truth.covered else self.flip
-            if self.rng.random() < p:
-                value = self._wrong(value)
-            routes[rid] = value
-            confidence[rid] = self.confidence
-        stations: dict[str, str | None] = {}
-        for cid in self.geometry.cities:
-            value = truth.scene.stations.get(cid)
-            p = self.covered_flip if cid in truth.covered_cities else self.flip
-            if self.rng.random() < p:
-                value = self._wrong(value)
-            stations[cid] = value
-            confidence[cid] = self.confidence
+        routes = {
+            rid: self._seen(truth.scene.routes.get(rid), rid in truth.covered)
+            for rid, info in self.geometry.routes.items()
+            if info.spaces
+        }
+        stations = {
+            cid: self._seen(truth.scene.stations.get(cid), cid in truth.covered_cities)
+            for cid in self.geometry.cities
+        }
+        confidence = dict.fromkeys([*routes, *stations], self.confidence)
         return BoardReading(routes=routes, stations=stations, confidence=confidence)
+
+    def _seen(self, value: str | None, covered: bool) -> str | None:
+        """``value`` as the oracle reports it: wrong with the chance of a flip (a covered
+        space's when a hand covers it)."""
+        p = self.covered_flip if covered else self.flip
+        return self._wrong(value) if self.rng.random() < p else value

@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.data import load_json
 from companion.sim.render_art import col, draw_board, draw_pieces, fix, stable_seed
-from companion.sim.render_hands import composite, hand_shape
+from companion.sim.render_hands import Hand, composite, hand_shape
 from companion.vision.geometry.board import CityInfo, DrawnBoard, Space, load_geometry
 from companion.vision.types import PLAYER_COLORS
 
@@ -46,26 +46,6 @@ def load_render_config() -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 # Scene and view
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Hand:
-    """A hand and forearm reaching over the board.
-
-    ``target`` is where the fingertips point, in board fractions (x, y). ``edge`` is the side of the
-    picture the arm comes from; ``reach`` 0 keeps the hand just out of view and 1 puts the
-    fingertips on the target. ``skin`` and ``sleeve`` index the palettes of render.json
-    (sleeve None: bare forearm). ``spread`` shifts the arm's entry point along its edge
-    (a fraction of the frame).
-    """
-
-    target: tuple[float, float]
-    edge: str = "bottom"
-    reach: float = 1.0
-    skin: int = 0
-    sleeve: int | None = 0
-    spread: float = 0.0
-    shadow: float = 1.0
 
 
 @dataclass(frozen=True)

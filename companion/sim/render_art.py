@@ -25,10 +25,12 @@ import math
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
+
+from companion.vision.geometry.board import CityInfo, RouteInfo, Space
 
 Color = tuple[int, int, int]
 
@@ -36,54 +38,6 @@ TEXTURE_WIDTH = 700.0  # board width (pixels) the texture scales refer to
 
 _SHIFT = 4  # sub-pixel precision of cv2 drawing calls
 _ONE = 1 << _SHIFT
-
-
-class SpaceLike(Protocol):
-    """A train space: centre, length, width (fractions of the board) and angle (degrees)."""
-
-    @property
-    def x(self) -> float: ...
-    @property
-    def y(self) -> float: ...
-    @property
-    def w(self) -> float: ...
-    @property
-    def h(self) -> float: ...
-    @property
-    def angle(self) -> float: ...
-
-
-class RouteLike(Protocol):
-    @property
-    def color(self) -> str: ...
-    @property
-    def tunnel(self) -> bool: ...
-    @property
-    def locomotives(self) -> int: ...
-    @property
-    def spaces(self) -> Sequence[SpaceLike]: ...
-
-
-class CityLike(Protocol):
-    @property
-    def x(self) -> float: ...
-    @property
-    def y(self) -> float: ...
-    @property
-    def w(self) -> float: ...
-    @property
-    def h(self) -> float: ...
-
-
-@dataclass(frozen=True)
-class _Placed:
-    """A space where it is actually printed (a little off its measured place)."""
-
-    x: float
-    y: float
-    w: float
-    h: float
-    angle: float
 
 
 # --------------------------------------------------------------------------------------------
@@ -272,7 +226,7 @@ def _symbol(
         )
 
 
-def _wagon(img: np.ndarray, s: SpaceLike, W: int, H: int, cfg: Mapping[str, Any], rng: Any) -> None:
+def _wagon(img: np.ndarray, s: Space, W: int, H: int, cfg: Mapping[str, Any], rng: Any) -> None:
     """A printed wagon on a grey space: a dark body outline, pale windows, dark wheels."""
     L, Wd = s.w * W, s.h * H
     cx, cy = s.x * W, s.y * H
@@ -311,7 +265,7 @@ def _dashed(img: np.ndarray, pts: np.ndarray, color: Color, width: int, dash: fl
             _line(img, np.array([a, b]), color, width)
 
 
-def _locomotive(img: np.ndarray, s: SpaceLike, W: int, H: int, color: Color) -> None:
+def _locomotive(img: np.ndarray, s: Space, W: int, H: int, color: Color) -> None:
     cx, cy = s.x * W, s.y * H
     r = 0.28 * s.h * H
     _poly(img, box(cx, cy, 1.6 * r, 1.0 * r, s.angle), color)
@@ -330,8 +284,8 @@ def _locomotive(img: np.ndarray, s: SpaceLike, W: int, H: int, color: Color) -> 
 
 
 def draw_board(
-    routes: Sequence[RouteLike],
-    cities: Sequence[CityLike],
+    routes: Sequence[RouteInfo],
+    cities: Sequence[CityInfo],
     cfg: Mapping[str, Any],
     width: int,
     height: int,
@@ -409,7 +363,7 @@ def draw_board(
             cx = s.x * W + da * math.cos(t) - dc * math.sin(t)
             cy = s.y * H + da * math.sin(t) + dc * math.cos(t)
             ang = s.angle + rng.normal(0.0, jt)
-            placed = _Placed(cx / W, cy / H, s.w, s.h, ang)
+            placed = Space(cx / W, cy / H, s.w, s.h, ang)  # where it is printed, a little off
             ow = float(sp["outline_width"]) * Wd
             outer = box(cx, cy, L, Wd, ang)
             _poly(out, outer, outline)
@@ -489,8 +443,8 @@ class _Piece:
 
 def draw_pieces(
     img: np.ndarray,
-    trains: Sequence[tuple[str, SpaceLike, str]],
-    stations: Sequence[tuple[str, CityLike, str]],
+    trains: Sequence[tuple[str, Space, str]],
+    stations: Sequence[tuple[str, CityInfo, str]],
     cfg: Mapping[str, Any],
     seed: int,
     avoid: np.ndarray | None = None,

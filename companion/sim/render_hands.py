@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -17,15 +18,24 @@ SHIFT = 4  # sub-pixel precision of cv2 drawing calls (as render_art's)
 ONE = 1 << SHIFT
 
 
-class ArmPose(Protocol):
-    """Where an arm comes from and how far it reaches (a ``render.Hand``)."""
+@dataclass(frozen=True)
+class Hand:
+    """A hand and forearm reaching over the board.
 
-    @property
-    def edge(self) -> str: ...
-    @property
-    def spread(self) -> float: ...
-    @property
-    def reach(self) -> float: ...
+    ``target`` is where the fingertips point, in board fractions (x, y). ``edge`` is the side of the
+    picture the arm comes from; ``reach`` 0 keeps the hand just out of view and 1 puts the
+    fingertips on the target. ``skin`` and ``sleeve`` index the palettes of render.json
+    (sleeve None: bare forearm). ``spread`` shifts the arm's entry point along its edge
+    (a fraction of the frame).
+    """
+
+    target: tuple[float, float]
+    edge: str = "bottom"
+    reach: float = 1.0
+    skin: int = 0
+    sleeve: int | None = 0
+    spread: float = 0.0
+    shadow: float = 1.0
 
 
 def composite(
@@ -78,7 +88,7 @@ def composite(
 def hand_shape(
     skin_m: np.ndarray,
     sleeve_m: np.ndarray,
-    hand: ArmPose,
+    hand: Hand,
     target: tuple[float, float],
     unit: float,
     size: tuple[int, int],

@@ -226,16 +226,14 @@ class SimulatedTable:
         if isinstance(e, NeedsConfirmation):
             c.watcher_questions += 1
             return
+        from companion.service.camera import sighting
+
         if isinstance(e, ClaimSeen):
             kind, key = "route", e.route
-            obs: dict[str, Any] = {"kind": "claim_seen", "route": e.route, "color": e.color}
-            if e.unsure:
-                obs["unsure"] = True
-            if e.listed:
-                obs["listed"] = True
+            obs = sighting("claim", e.route, e.color, unsure=e.unsure, listed=e.listed)
         elif isinstance(e, StationSeen):
             kind, key = "station", e.city
-            obs = {"kind": "station_seen", "city": e.city, "color": e.color}
+            obs = sighting("station", e.city, e.color)
         else:
             return
         c.reports += 1

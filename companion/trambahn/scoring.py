@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
+from companion.core.scoring import leaders
 
 from .model import EXTRA_RUN_AT, TERMINAL_SCORINGS, Line, check_supply, lines_from_json, parse_color
 
@@ -166,10 +167,7 @@ class Session:
 
     @property
     def winners(self) -> list[str]:
-        if not self.over:
-            return []
-        top = max(self.totals.values())
-        return [p for p in self.players if self.totals[p] == top]
+        return leaders(self.totals, self.players) if self.over else []
 
     def add(self, scoring: Scoring) -> dict[str, int]:
         """Record one scoring; returns the points it gave each player."""

@@ -111,13 +111,7 @@ class Table:
                 f"line {ln.id} ends at {ln.stops[-1]}: stops go in ascending order",
                 rule="ascending",
             )
-        new = Line(ln.id, ln.color, ln.tram, (*ln.cards, c))
-        others = [x for p in self.players for x in self.lines[p] if x is not ln]
-        try:
-            check_supply([*others, new])
-        except InvalidStateError as exc:
-            raise IllegalActionError(str(exc), rule="supply") from None
-        self.lines[name][i] = new
+        new = self._replace_line(name, i, Line(ln.id, ln.color, ln.tram, (*ln.cards, c)))
         if len(new.cards) == EXTRA_RUN_AT:
             return self.s.add(Scoring("extra", self._snapshot(), player=name, line=new.id))
         return None
@@ -135,13 +129,19 @@ class Table:
                 f"line {ln.id} already has a {TRAMS[ln.tram].name} tram; one per line",
                 rule="one_tram_per_line",
             )
-        new = Line(ln.id, ln.color, m, ln.cards)
-        others = [x for p in self.players for x in self.lines[p] if x is not ln]
+        self._replace_line(name, i, Line(ln.id, ln.color, m, ln.cards))
+
+    def _replace_line(self, name: str, i: int, new: Line) -> Line:
+        """Put ``new`` in place of ``name``'s line ``i``: refused when the cards and trams of
+        every line together would be more than the game has (``supply``)."""
+        old = self.lines[name][i]
+        others = [x for p in self.players for x in self.lines[p] if x is not old]
         try:
             check_supply([*others, new])
         except InvalidStateError as exc:
             raise IllegalActionError(str(exc), rule="supply") from None
         self.lines[name][i] = new
+        return new
 
     def end_turn(self, name: str) -> list[str]:
         """Lines without a tram go to the money pile. Returns their ids."""

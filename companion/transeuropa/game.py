@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
+from companion.core.scoring import leaders
 
 from .lattice import Lattice
 from .position import _player_color
@@ -70,10 +71,7 @@ class Match:
 
     @property
     def winners(self) -> list[str]:
-        if not self.over:
-            return []
-        top = max(self.scores.values())
-        return [c for c in self.colors if self.scores[c] == top]
+        return leaders(self.scores, self.colors) if self.over else []
 
     def new_round(
         self,

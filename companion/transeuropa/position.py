@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.core.errors import InvalidStateError, NotationError
+from companion.core.records import fields_json
 
 from .actions import Action, action_from_json
 from .lattice import CITY_COLORS, Lattice
@@ -38,13 +39,7 @@ class RoundPlayer:
     colored_left: int = 3
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "color": self.color,
-            "name": self.name,
-            "cities": list(self.cities),
-            "start": self.start,
-            "colored_left": self.colored_left,
-        }
+        return fields_json(self)
 
 
 class _Components:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.errors import IllegalActionError, InvalidStateError, NotationError
+from companion.core.records import fields_json
 
 from .actions import Action, EndTurn, PlaceStart, PlaceTrack
 from .lattice import CITY_COLORS, Lattice
@@ -49,14 +50,7 @@ class PlayerPenalty:
     build: tuple[str, ...]  # one cheapest set of free links that would join the cities
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "color": self.color,
-            "name": self.name,
-            "cities": list(self.cities),
-            "complete": self.complete,
-            "penalty": self.penalty,
-            "build": list(self.build),
-        }
+        return fields_json(self)
 
 
 @dataclass(frozen=True, slots=True)

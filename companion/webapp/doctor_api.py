@@ -43,26 +43,42 @@ def checks() -> Response:
     return jsonify(report(lines))
 
 
+def _reader_watch() -> Any:
+    """The card test of the reader; a Conflict when no card reader is connected."""
+    watch = devices().reader
+    if watch is None:
+        raise Conflict("No card reader is connected to this box.", code="doctor.no_reader")
+    return watch
+
+
+def _controls_watch() -> Any:
+    """The button test; a Conflict when the box uses no buttons, LED or buzzer."""
+    watch = devices().controls
+    if watch.table is None:
+        raise Conflict(
+            "This box does not use buttons, an LED or a buzzer.", code="doctor.no_controls"
+        )
+    return watch
+
+
+def _armed(watch: Any, seconds: float) -> Response:
+    """Start the test ``watch`` for ``seconds``: its state and the seconds."""
+    watch.arm(seconds)
+    return jsonify({**watch.state(), "seconds": seconds})
+
+
 @bp.post("/reader-test")
 @require("host")
 def reader_test() -> Response:
     from companion.doctor import settings
 
-    watch = devices().reader
-    if watch is None:
-        raise Conflict("No card reader is connected to this box.", code="doctor.no_reader")
-    seconds = float(settings()["reader"]["tap_seconds"])
-    watch.arm(seconds)
-    return jsonify({**watch.state(), "seconds": seconds})
+    return _armed(_reader_watch(), float(settings()["reader"]["tap_seconds"]))
 
 
 @bp.get("/reader-test")
 @require("host")
 def reader_test_state() -> Response:
-    watch = devices().reader
-    if watch is None:
-        raise Conflict("No card reader is connected to this box.", code="doctor.no_reader")
-    return jsonify(watch.state())
+    return jsonify(_reader_watch().state())
 
 
 @bp.post("/controls-test")
@@ -70,22 +86,10 @@ def reader_test_state() -> Response:
 def controls_test() -> Response:
     from companion.doctor import settings
 
-    watch = devices().controls
-    if watch.table is None:
-        raise Conflict(
-            "This box does not use buttons, an LED or a buzzer.", code="doctor.no_controls"
-        )
-    seconds = float(settings()["controls"]["test_seconds"])
-    watch.arm(seconds)
-    return jsonify({**watch.state(), "seconds": seconds})
+    return _armed(_controls_watch(), float(settings()["controls"]["test_seconds"]))
 
 
 @bp.get("/controls-test")
 @require("host")
 def controls_test_state() -> Response:
-    watch = devices().controls
-    if watch.table is None:
-        raise Conflict(
-            "This box does not use buttons, an LED or a buzzer.", code="doctor.no_controls"
-        )
-    return jsonify(watch.state())
+    return jsonify(_controls_watch().state())

@@ -75,20 +75,22 @@ def history() -> Response | str:
     return page("history.html")
 
 
-@bp.get("/host")
-def host() -> Any:
+def host_page(template: str, otherwise: str) -> Any:
+    """The host's page ``template``; anyone else is sent on to ``otherwise``."""
     ident = resolve_identity()
     if ident.role != "host":
-        return redirect("/host/claim", code=303)
-    return page("host.html", ident)
+        return redirect(otherwise, code=303)
+    return page(template, ident)
+
+
+@bp.get("/host")
+def host() -> Any:
+    return host_page("host.html", "/host/claim")
 
 
 @bp.get("/photo")
 def photo() -> Any:
-    ident = resolve_identity()
-    if ident.role != "host":
-        return redirect("/", code=303)
-    return page("photo.html", ident)
+    return host_page("photo.html", "/")
 
 
 def pairing_gone() -> Response:

@@ -53,29 +53,24 @@ export async function setup(app) {
     setTimeout(tick, POLL_MS);
   };
 
-  const startReader = async () => {
+  // start a device test at ``path``, then ask again while it waits; ``get``/``set``: its state
+  const startTest = async (path, get, set) => {
     message = "";
     try {
-      reader = await post("/api/doctor/reader-test", {});
+      set(await post(path, {}));
       draw();
-      poll("/api/doctor/reader-test", (st) => (reader = { ...reader, ...st }), (st) => st.state === "waiting");
+      poll(path, (st) => set({ ...get(), ...st }), (st) => st.state === "waiting");
     } catch (e) {
       message = refusalText(e, app);
       draw();
     }
   };
 
-  const startControls = async () => {
-    message = "";
+  const startReader = () => startTest("/api/doctor/reader-test", () => reader, (st) => (reader = st));
+
+  const startControls = () => {
     ledAnswer = null;
-    try {
-      controls = await post("/api/doctor/controls-test", {});
-      draw();
-      poll("/api/doctor/controls-test", (st) => (controls = { ...controls, ...st }), (st) => st.state === "waiting");
-    } catch (e) {
-      message = refusalText(e, app);
-      draw();
-    }
+    return startTest("/api/doctor/controls-test", () => controls, (st) => (controls = st));
   };
 
   const line = (c) =>

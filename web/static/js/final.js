@@ -3,6 +3,31 @@
 import { PLAYER_COLORS } from "./map.js";
 import { el, playerLabel } from "./ui.js";
 
+export const sign = (n) => (n > 0 ? `+${n}` : String(n));
+
+// One player's block in any game's final breakdown: rank, name and total in a row, then the
+// board's lines ([term, value] or [term, value, the value's attributes]) and the total, then
+// whatever else the board shows below.
+export function finalBlock(p, i18n, lines, ...more) {
+  const f = p.final;
+  const terms = lines.flatMap(([term, value, attrs = null]) => [el("dt", null, term), el("dd", attrs, value)]);
+  return el(
+    "div",
+    { class: "final-player", dataset: { color: p.color } },
+    el("div", { class: "row" }, el("strong", null, i18n.t("final.rank", { n: f.rank })), playerLabel(p, i18n), el("span", { class: "grow" }), el("span", { class: "total", dataset: { total: String(f.total) } }, String(f.total))),
+    el("dl", null, terms, el("dt", null, i18n.t("final.total")), el("dd", null, el("strong", null, String(f.total)))),
+    ...more,
+  );
+}
+
+// The lines every route-building board's breakdown starts with: route points, ticket points.
+export function routeTicketLines(f, i18n) {
+  return [
+    [i18n.t("final.routes"), String(f.route_points)],
+    [`${i18n.t("final.tickets")}${i18n.paren(i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length }))}`, sign(f.ticket_points)],
+  ];
+}
+
 export function drawFinal(container, state, app) {
   const { i18n, map } = app;
   container.textContent = "";
@@ -11,26 +36,7 @@ export function drawFinal(container, state, app) {
   const winners = state.players.filter((p) => (state.winners || []).includes(p.color)).map((p) => p.name);
   if (winners.length) container.appendChild(el("p", { class: "who" }, el("strong", null, i18n.t("final.winner", { names: winners.join(i18n.t("notice.and")) }))));
   for (const { p, f } of finals) {
-    const sign = (n) => (n > 0 ? `+${n}` : String(n));
-    const block = el(
-      "div",
-      { class: "final-player", dataset: { color: p.color } },
-      el("div", { class: "row" }, el("strong", null, i18n.t("final.rank", { n: f.rank })), playerLabel(p, i18n), el("span", { class: "grow" }), el("span", { class: "total", dataset: { total: String(f.total) } }, String(f.total))),
-      el(
-        "dl",
-        null,
-        el("dt", null, i18n.t("final.routes")),
-        el("dd", null, String(f.route_points)),
-        el("dt", null, `${i18n.t("final.tickets")}${i18n.paren(i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length }))}`),
-        el("dd", null, sign(f.ticket_points)),
-        el("dt", null, i18n.t("final.stations")),
-        el("dd", null, sign(f.station_points)),
-        el("dt", null, i18n.t("final.express")),
-        el("dd", null, sign(f.express_points)),
-        el("dt", null, i18n.t("final.total")),
-        el("dd", null, el("strong", null, String(f.total))),
-      ),
-    );
+    const block = finalBlock(p, i18n, [...routeTicketLines(f, i18n), [i18n.t("final.stations"), sign(f.station_points)], [i18n.t("final.express"), sign(f.express_points)]]);
     const trail = el("button", { type: "button", class: "show-trail", onclick: () => app.show([{ routes: f.longest_trail, color: PLAYER_COLORS[p.color] }]) }, `${i18n.t("final.show_trail")}${i18n.paren(f.longest_route)}`);
     // every completed ticket's path and the route each station borrowed, together on the map
     const borrowed = Object.entries(f.station_routes || {});

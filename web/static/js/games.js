@@ -4,6 +4,7 @@
 // the public state; the board facts come once from /api/map/<game>.
 
 import { getJSON } from "./api.js";
+import { finalBlock, routeTicketLines, sign } from "./final.js";
 import { keepTickets } from "./keep.js";
 import { CARD_COLORS, PLAYER_COLORS } from "./map.js";
 import { cardPicker, closeSheet, el, playerLabel, sheet, toast } from "./ui.js";
@@ -22,7 +23,6 @@ function canAct(app, color) {
 
 const nameOf = (state, color) => state.players.find((p) => p.color === color)?.name || color;
 const live = (state) => state && (state.phase === "playing" || state.phase === "setup");
-const sign = (n) => (n > 0 ? `+${n}` : String(n));
 
 function table(head, rows) {
   return el("table", null, el("thead", null, el("tr", null, head.map((h) => el("th", { scope: "col" }, h)))), el("tbody", null, rows));
@@ -222,26 +222,8 @@ function londonFinal(container, state, app) {
       tickets.appendChild(el("li", { dataset: { ticket: t.id } }, el("div", { class: "t-head" }, el("span", null, tk ? `${locName(board, tk.a)} – ${locName(board, tk.b)}` : t.id), el("span", { class: `badge ${t.completed ? "ok" : "bad"}` }, `${t.completed ? "✓" : "✗"} ${sign(t.points)}`))));
     }
     const districts = f.districts.filter((d) => d.completed).map((d) => i18n.t("london.district_short", { n: d.district }));
-    container.appendChild(
-      el(
-        "div",
-        { class: "final-player", dataset: { color: p.color } },
-        el("div", { class: "row" }, el("strong", null, i18n.t("final.rank", { n: f.rank })), playerLabel(p, i18n), el("span", { class: "grow" }), el("span", { class: "total", dataset: { total: String(f.total) } }, String(f.total))),
-        el(
-          "dl",
-          null,
-          el("dt", null, i18n.t("final.routes")),
-          el("dd", null, String(f.route_points)),
-          el("dt", null, `${i18n.t("final.tickets")}${i18n.paren(i18n.t("final.completed", { n: f.tickets_completed, m: f.tickets.length }))}`),
-          el("dd", null, sign(f.ticket_points)),
-          el("dt", null, `${i18n.t("london.districts")}${districts.length ? ` (${districts.join(", ")})` : ""}`),
-          el("dd", { class: "districts" }, sign(f.district_points)),
-          el("dt", null, i18n.t("final.total")),
-          el("dd", null, el("strong", null, String(f.total))),
-        ),
-        tickets,
-      ),
-    );
+    const districtsLine = [`${i18n.t("london.districts")}${districts.length ? ` (${districts.join(", ")})` : ""}`, sign(f.district_points), { class: "districts" }];
+    container.appendChild(finalBlock(p, i18n, [...routeTicketLines(f, i18n), districtsLine], tickets));
   }
 }
 
@@ -355,19 +337,17 @@ function teActions(container, app) {
   container.appendChild(el("details", null, el("summary", null, i18n.t("te.position")), el("p", { class: "muted" }, i18n.t("te.position_hint")), form, el("button", { type: "button", id: "te-position-go", onclick: score }, i18n.t("te.score_position"))));
 }
 
+// Each player's final block by rank, with the board's lines of their final score.
+function rankedFinals(container, state, i18n, linesOf) {
+  for (const p of [...state.players].sort((a, b) => a.final.rank - b.final.rank)) container.appendChild(finalBlock(p, i18n, linesOf(p.final)));
+}
+
 function teFinal(container, state, app) {
   const { i18n } = app;
-  for (const p of [...state.players].sort((a, b) => a.final.rank - b.final.rank)) {
-    const f = p.final;
-    container.appendChild(
-      el(
-        "div",
-        { class: "final-player", dataset: { color: p.color } },
-        el("div", { class: "row" }, el("strong", null, i18n.t("final.rank", { n: f.rank })), playerLabel(p, i18n), el("span", { class: "grow" }), el("span", { class: "total", dataset: { total: String(f.total) } }, String(f.total))),
-        el("dl", null, el("dt", null, i18n.t("te.start")), el("dd", null, String(f.start_points)), el("dt", null, i18n.t("te.penalties")), el("dd", null, f.penalties.map((n) => `−${n}`).join(" ") || "0"), el("dt", null, i18n.t("final.total")), el("dd", null, el("strong", null, String(f.total)))),
-      ),
-    );
-  }
+  rankedFinals(container, state, i18n, (f) => [
+    [i18n.t("te.start"), String(f.start_points)],
+    [i18n.t("te.penalties"), f.penalties.map((n) => `−${n}`).join(" ") || "0"],
+  ]);
 }
 
 // ---- Trambahn ---------------------------------------------------------------------------------
@@ -462,17 +442,10 @@ function trambahnView(box, app) {
 
 function trambahnFinal(container, state, app) {
   const { i18n } = app;
-  for (const p of [...state.players].sort((a, b) => a.final.rank - b.final.rank)) {
-    const f = p.final;
-    container.appendChild(
-      el(
-        "div",
-        { class: "final-player", dataset: { color: p.color } },
-        el("div", { class: "row" }, el("strong", null, i18n.t("final.rank", { n: f.rank })), playerLabel(p, i18n), el("span", { class: "grow" }), el("span", { class: "total", dataset: { total: String(f.total) } }, String(f.total))),
-        el("dl", null, el("dt", null, i18n.t("tram.terminal_points")), el("dd", null, String(f.terminal_points)), el("dt", null, i18n.t("tram.extra_points")), el("dd", null, String(f.extra_points)), el("dt", null, i18n.t("final.total")), el("dd", null, el("strong", null, String(f.total)))),
-      ),
-    );
-  }
+  rankedFinals(container, state, i18n, (f) => [
+    [i18n.t("tram.terminal_points"), String(f.terminal_points)],
+    [i18n.t("tram.extra_points"), String(f.extra_points)],
+  ]);
 }
 
 // ---- shared entry points (called by main.js) ----------------------------------------------
