@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -157,9 +158,7 @@ def reliability_table() -> None:
                 + f"   {share:6.2f} % right"
             )
             if col == 1 and top.any():
-                slug = "check-calibration-" + "-".join(
-                    w for w in name.replace(",", "").split() if w.isalnum()
-                )
+                slug = "check-calibration-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
                 RESULTS.add(
                     slug[:60],
                     f"vision, calibrated confidence: {name} ({len(rows)} readings)",

@@ -50,4 +50,11 @@ class BoardReading:
             "confidence": {k: round(v, 3) for k, v in self.confidence.items()},
             "check": list(self.check),
             "problems": [dict(p) for p in self.problems],
+            # the share of such readings that were right (``calibrate.py``): what the check list
+            # is decided from (a field beyond ../shared/spec/cli.md's, which welcomes more)
+            **(
+                {"calibrated": {k: round(v, 4) for k, v in self.calibrated.items()}}
+                if self.calibrated
+                else {}
+            ),
         }

@@ -198,6 +198,9 @@ def test_cli_json_has_the_check_list_and_problems(tmp_path, capsys) -> None:
     assert {a, b} <= set(out["check"])
     assert [p["code"] for p in out["problems"]] == ["double-same-color"]
     assert set(out["check"]) <= set(out["routes"]) | set(out["stations"])
+    # every reading's calibrated confidence
+    assert set(out["calibrated"]) == set(out["routes"]) | set(out["stations"])
+    assert all(0.0 <= v <= 1.0 for v in out["calibrated"].values())
 
 
 def test_cli_table_names_the_problems_and_the_check_list(tmp_path, capsys) -> None:

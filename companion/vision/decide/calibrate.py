@@ -15,10 +15,10 @@ Every route and station reading gets a *kind* and a *grade*:
 ``data/vision_calibration.json`` maps each kind's grade to the share right, piecewise constant
 over the grade (a non-decreasing step function, fitted by ``fit_steps`` on the fitting sets of
 ``tools/fit_calibration.py``: rendered pictures of their own seeds, never the benchmark's sets).
-A kind, or a grade under any the fit saw of its kind, gets 0: unknown is unsure. The check list
-(``check.assess``) takes the lower of this share and the raw confidence: a calibrated confidence
-corrects the reader's over-confidence, never makes it surer than it said (a sparse step of the
-fit pools rare low grades with common high ones).
+A kind, or a grade under any the fit saw of its kind, gets 0: unknown is unsure. A step pools
+rare low grades with common higher ones where the fit saw few of them: the check list
+(``check.assess``) lists a route the reader itself gives under ``route_confidence`` whatever its
+calibrated share.
 """
 
 from __future__ import annotations

@@ -68,9 +68,10 @@ class CheckConfig:
     unchanged: float = 40.0
     changed: float = 60.0
     profile_fit: float = 5.0  # median change of the surely free spaces: above, a stale profile
-    # A reading whose calibrated confidence (``calibrate.py``) is under ``sure`` is listed (the
-    # rules route_confidence, claim_margin, hidden_margin and station_confidence then make way
-    # for it); None: those rules, as before calibration (kept for the benchmarks' comparison).
+    # A reading whose calibrated confidence (``calibrate.py``) is under ``sure`` is listed, and a
+    # route whose raw confidence is under ``route_confidence`` (the rules claim_margin,
+    # hidden_margin and station_confidence then make way for the calibration); None: the rules
+    # as before calibration (kept for the benchmarks' comparison).
     sure: float | None = None
 
     @staticmethod
@@ -287,7 +288,7 @@ def assess(
         for kind in set(kinds):
             rows = [k for k, x in enumerate(kinds) if x == kind]
             for k, v in zip(rows, calibration(kind, grade[rows]).tolist(), strict=True):
-                calibrated[ids[k]] = min(v, calibrated[ids[k]])  # never surer than the reader
+                calibrated[ids[k]] = v
     for k, rid in enumerate(ids):
         c = routes[rid]
         if k in listed:
@@ -298,7 +299,9 @@ def assess(
             continue
         printed = info.printed_colors[first[k]]
         if cfg.sure is not None:
-            if calibrated[rid] < cfg.sure:
+            # what the reader itself is unsure of is listed whatever the calibration says (the
+            # fit saw too few such readings to vouch for them)
+            if calibrated[rid] < cfg.sure or unsure[k]:
                 put(rid, "unsure")
         else:  # the rules before calibration (benchmarks compare them)
             look_alike = c is not None and c in like.get(printed, frozenset())
@@ -346,7 +349,7 @@ def assess(
         calibrated[cid] = raw
         if calibration is not None:
             kind = "no-station" if st is None else "station"
-            calibrated[cid] = min(raw, float(calibration(kind, logit(raw))))
+            calibrated[cid] = float(calibration(kind, logit(raw)))
             if calibrated[cid] < (cfg.sure or 0.0):
                 put(cid, "station-unsure")
         elif raw < cfg.station_confidence:
@@ -378,8 +381,9 @@ def grade_routes(
     ev: RouteEvidence, info: SpaceLayoutInfo, like: dict[str, frozenset[str]]
 ) -> Grades:
     """Every route's kind and grade for the calibration: a claim on print that may pass for
-    those trains, or a free route printed in the colour of trains seen playing (unless the other
-    lane of its double is read in that colour), is ``-own``; a
+    those trains, or a free route printed in the colour of trains seen playing (even when the
+    other lane of its double is read in that colour: an impossible combination is named, never
+    used to settle a reading), is ``-own``; a
     route with a space that on its own shows free or a colour seen playing other than what it
     was read as is ``-mixed`` (a lone space of a colour nowhere else on the board is the
     print's own look)."""
@@ -390,23 +394,13 @@ def grade_routes(
     disagree[np.arange(n), ev.choice] = False
     mixed = disagree.any(axis=1)
     first = info.route_starts.tolist()
-    index = {rid: k for k, rid in enumerate(info.route_ids)}
-    twin = {index[a]: index[b] for a, b in info.lane_pairs}
-    twin.update({b: a for a, b in twin.items()})
-    choice = ev.choice.tolist()
     own = np.zeros(n, dtype=bool)
-    for k, c in enumerate(choice):
+    for k, c in enumerate(ev.choice.tolist()):
         printed = info.printed_colors[first[k]]
         if c > 0:
             own[k] = PLAYER_COLORS[c - 1] in like.get(printed, frozenset())
         else:
-            # a player never holds both lanes of a double: with the other lane read in this
-            # print's colour, no train of that colour hides here
-            other = twin.get(k)
-            held = other is not None and choice[other] > 0
-            own[k] = printed in playing and not (
-                held and PLAYER_COLORS[choice[other] - 1] == printed
-            )
+            own[k] = printed in playing
     claim = ev.choice > 0
     grade = route_grades(ev.confidence, claim, own, ev.weakest, ev.hidden)
     kinds = [
