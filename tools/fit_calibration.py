@@ -1,13 +1,16 @@
 """Fit the calibration of the reader's confidence (development tool, never needed at run time).
 
 Reads the *fitting sets* only: rendered pictures of seeds of their own (9000 and up; the
-benchmarks use others, under 1000), never the benchmarks' rendered sets, the shared photos, the
-other printed copies (``tools/print_copies.py``) or the downscales of ``bench_vision_check.py``.
+benchmarks use others, under 1000) and, with ``--photos``, the shared photos under the camera
+variations the benchmark does not read (``PHOTO_VARIATIONS``), each photo read by a space model
+fitted without it; never the benchmarks' rendered sets, the shared photos as the benchmark reads
+them, the other printed copies (``tools/print_copies.py``) or the downscales of
+``bench_vision_check.py``.
 Every route and station reading is scored against the scene's truth and kept as (kind, grade,
 right) (``companion.vision.decide.calibrate``); per kind, ``calibrate.fit_steps`` maps the grade
 to the share right, and the result goes into ``companion/data/vision_calibration.json``::
 
-    .venv/bin/python tools/fit_calibration.py [--pictures N] [--write]
+    .venv/bin/python tools/fit_calibration.py --pictures 400 --photos ../shared/photos --write
 
 The fitting sets: random games (a share of routes claimed, stations), games with trains put on
 routes printed in their own colour, doubles with one colour on both lanes, and empty boards;
@@ -241,12 +244,17 @@ def fit(rows: list[Row], min_count: int) -> Calibration:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pictures", type=int, default=240)
+    ap.add_argument("--pictures", type=int, default=400, help="rendered fitting pictures")
     ap.add_argument("--min-count", type=int, default=40)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--photos", type=Path, help="the shared photos' folder (../shared/photos)")
     ap.add_argument("--rows", type=Path, help="keep the scored readings here (JSON)")
-    ap.add_argument("--from-rows", type=Path, nargs="*", help="fit on readings kept before")
+    ap.add_argument(
+        "--from-rows",
+        type=Path,
+        nargs="*",
+        help="fit on readings kept before (--pictures and --photos then say what they were)",
+    )
     args = ap.parse_args(argv)
     ctx = make_context()
     rows: list[Row] = []
@@ -267,17 +275,28 @@ def main(argv: list[str] | None = None) -> int:
         for e, v, c in zip(s.edges, s.values, s.counts, strict=True):
             print(f"    grade >= {e:7.2f}: {c:6d} readings, {100 * v:7.3f} % right")
     if args.write:
+        photos = (
+            "; and the shared photos under the camera variations bench_vision_check.py does not "
+            f"read ({', '.join(PHOTO_VARIATIONS)}), each photo read by a space model fitted "
+            "without it"
+            if args.photos
+            else ""
+        )
         data: dict[str, Any] = {
             "note": (
                 "Calibration of the vision reader's confidence (companion/vision/decide/"
                 "calibrate.py): per kind of reading, the grade (raw confidence as log-odds, held "
                 "down by the weakest space) from which a share of the readings was right. "
                 "Written by tools/fit_calibration.py from rendered fitting sets of their own "
-                f"seeds ({args.pictures} pictures from seed {SEED}); the benchmarks' sets, the "
-                "shared photos and the other printed copies are never fitted on."
+                f"seeds ({args.pictures} pictures from seed {SEED}, a quarter of them games "
+                f"with trains on their own print){photos}. The benchmarks' rendered sets, "
+                "the shared photos as bench_vision_check.py reads them and the other printed "
+                "copies are never fitted on."
             ),
             "pictures": args.pictures,
             "seed": SEED,
+            "photos": bool(args.photos),
+            "readings": len(rows),
             "kinds": cal.to_json(),
         }
         OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
