@@ -26,11 +26,13 @@ For every case: readings wrong, wrong and NOT on the check list ("silent"), and 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
+import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ from companion.sim.perturb import (  # noqa: E402
     saturation,
 )
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
+from companion.vision.decide.check import CheckConfig, load_check_data  # noqa: E402
 from companion.vision.decide.classify import (  # noqa: E402
     CUE_FEATURES,
     HYPOTHESES,
@@ -79,6 +82,8 @@ PHOTOS = ROOT.parent / "shared" / "photos"
 LENGTHS = {rid: r.length for rid, r in load_geometry().routes.items()}
 SIZES = (500, 700, 900, 1100, 1300)  # whole-board widths of the smaller-picture section
 Truth = tuple[dict[str, Any], dict[str, Any]]
+# Silent errors that are named, explained exceptions: (set, id) -> why it cannot be listed.
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 @dataclasses.dataclass
@@ -92,13 +97,21 @@ class Tally:
     notes: list[str] = dataclasses.field(default_factory=list)
     counts: list[int] = dataclasses.field(default_factory=list)  # worst per-colour train count
     flagged: int = 0  # pictures whose reading says it is below the needed resolution
+    # the same pictures checked by the rules before calibration (``check.sure`` None)
+    before_lists: list[int] = dataclasses.field(default_factory=list)
+    before_silent: int = 0
+    excepted: int = 0  # silent errors that are named exceptions (``EXCEPTIONS``)
 
     def row(self) -> str:
         lst = np.array(self.lists or [0])
+        old = np.array(self.before_lists or [0])
         share = 100.0 * self.routes_right / max(self.routes_total, 1)
+        exc = f" (named exceptions {self.excepted})" if self.excepted else ""
         return (
             f"pictures {self.pictures:3d}  routes right {share:6.2f}%  wrong {self.wrong:3d}  "
-            f"silent {self.silent:3d}  list median {np.median(lst):4.1f} max {lst.max():3d}"
+            f"silent {self.silent:3d}{exc}  list median {np.median(lst):4.1f} max {lst.max():3d}"
+            f"  | before calibration: silent {self.before_silent:3d}  list median "
+            f"{np.median(old):4.1f} max {old.max():3d}"
         )
 
     def size_row(self) -> str:
@@ -106,28 +119,58 @@ class Tally:
         return f"{self.row()}  count error max {worst:2d}  low-resolution {self.flagged}"
 
 
-# Every route and station reading scored, by set: (confidence, right). The reliability table.
-RELIABILITY: dict[str, list[tuple[float, bool]]] = {}
+# Every route and station reading scored, by set: (raw confidence, calibrated, right). The
+# reliability tables.
+RELIABILITY: dict[str, list[tuple[float, float, bool]]] = {}
 CURRENT = ["shared photos"]  # the set being scored
 BINS = (0.0, 0.5, 0.9, 0.99, 1.01)
+SURE = 0.99  # of the readings given at >= SURE, at least 99 % should be right
 
 
 def reliability_table() -> None:
-    """Per set, per confidence bin: readings and the share right (calibration: of the readings
-    given at >= 0.99, at least 99 % should be right)."""
-    print("\n== reliability (routes and stations; per confidence bin: readings, % right) ==")
+    """Per set, per confidence bin: readings and the share right, for the raw confidence and
+    the calibrated one (``calibrate.py``; of the readings given at >= 0.99, at least 99 %
+    should be right), and the calibrated share that the check list lists under."""
+    sure = CheckConfig.load().sure
+    print(
+        "\n== reliability (routes and stations; per confidence bin: readings, % right; "
+        f"the check list lists calibrated < {sure}) =="
+    )
     bins = list(itertools.pairwise(BINS))
     head = "  ".join(f"[{a:.2f},{min(b, 1.0):.2f}{']' if b > 1 else ')'}" for a, b in bins)
-    print(f"  {'set':34s} {head}")
+    print(f"  {'set':36s} {'':10s} {head}   of those at >= 0.99")
     for name, rows in RELIABILITY.items():
-        conf = np.array([c for c, _ in rows])
-        right = np.array([r for _, r in rows])
-        cells = []
-        for a, b in bins:
-            sel = (conf >= a) & (conf < b)
-            n = int(sel.sum())
-            cells.append(f"{n:5d} {100.0 * right[sel].mean():6.2f}%" if n else f"{n:5d}    -   ")
-        print(f"  {name:34s} " + "  ".join(cells))
+        right = np.array([r for _, _, r in rows])
+        for label, col in (("raw", 0), ("calibrated", 1)):
+            conf = np.array([row[col] for row in rows])
+            cells = []
+            for a, b in bins:
+                sel = (conf >= a) & (conf < b)
+                n = int(sel.sum())
+                cells.append(
+                    f"{n:5d} {100.0 * right[sel].mean():6.2f}%" if n else f"{n:5d}    -   "
+                )
+            top = conf >= SURE
+            share = 100.0 * right[top].mean() if top.any() else float("nan")
+            print(
+                f"  {name if col == 0 else '':36s} {label:10s} "
+                + "  ".join(cells)
+                + f"   {share:6.2f} % right"
+            )
+            if col == 1 and top.any():
+                slug = "check-calibration-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+                RESULTS.add(
+                    slug[:60],
+                    f"vision, calibrated confidence: {name} ({len(rows)} readings)",
+                    f"of {int(top.sum())} readings at >= 0.99, {share:.2f} % right (raw: of "
+                    f"{int((np.array([r[0] for r in rows]) >= SURE).sum())}, "
+                    f"{raw_share(rows):.2f} %)",
+                )
+
+
+def raw_share(rows: list[tuple[float, float, bool]]) -> float:
+    top = [r for c, _, r in rows if c >= SURE]
+    return 100.0 * float(np.mean(top)) if top else float("nan")
 
 
 RESULTS = Results("bench_vision_check")
@@ -136,11 +179,14 @@ RESULTS = Results("bench_vision_check")
 def record(row_id: str, what: str, tally: Tally) -> None:
     """A results row of a tally: wrong, silent (wrong and not on the check list), the list."""
     lst = np.array(tally.lists or [0])
+    old = np.array(tally.before_lists or [0])
+    exc = f" ({tally.excepted} a named exception)" if tally.excepted else ""
     RESULTS.add(
         row_id,
         f"vision, check list: {what} ({tally.pictures} pictures)",
-        f"wrong {tally.wrong}, silent {tally.silent}; list median {np.median(lst):.1f}, max"
-        f" {lst.max()}; routes {100.0 * tally.routes_right / max(tally.routes_total, 1):.1f} %",
+        f"wrong {tally.wrong}, silent {tally.silent}{exc}; list median {np.median(lst):.1f}, max"
+        f" {lst.max()}; routes {100.0 * tally.routes_right / max(tally.routes_total, 1):.1f} %;"
+        f" before calibration silent {tally.before_silent}, list median {np.median(old):.1f}",
     )
 
 
@@ -150,10 +196,25 @@ LAST: dict[str, Any] = {}
 
 
 def checked(samples: Any, ctx: ReadContext, profile: TableProfile | None = None) -> BoardReading:
-    """Read and check samples (with a table profile when given)."""
+    """Read and check samples (with a table profile when given); the same checked by the rules
+    before calibration is kept in ``LAST["before"]`` for ``score``."""
     reading, res = read_samples(samples, ctx, profile=profile)
-    LAST.update(samples=samples, ctx=ctx, res=res)
+    with rules_before():
+        before, _ = read_samples(samples, ctx, profile=profile)
+    LAST.update(samples=samples, ctx=ctx, res=res, before=before)
     return reading
+
+
+@contextlib.contextmanager
+def rules_before() -> Iterator[None]:
+    """The check list as decided before calibration (``check.sure`` None) inside the block."""
+    data = load_check_data()["check"]
+    kept = data.get("sure")
+    data["sure"] = None
+    try:
+        yield
+    finally:
+        data["sure"] = kept
 
 
 def explain(route: str, truth: str | None, got: str | None) -> str:
@@ -215,22 +276,30 @@ def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:
     wrong += [c for c, t in stations.items() if t != UNKNOWN and reading.stations[c] != t]
     tally.counts.append(count_error(reading, routes))
     rel = RELIABILITY.setdefault(CURRENT[0], [])
+    cal = reading.calibrated
     for r, t in routes.items():
         if t != UNKNOWN:
-            rel.append((reading.confidence.get(r, 0.0), reading.routes[r] == t))
+            rel.append((reading.confidence.get(r, 0.0), cal.get(r, 0.0), reading.routes[r] == t))
     for c, t in stations.items():
         if t != UNKNOWN:
-            rel.append((reading.confidence.get(c, 0.0), reading.stations[c] == t))
+            rel.append((reading.confidence.get(c, 0.0), cal.get(c, 0.0), reading.stations[c] == t))
     tally.flagged += any(p["code"] == "low-resolution" for p in reading.problems)
+    before = LAST.get("before", reading)
     silent = [x for x in wrong if x not in reading.check]
     tally.wrong += len(wrong)
     tally.silent += len(silent)
     tally.lists.append(len(reading.check))
+    tally.before_silent += sum(1 for x in wrong if x not in before.check)
+    tally.before_lists.append(len(before.check))
     for x in silent:
         got = reading.routes.get(x, reading.stations.get(x))
         t = routes.get(x, stations.get(x))
         why = explain(x, t, got) if x in routes and LAST else ""
-        note = f"{name}: {x} read {got}, truth {t}"
+        note = f"{name}: {x} read {got}, truth {t} (calibrated {cal.get(x, 0.0):.4f})"
+        reason = EXCEPTIONS.get((CURRENT[0], x))
+        if reason:
+            tally.excepted += 1
+            note += f"\n          NAMED EXCEPTION: {reason}"
         tally.notes.append(note + (f"\n          {why}" if why else ""))
 
 
@@ -297,11 +366,14 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
             {c: sc.stations.get(c) for c in g.city_ids},
         )
         boards.append((renderer.render_board(sc, 2400), truth))
+    counts: dict[str, list[int]] = {"photos": [], "renders": []}
     for width in SIZES:
         tally = Tally()
         for p in photos:
             reading = checked(locate_and_sample(smaller(images[p.name], width), ctx), ctx)
             score(reading, photo_truth(p, ctx), tally, f"{p.name} {width} px")
+        if 1000 <= width <= 1300:
+            counts["photos"] += tally.counts
         if photos:
             print(f"  photos  {width:5d} px  {tally.size_row()}")
             for n in tally.notes[:6]:
@@ -316,6 +388,20 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
         print(f"  renders {width:5d} px  {tally.size_row()}")
         for n in tally.notes[:6]:
             print(f"      silent: {n}")
+        if 1000 <= width <= 1300:
+            counts["renders"] += tally.counts
+    for kind, errs in counts.items():
+        if errs:
+            print(
+                f"  {kind}: per-colour train count error at 1,000-1,300 px: max {max(errs)}, "
+                f"median {float(np.median(errs)):.1f} ({len(errs)} pictures)"
+            )
+            RESULTS.add(
+                f"check-count-{kind}",
+                f"vision: per-colour train count error, {kind} 1,000-1,300 px wide "
+                f"({len(errs)} pictures)",
+                f"worst colour off by {max(errs)} (median picture {float(np.median(errs)):.1f})",
+            )
 
 
 def copies_section(ctx: ReadContext, quick: bool) -> None:
@@ -364,6 +450,25 @@ def copies_section(ctx: ReadContext, quick: bool) -> None:
             print(f"      silent: {n}")
 
 
+def list_detail(name: str, reading: BoardReading, before: BoardReading, truth: Truth) -> list[str]:
+    """What is on a picture's check list and why (the rules that put it there), before and after
+    calibration: per id its reading, right / WRONG / ? (truth unknown), raw and calibrated
+    confidence."""
+    routes, stations = truth
+    out = [f"    {name}: list {len(before.check)} before calibration, {len(reading.check)} after"]
+    for x in sorted(set(before.check) | set(reading.check)):
+        got = reading.routes.get(x, reading.stations.get(x))
+        t = routes.get(x, stations.get(x, UNKNOWN))
+        mark = "?" if t == UNKNOWN else ("right" if got == t else "WRONG")
+        was = ",".join(before.why.get(x, [])) or "-"
+        now = ",".join(reading.why.get(x, [])) or "dropped"
+        out.append(
+            f"      {x:26s} {got!s:7s} {mark:5s} raw {reading.confidence.get(x, 0.0):.4f} "
+            f"calibrated {reading.calibrated.get(x, 0.0):.4f}  before: {was:22s} now: {now}"
+        )
+    return out
+
+
 def full_corners(image: np.ndarray) -> np.ndarray:
     h, w = image.shape[:2]
     return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
@@ -383,11 +488,15 @@ def photo_section(ctx: ReadContext) -> None:
     CURRENT[0] = "shared photos"
     tally = Tally()
     samples = {}
+    detail = []
     for p in photos:
         samples[p.name] = located(images[p.name])
         reading = checked(samples[p.name], ctx)
         score(reading, truth(p), tally, p.name)
+        detail.append(list_detail(p.name, reading, LAST["before"], truth(p)))
     print(f"  shipped numbers      {tally.row()}")
+    for lines in detail:
+        print("\n".join(lines))
     record("check-photos", "the shared photos, shipped numbers", tally)
     for n in tally.notes:
         print(f"      silent: {n}")
@@ -589,7 +698,7 @@ def speed_section(ctx: ReadContext) -> None:
 
     def live(p: TableProfile | None) -> None:
         s = take_samples(fr.image, loc.homography, ctx)
-        checked(s, ctx, p)
+        read_samples(s, ctx, profile=p)  # once (checked() reads twice: before and after)
 
     def cpu(fn: Callable[[], None], n: int = 7) -> float:
         fn()
@@ -628,7 +737,7 @@ def speed_section(ctx: ReadContext) -> None:
             store: dict[int, Any] = {}
             lo = locate_board(big, context=ctx, store=store)
             s = take_samples(big, lo.homography, ctx, store=store, offsets=lo.offsets)
-            checked(s, ctx)
+            read_samples(s, ctx)
 
         line("12 MP photo, locate + read + check", cpu(whole))
 

@@ -24,6 +24,11 @@ class BoardReading:
     confidence, print that may pass for trains, same-colour trains, impossible combinations).
     problems: impossible combinations as seen (``check.Problem.to_json`` dicts: ids, code,
     color, text).
+    why: id on the check list -> the rules that put it there (``check.assess``; for the
+    benchmarks and logs, not part of the JSON form).
+    calibrated: route ids and city ids -> the share of such readings that were right
+    (``calibrate.py``: the raw confidence mapped per kind of reading); the check list is decided
+    from it.
     """
 
     routes: dict[str, str | None]
@@ -33,6 +38,8 @@ class BoardReading:
     board: str = "europe"
     check: list[str] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
+    why: dict[str, list[str]] = field(default_factory=dict)
+    calibrated: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form of ../shared/spec/cli.md (`companion vision read --json`)."""
@@ -43,4 +50,11 @@ class BoardReading:
             "confidence": {k: round(v, 3) for k, v in self.confidence.items()},
             "check": list(self.check),
             "problems": [dict(p) for p in self.problems],
+            # the share of such readings that were right (``calibrate.py``): what the check list
+            # is decided from (a field beyond ../shared/spec/cli.md's, which welcomes more)
+            **(
+                {"calibrated": {k: round(v, 4) for k, v in self.calibrated.items()}}
+                if self.calibrated
+                else {}
+            ),
         }

@@ -122,13 +122,28 @@ def test_low_confidence_and_same_colour_claims_are_listed(ctx: ReadContext) -> N
     s = _free_scores(ctx)
     _set(ctx, s, own, "yellow", 30.0)  # sure, but on a route printed yellow: a weak space?
     sl = ctx.info.route_slices[own]
-    s[sl.start, 0] = 29.0  # one space barely more yellow trains than yellow print
+    s[sl.start, 0] = 33.0  # one space more yellow print than yellow trains
     s[ctx.info.route_slices[grey], HYPOTHESES.index("red")] = 10.2  # red and print 50/50
     reading = _reading(ctx)
     reading.stations[g.city_ids[0]] = "red"
     reading.confidence[g.city_ids[0]] = 0.6
     out = _assess(ctx, s, reading)
     assert out.routes[own] == "yellow" and own in out.check
+    # a space's margin of the trains over their own print: listed while the calibration says
+    # such claims are not sure enough, and surer as the margin grows
+    sure = CheckConfig.load().sure
+    assert sure is not None
+    last = 0.0
+    for margin in (-1.0, 0.0, 0.5, 1.0, 3.0, 8.0, 20.0):
+        s[sl.start, 0] = 30.0 - margin
+        out_m = _assess(ctx, s, reading)
+        assert out_m.routes[own] == "yellow"
+        assert (own in out_m.check) == (out_m.calibrated[own] < sure)
+        if margin > 0:  # one kind of reading (the space shows the trains)
+            assert out_m.calibrated[own] >= last
+            last = out_m.calibrated[own]
+    assert own not in out_m.check
+    s[sl.start, 0] = 33.0
     assert grey in out.check
     assert g.city_ids[0] in out.check
     # printed in a player colour and free, while that colour plays: checked when the trains of
@@ -183,6 +198,9 @@ def test_cli_json_has_the_check_list_and_problems(tmp_path, capsys) -> None:
     assert {a, b} <= set(out["check"])
     assert [p["code"] for p in out["problems"]] == ["double-same-color"]
     assert set(out["check"]) <= set(out["routes"]) | set(out["stations"])
+    # every reading's calibrated confidence
+    assert set(out["calibrated"]) == set(out["routes"]) | set(out["stations"])
+    assert all(0.0 <= v <= 1.0 for v in out["calibrated"].values())
 
 
 def test_cli_table_names_the_problems_and_the_check_list(tmp_path, capsys) -> None:

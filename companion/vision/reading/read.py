@@ -101,9 +101,13 @@ def _resolution_limits(
     g = ctx.geometry
     ids = unsettled(reading.routes, {rid: g.routes[rid].color for rid in g.route_ids})
     listed = set(reading.check) | set(ids)
+    why = {x: list(v) for x, v in reading.why.items()}
+    for x in ids:
+        why.setdefault(x, []).append("low-resolution")
     order = {x: i for i, x in enumerate([*g.route_ids, *g.city_ids])}
     return replace(
         reading,
+        why=why,
         check=sorted(listed, key=lambda x: order.get(x, len(order))),
         problems=[*reading.problems, low_resolution_problem(res, ids)],
     )
@@ -151,6 +155,8 @@ def _copy_reading(r: BoardReading) -> BoardReading:
         board=r.board,
         check=list(r.check),
         problems=[dict(p) for p in r.problems],
+        why={k: list(v) for k, v in r.why.items()},
+        calibrated=dict(r.calibrated),
     )
 
 
