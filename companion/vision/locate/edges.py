@@ -4,6 +4,7 @@ picture geometry: which outline is the board is for the board's facts to say (``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import cv2
@@ -22,13 +23,13 @@ def order_quad(pts: FloatArray) -> FloatArray:
     return np.roll(p, -start, axis=0)
 
 
-def outline_candidates(work: U8Array, cfg: dict[str, Any]) -> list[FloatArray]:
-    """Four-sided outlines of large regions (the board against its surroundings)."""
+def outline_candidates(work: U8Array, cfg: dict[str, Any]) -> Iterator[FloatArray]:
+    """Four-sided outlines of large regions (the board against its surroundings), most likely
+    first, each found only when the ones before it were not the board (a picture's splits are
+    made one at a time: the first outline is the board in most pictures)."""
     h, w = work.shape[:2]
     area_min = float(cfg["outline_min_area"]) * h * w
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    hsv = cv2.cvtColor(work, cv2.COLOR_BGR2HSV)
-    masks: list[Any] = []
     blur = cv2.GaussianBlur(gray, (5, 5), 0)
     edges = cv2.Canny(blur, 40, 120)
     edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))
@@ -49,40 +50,51 @@ def outline_candidates(work: U8Array, cfg: dict[str, Any]) -> list[FloatArray]:
         contours, _ = cv2.findContours(keep, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if contours:
             first.append(max(contours, key=cv2.contourArea))
-    # Regions enclosed by edges, and bright/dark/saturated splits of the picture.
-    masks.append(free)
-    for chan in (gray, hsv[..., 1]):
-        _, m = cv2.threshold(cv2.GaussianBlur(chan, (9, 9), 0), 0, 255, cv2.THRESH_OTSU)
-        masks.append(m)
-        masks.append(cv2.bitwise_not(m))
-    quads: list[FloatArray] = []
     kernel = np.ones((7, 7), np.uint8)
-    groups: list[Any] = [first]
-    for m in masks:
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
-        contours, _ = cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-        groups.append(contours)
-    for contours in groups:
+
+    def splits() -> Iterator[Any]:
+        """Regions enclosed by edges, and bright/dark/saturated splits of the picture."""
+        yield free
+        for chan in (gray, None):
+            if chan is None:  # saturation: only made when the grey splits were not enough
+                chan = cv2.cvtColor(work, cv2.COLOR_BGR2HSV)[..., 1]
+            _, m = cv2.threshold(cv2.GaussianBlur(chan, (9, 9), 0), 0, 255, cv2.THRESH_OTSU)
+            yield m
+            yield cv2.bitwise_not(m)
+
+    def groups() -> Iterator[Any]:
+        yield first
+        for m in splits():
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+            contours, _ = cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+            yield contours
+
+    # Near-duplicates dropped (the first of them kept).
+    out: list[FloatArray] = []
+    diag = float(np.hypot(h, w))
+    most = int(cfg["max_outlines"]) + len(first)
+    for contours in groups():
         for cnt in contours:
             if cv2.contourArea(cnt) < area_min:
                 continue
-            hull = cv2.convexHull(cnt)
-            peri = cv2.arcLength(hull, True)
-            for eps in (0.02, 0.04):
-                approx = cv2.approxPolyDP(hull, eps * peri, True)
-                if len(approx) == 4:
-                    quads.append(order_quad(approx.reshape(4, 2).astype(np.float64)))
-                    break
-            else:
-                box = cv2.boxPoints(cv2.minAreaRect(hull))
-                quads.append(order_quad(np.asarray(box, dtype=np.float64)))
-    # Drop near-duplicates and the full frame (tried separately).
-    out: list[FloatArray] = []
-    diag = float(np.hypot(h, w))
-    for q in quads:
-        if all(np.abs(q - o).max() > 0.01 * diag for o in out):
-            out.append(q)
-    return out[: int(cfg["max_outlines"]) + len(first)]
+            q = _quad_of(cnt)
+            if all(np.abs(q - o).max() > 0.01 * diag for o in out):
+                out.append(q)
+                yield q
+                if len(out) >= most:
+                    return
+
+
+def _quad_of(contour: Any) -> FloatArray:
+    """A four-sided outline of a contour's hull (its smallest rotated box when none is close)."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.04):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return order_quad(approx.reshape(4, 2).astype(np.float64))
+    box = cv2.boxPoints(cv2.minAreaRect(hull))
+    return order_quad(np.asarray(box, dtype=np.float64))
 
 
 Line = tuple[FloatArray, FloatArray]  # a point on the line and its unit direction

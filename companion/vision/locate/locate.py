@@ -157,6 +157,26 @@ def _snap(
     return c, explained, cost
 
 
+def _edge_snapped(
+    image: U8Array, work: U8Array, k: int, corners: FloatArray, ctx: ReadContext
+) -> tuple[FloatArray, float, float]:
+    """An outline (work pixels) moved onto the board's own edges when the board's facts fit
+    it at least as well there (near edges first; further ones only when those do not fit):
+    its corners, the share of all spaces explained and their cost."""
+    cfg = ctx.cfg["locate"]
+    explained, cost = board_fit(work, corners_homography(corners), ctx)
+    for share in (None, float(cfg["snap"]["rescue_radius"])):
+        snapped = _snap(image, work, k, corners, ctx, share)
+        if snapped is not None:
+            c2, e2, cost2 = snapped
+            log.debug("edges snapped: explains %.3f (cost %.2f) vs %.3f", e2, cost2, explained)
+            if cost2 <= cost:
+                corners, explained, cost = c2, e2, cost2
+        if explained >= float(cfg["accept_full_frame"]):  # further edges only when needed
+            break
+    return corners, explained, cost
+
+
 def _refine(
     work: U8Array, corners: FloatArray, ctx: ReadContext, cfg: dict[str, Any]
 ) -> tuple[FloatArray, float]:
@@ -276,17 +296,10 @@ def locate_board(
     log.debug("best candidate %s explains %.3f (cost %.2f)", method, explained, cost)
     if explained < float(cfg["candidate_min_explained"]):
         raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
-    explained, cost = board_fit(work, corners_homography(corners), ctx)
     if method == "outline":  # the board's own edges, when they are clear, are more precise
-        for share in (None, float(cfg["snap"]["rescue_radius"])):
-            snapped = _snap(image_bgr, work, k, corners, ctx, share)
-            if snapped is not None:
-                c2, e2, cost2 = snapped
-                log.debug("edges snapped: explains %.3f (cost %.2f) vs %.3f", e2, cost2, explained)
-                if cost2 <= cost:
-                    corners, explained, cost = c2, e2, cost2
-            if explained >= accept:  # further edges only when the near ones do not fit
-                break
+        corners, explained, cost = _edge_snapped(image_bgr, work, k, corners, ctx)
+    else:
+        explained, cost = board_fit(work, corners_homography(corners), ctx)
     # The fine registration on the printed spaces themselves (a fraction of a space), on the
     # full picture; the old corner nudging only when it cannot be done. Back to the picture: a
     # work pixel averages k x k picture pixels; outlines are in pixel centres, the frame in
