@@ -118,12 +118,16 @@ def _snap(
         # Opposite sides are chosen together (an edge taken one side off moves the board
         # across, which only its opposite side can follow), on half the spaces.
         _, sub_cost = board_fit(work, corners_homography(c), ctx, subset=True)
+        subset = fit_sets(ctx)["subset"]
         changed = True
         for _ in range(int(cfg["passes"])):
             if not changed:
                 break
             changed = False
             for i, j in ((0, 2), (1, 3)):
+                # Every other pair of edges for these two sides, looked at all at once (the
+                # others' edges stay): the cheapest one that fits better than now is taken.
+                trials: list[tuple[int, int, list[Line], FloatArray]] = []
                 for oi in range(len(options[i])):
                     for oj in range(len(options[j])):
                         if (oi, oj) == (choice[i], choice[j]):
@@ -133,11 +137,15 @@ def _snap(
                         tc = corners_from_lines(trial)
                         if tc is None or np.abs(tc - corners).max() > 2 * radius:
                             continue
-                        _, c2 = board_fit(work, corners_homography(tc), ctx, subset=True)
-                        if c2 < sub_cost:
-                            lines, c, sub_cost = trial, tc, c2
-                            choice[i], choice[j] = oi, oj
-                            changed = True
+                        trials.append((oi, oj, trial, tc))
+                hs = [corners_homography(t[3]) for t in trials]
+                for (oi, oj, trial, tc), (_, c2) in zip(
+                    trials, fits_many(work, hs, ctx, subset), strict=True
+                ):
+                    if c2 < sub_cost:
+                        lines, c, sub_cost = trial, tc, c2
+                        choice[i], choice[j] = oi, oj
+                        changed = True
         explained, cost = board_fit(work, corners_homography(c), ctx)
     if k > 1:  # again on the full picture, around the chosen edges
         full = c * k + (k - 1) / 2.0
