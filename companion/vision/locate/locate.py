@@ -86,6 +86,7 @@ def _snap(
     corners: FloatArray,
     ctx: ReadContext,
     radius_share: float | None = None,
+    choose: bool = True,
 ) -> tuple[FloatArray, float, float] | None:
     """The outline's corners (work pixels) snapped to the board's own edges.
 
@@ -95,7 +96,8 @@ def _snap(
     the board's). The chosen edges are then placed again on the
     full picture, a few pixels around. Returns (corners, explained, cost) or None.
     ``radius_share``: how far to look (share of the work image's diagonal; default
-    ``snap.work_radius``)."""
+    ``snap.work_radius``); ``choose``: False gives None instead of choosing among the edges
+    when the strongest do not fit."""
     cfg = ctx.cfg["locate"]["snap"]
     diag = float(np.hypot(*work.shape[:2]))
     n = int(cfg["points"])
@@ -115,6 +117,8 @@ def _snap(
         return None
     explained, cost = board_fit(work, corners_homography(c), ctx)
     if explained < float(ctx.cfg["locate"]["accept_full_frame"]):
+        if not choose:
+            return None
         # Opposite sides are chosen together (an edge taken one side off moves the board
         # across, which only its opposite side can follow), on half the spaces.
         _, sub_cost = board_fit(work, corners_homography(c), ctx, subset=True)
@@ -252,14 +256,34 @@ def locate_board(
         return bool(scored) and max(s[0] for s in scored) >= accept
 
     n_candidates = 1
+    snapped: tuple[FloatArray, float, float] | None = None  # an outline on the board's edges
+    eager = float(cfg["snap"]["eager_above"])
+    on_edges: dict[bytes, tuple[FloatArray, float, float]] = {}  # snapped outlines, by corners
+
+    def edge_snapped(c: FloatArray) -> tuple[FloatArray, float, float]:
+        key = c.tobytes()
+        if key not in on_edges:
+            on_edges[key] = _edge_snapped(image_bgr, work, k, c, ctx)
+        return on_edges[key]
     if not try_quad("full-frame", frame):
-        outlines = outline_candidates(work, cfg)
         done = False
-        for q in outlines:
+        for q in outline_candidates(work, cfg):
             n_candidates += 1
+            first = len(scored)
             if try_quad("outline", q):
                 done = True
                 break
+            # An outline a little off the board (its contour's corners rounded, bent away by
+            # the perspective) is snapped to the board's edges at once, as the best outline
+            # would be at the end: when that fits, no further outline need be looked for.
+            e, _, _, c = max(scored[first:], key=lambda t: (t[0], -t[1]))
+            if e >= eager:
+                # (on the strongest edges only: when those fit, as ``_edge_snapped`` would)
+                snapped = _snap(image_bgr, work, k, c, ctx, choose=False)
+                if snapped is not None and snapped[1] >= accept:
+                    done = True
+                    break
+                snapped = None
         if not done and max(s[0] for s in scored) < float(cfg["snap"]["rescue_below"]):
             # No outline fits well: a strong perspective bends a contour's corners away. Snap
             # the best few outlines to the straight edges around them, and try them again.
@@ -297,17 +321,21 @@ def locate_board(
             n_candidates += 1
             if try_quad("outline", nudged, (0,)):
                 break
-    if not scored:
-        raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
-    scored.sort(key=lambda t: (-t[0], t[1]))
-    explained, cost, method, corners = scored[0]
-    log.debug("best candidate %s explains %.3f (cost %.2f)", method, explained, cost)
-    if explained < float(cfg["candidate_min_explained"]):
-        raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
-    if method == "outline":  # the board's own edges, when they are clear, are more precise
-        corners, explained, cost = _edge_snapped(image_bgr, work, k, corners, ctx)
+    if snapped is not None:
+        method = "outline"
+        corners, explained, cost = snapped
     else:
-        explained, cost = board_fit(work, corners_homography(corners), ctx)
+        if not scored:
+            raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        explained, cost, method, corners = scored[0]
+        log.debug("best candidate %s explains %.3f (cost %.2f)", method, explained, cost)
+        if explained < float(cfg["candidate_min_explained"]):
+            raise NoBoardError("no Ticket to Ride: Europe board found in the picture")
+        if method == "outline":  # the board's own edges, when they are clear, are more precise
+            corners, explained, cost = edge_snapped(corners)
+        else:
+            explained, cost = board_fit(work, corners_homography(corners), ctx)
     # The fine registration on the printed spaces themselves (a fraction of a space), on the
     # full picture; the old corner nudging only when it cannot be done. Back to the picture: a
     # work pixel averages k x k picture pixels; outlines are in pixel centres, the frame in
