@@ -4,6 +4,7 @@ with its printed colour and with the five plastic trains (``classify.fit_feature
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import cv2
@@ -39,6 +40,9 @@ class FitSet:
 
 
 _FIT_SETS: dict[int, tuple[ReadContext, dict[str, FitSet]]] = {}
+# Whether a candidate may also be judged as another copy of the board (``print_evened``):
+# set by ``locate_board`` for its second look, when the fitted print found no board.
+OTHER_INKS: ContextVar[bool] = ContextVar("other_inks", default=False)
 QUICK_EVERY = 8  # the quick look at a candidate turn: every 8th space (about 37)
 QUICK_BELOW = 0.15  # a turn whose quick look explains less is not looked at in full
 
@@ -125,6 +129,22 @@ def fit_scores(feats: FloatArray, ctx: ReadContext, fs: FitSet) -> tuple[float, 
         explained_e = float(np.mean(best_e < float(cfg["explained_dist"])))
         if explained_e > explained:
             best, explained = best_e, explained_e
+    if OTHER_INKS.get() and float(cfg["print_floor"]) <= explained < float(
+        cfg["accept_full_frame"]
+    ):
+        # Partly explained: perhaps another copy of the board, in other inks.
+        toned, change = print_evened(feats, fs.printed, ctx.fit_model, cfg["print_limits"])
+        same = cfg["print_same"]  # how far from the fitted print a copy is still that print
+        if (
+            abs(change[0] - 1.0) > same[0]
+            or abs(change[1]) > same[1]
+            or abs(change[2] - 1.0) > same[2]
+            or max(abs(change[3]), abs(change[4])) > same[3]
+        ):
+            best_t = fit_distances(toned, fs.printed, ctx.fit_model).min(axis=1)
+            explained_t = float(np.mean(best_t < float(cfg["explained_dist"])))
+            if explained_t > explained:
+                best, explained = best_t, explained_t
     smooth = float(np.mean(np.minimum(best, float(cfg["smooth_cap"]))))
     return explained, smooth
 
@@ -154,3 +174,71 @@ def sharpness_evened(
     out = feats.copy()
     out[:, GRADIENTS] /= ratio
     return out
+
+
+_L_LIKE = [FIT_FEATURES.index(f) for f in ("L", "L_p20", "L_p90")]
+_AB = [FIT_FEATURES.index("a"), FIT_FEATURES.index("b")]
+_CHROMA = FIT_FEATURES.index("chroma")
+
+
+def _line(x: FloatArray, y: FloatArray, w: FloatArray) -> tuple[float, float]:
+    """Weighted least squares ``y = slope x + offset``."""
+    mx, my = float(np.average(x, weights=w)), float(np.average(y, weights=w))
+    var = float(np.average((x - mx) ** 2, weights=w))
+    slope = float(np.average((x - mx) * (y - my), weights=w)) / max(var, 1e-9)
+    return slope, my - slope * mx
+
+
+def print_evened(
+    feats: FloatArray, printed: list[str], model: FitModel, limits: dict[str, list[float]]
+) -> tuple[FloatArray, tuple[float, ...]]:
+    """The fit features brought back from another copy's inks to the fitted print's.
+
+    Another print run shows the same map in other inks: paler, darker, warmer, more or less
+    saturated. Per printed colour, the median L, a and b of its spaces (most spaces of an
+    empty or half-played board are free) against the fitted print's give one lightness map
+    (``L' = alpha L + beta``, the colour that fits it worst left out) and one colour map
+    (``a' = s a + da``, ``b' = s b + db``) for the whole board, each within ``limits``
+    (``locate.print_limits``: a picture that is not the board cannot be made one by them); the
+    features are mapped back through them. Returns the features and (alpha, beta, s, da, db,
+    rms): rms, how far the colours seen are from those maps (Lab units)."""
+    colours = sorted(set(printed))
+    at = np.array([colours.index(c) for c in printed])
+    obs, ref, weight = [], [], []
+    for j, c in enumerate(colours):
+        rows = feats[at == j]
+        if len(rows) < 2:
+            continue
+        obs.append(np.median(rows[:, [0, *_AB]], axis=0))
+        ref.append(model.printed[c][[0, *_AB]])
+        weight.append(np.sqrt(len(rows)))
+    if len(obs) < 4:
+        return feats, (1.0, 0.0, 1.0, 0.0, 0.0, float("inf"))
+    o, r, w = np.array(obs), np.array(ref), np.array(weight)
+    alpha, beta = _line(r[:, 0], o[:, 0], w)
+    worst = np.arange(len(w)) != int(np.argmax(np.abs(o[:, 0] - alpha * r[:, 0] - beta)))
+    alpha, beta = _line(r[worst, 0], o[worst, 0], w[worst])
+    lo_a, hi_a, lo_b, hi_b = limits["lightness"]
+    alpha = min(max(alpha, lo_a), hi_a)
+    beta = min(max(beta, lo_b), hi_b)
+    # a and b: one scale, each its own offset (centred on their weighted means)
+    ma, mb = np.average(r[:, 1:], axis=0, weights=w), np.average(o[:, 1:], axis=0, weights=w)
+    xc, yc = (r[:, 1:] - ma).ravel(), (o[:, 1:] - mb).ravel()
+    ww = np.repeat(w, 2)
+    s = float(np.sum(ww * xc * yc)) / max(float(np.sum(ww * xc * xc)), 1e-9)
+    lo_s, hi_s, lo_d, hi_d = limits["colour"]
+    s = min(max(s, lo_s), hi_s)
+    d = np.clip(mb - s * ma, lo_d, hi_d)
+    # how well one copy's inks explain the colours seen (the worst lightness left out)
+    res_l = (o[worst, 0] - alpha * r[worst, 0] - beta) ** 2
+    res_ab = ((o[:, 1:] - s * r[:, 1:] - d) ** 2).sum(axis=1)
+    rms = float(np.sqrt(np.average(res_l, weights=w[worst]) + np.average(res_ab, weights=w)))
+    out = feats.copy()
+    # the lightness moved, its spread within a space kept (grain and noise are not the inks')
+    out[:, _L_LIKE] += ((out[:, 0] - beta) / alpha - out[:, 0])[:, None]
+    out[:, _AB] = (out[:, _AB] - d) / s
+    out[:, _CHROMA] /= s
+    # the edges' gradients follow the inks' contrast and the picture's sharpness alike: not
+    # judged on another copy (each space given its own print's)
+    out[:, GRADIENTS] = np.stack([model.printed[c][GRADIENTS] for c in printed])
+    return out, (alpha, beta, s, float(d[0]), float(d[1]), rms)

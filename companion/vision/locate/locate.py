@@ -12,7 +12,7 @@ candidate explains enough spaces (another map, a table, a face) raises ``NoBoard
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from companion.vision.locate.edges import (
     side_line,
     snap_strongest,
 )
-from companion.vision.locate.fit import QUICK_BELOW, board_fit, fit_sets, fits_many
+from companion.vision.locate.fit import OTHER_INKS, QUICK_BELOW, board_fit, fit_sets, fits_many
 from companion.vision.locate.register import LocalOffsets, local_offsets, refine_registration
 from companion.vision.types import NoBoardError
 
@@ -223,15 +223,37 @@ def locate_board(
     """Locate the Europe board in ``image_bgr`` or raise ``NoBoardError``.
 
     ``store``: decimated copies of the picture to share with the reader (see
-    ``sample.decimate``)."""
+    ``sample.decimate``). When the fitted print finds no board, the picture is looked at once
+    more allowing another copy's inks (paler, darker, warmer, more saturated: the print's
+    lightness and colour estimated from the picture, ``fit.print_evened``)."""
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise NoBoardError("the picture is not a colour image")
     ctx = context if context is not None else default_context()
+    try:
+        return _locate(image_bgr, ctx, store)
+    except NoBoardError as err:
+        if err.args == (_TOO_SMALL,) or OTHER_INKS.get():
+            raise
+    token = OTHER_INKS.set(True)
+    try:
+        found = _locate(image_bgr, ctx, store)
+    finally:
+        OTHER_INKS.reset(token)
+    return replace(found, details={**found.details, "other_inks": 1.0})
+
+
+_TOO_SMALL = "the picture is too small to hold a readable board"
+
+
+def _locate(
+    image_bgr: U8Array, ctx: ReadContext, store: dict[int, U8Array] | None
+) -> BoardLocation:
+    """``locate_board`` with the inks ``fit.OTHER_INKS`` allows."""
     cfg = ctx.cfg["locate"]
     work, k = _work_image(image_bgr, int(cfg["work_size"]), store)
     hw, ww = work.shape[:2]
     if min(hw, ww) < int(cfg["min_side"]):
-        raise NoBoardError("the picture is too small to hold a readable board")
+        raise NoBoardError(_TOO_SMALL)
     frame = np.array([[0, 0], [ww, 0], [ww, hw], [0, hw]], dtype=np.float64)
     scored: list[tuple[float, float, str, FloatArray]] = []
     accept = float(cfg["accept_full_frame"])
@@ -265,6 +287,7 @@ def locate_board(
         if key not in on_edges:
             on_edges[key] = _edge_snapped(image_bgr, work, k, c, ctx)
         return on_edges[key]
+
     if not try_quad("full-frame", frame):
         done = False
         for q in outline_candidates(work, cfg):
