@@ -8,12 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.sim.render import BoardRenderer, Scene, random_scene
+from companion.sim.render import BoardRenderer, Scene, random_scene, random_view
 from companion.vision.decide.adapt import print_estimate
 from companion.vision.decide.context import ReadContext, take_samples
-from companion.vision.locate.locate import BoardLocation
+from companion.vision.locate.fit import fit_sets, print_evened
+from companion.vision.locate.locate import BoardLocation, locate_board
 from companion.vision.reading.read import read_samples
-from companion.vision.types import BoardReading
+from companion.vision.types import BoardReading, NoBoardError
 from tools.print_copies import COPIES, copy_config
 
 CFG = {
@@ -101,3 +102,50 @@ def test_the_copies_move_only_the_inks() -> None:
     cfg = copy_config("paler")
     assert cfg["board"] == base["board"] and cfg["players"] == base["players"]
     assert cfg["printed"]["blue"]["fill"] != base["printed"]["blue"]["fill"]
+
+
+@pytest.mark.parametrize("copy", sorted(COPIES))
+def test_every_copy_is_located_top_down_and_at_an_angle(ctx: ReadContext, copy: str) -> None:
+    """A copy in other inks (the paler one was refused: its spaces too far from the fitted
+    print) is found: the fitted print first, then the copy's own inks estimated."""
+    renderer = BoardRenderer(config=copy_config(copy))
+    top = renderer.render_board(Scene(seed=1), 1600)
+    h, w = top.shape[:2]
+    loc = locate_board(top, context=ctx)
+    assert np.abs(loc.corners - [[0, 0], [w, 0], [w, h], [0, h]]).max() < 0.01 * w
+    view = random_view(np.random.default_rng(100), (1920, 1080))
+    frame = renderer.render_frame(Scene(seed=0), view, np.random.default_rng(0))
+    loc = locate_board(frame.image, context=ctx)
+    assert np.abs(loc.corners - frame.corners).max() < 6.0
+
+
+def test_other_inks_are_tried_only_when_the_fitted_print_finds_no_board(ctx: ReadContext) -> None:
+    paler = BoardRenderer(config=copy_config("paler")).render_board(Scene(seed=0), 1600)
+    assert locate_board(paler, context=ctx).details.get("other_inks") == 1.0
+    usual = BoardRenderer().render_board(Scene(seed=0), 1600)
+    assert "other_inks" not in locate_board(usual, context=ctx).details
+    # what the fitted print and another copy's inks both refuse stays refused
+    rng = np.random.default_rng(3)
+    with pytest.raises(NoBoardError):
+        locate_board(rng.integers(0, 256, (700, 1000, 3), dtype=np.uint8), context=ctx)
+    with pytest.raises(NoBoardError):
+        locate_board(np.ascontiguousarray(paler[:, ::-1]), context=ctx)
+
+
+def test_print_evened_finds_a_paler_copys_inks(ctx: ReadContext) -> None:
+    fs = fit_sets(ctx)["all"]
+    model = ctx.fit_model
+    base = np.stack([model.printed[c] for c in fs.printed])
+    rng = np.random.default_rng(4)
+    feats = base + rng.normal(0, 1.0, base.shape)
+    paler = feats.copy()
+    paler[:, [0, 3, 4]] = 0.65 * paler[:, [0, 3, 4]] + 35.0
+    paler[:, [1, 2, 6]] *= 0.7
+    limits = ctx.cfg["locate"]["print_limits"]
+    back, change = print_evened(paler, fs.printed, model, limits)
+    assert abs(change[0] - 0.65) < 0.05 and abs(change[1] - 35.0) < 3.0
+    assert abs(change[2] - 0.7) < 0.05 and change[5] < 3.0
+    assert np.abs(back[:, 0] - feats[:, 0]).max() < 3.0
+    # colours that no one copy's inks explain (a picture that is not the board) fit badly
+    scrambled = paler[rng.permutation(len(paler))]
+    assert print_evened(scrambled, fs.printed, model, limits)[1][5] > 3 * change[5]

@@ -96,10 +96,49 @@ def test_unsettled_routes() -> None:
 
 
 def test_effective_resolution_counts_blur() -> None:
-    sharp = float(resolution_config()["sharp_blur"])
+    sharp = float(resolution_config()["sharp_share"]) * 40.0  # picture px at 40 px a space
     assert Resolution(40.0, sharp).effective == 40.0
     assert Resolution(40.0, 2 * sharp).effective == pytest.approx(20.0)
     assert Resolution(40.0, 4 * sharp).too_low()
+    # what counts is the share of a space the edges smear: 5 px of blur on 120 px spaces
+    # does not hinder (it did when 1.5 px was sharp whatever the spaces' size)
+    assert Resolution(120.0, 5.0).effective == 120.0
+
+
+def test_the_blur_figure_means_the_same_at_any_decode_scale(
+    game: tuple[Any, np.ndarray], ctx: ReadContext
+) -> None:
+    """A phone photo out of focus, decoded in full and at half and a quarter of its size
+    (libjpeg's scaled decoding, as photo mode decodes): the blur in pixels halves with the
+    scale, its share of a train space does not; a sharper photo measures less."""
+    from companion.vision.decide.context import take_samples
+    from companion.vision.decide.resolution import measure
+    from companion.vision.reading.decode import decode_photo
+
+    _, board = game
+    h, w = board.shape[:2]
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    loc = BoardLocation.from_corners(corners, (w, h))
+
+    def figures(image: np.ndarray) -> list[Any]:
+        data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+        out = []
+        for full, factor in ((True, 1), (False, 2), (False, 4)):
+            cfg = {"min_long_side": w // factor}
+            decoded = decode_photo(data, full=full, cfg=cfg)
+            assert decoded.factor == factor
+            size = (decoded.image.shape[1], decoded.image.shape[0])
+            s = take_samples(decoded.image, loc.scaled(size).homography, ctx)
+            assert s.space_px is not None and s.spaces_lab is not None
+            out.append(measure(s.space_px, s.spaces_lab[..., 0], int(s.spaces_lab.shape[2])))
+        return out
+
+    soft = figures(cv2.GaussianBlur(board, (0, 0), 6.0))
+    assert soft[1].blur == pytest.approx(soft[0].blur / 2, rel=0.1)
+    shares = [r.blur_share for r in soft]
+    assert max(shares) < 1.1 * min(shares), shares
+    sharp = figures(board)
+    assert all(a.blur_share < 0.8 * b.blur_share for a, b in zip(sharp, soft, strict=True))
 
 
 def test_the_host_is_told_in_words_in_both_catalogues() -> None:
@@ -133,4 +172,5 @@ def test_vision_read_json_carries_the_resolution_problem(
     low = [p for p in out["problems"] if p["code"] == "low-resolution"]
     assert len(low) == 1 and low[0]["count"] < low[0]["needed"]
     assert low[0]["space_px"] < 24 and low[0]["blur"] > 0
+    assert low[0]["blur_share"] == pytest.approx(low[0]["blur"] / low[0]["space_px"], rel=0.05)
     assert set(low[0]["ids"]) <= set(out["check"])

@@ -4,8 +4,12 @@ Two figures per picture: ``space_px``, the median length of a train space in pic
 (from the board's place in the picture), and ``blur``, the width of the picture's edges in
 picture pixels (a Gaussian's sigma, measured on the sampled space patches themselves: squared
 gradients along the track fall by a known factor when a known blur is added, and that factor
-gives the blur already there). Their quotient-like ``effective`` figure (``space_px`` divided by
-how much wider the edges are than a sharp picture's) is what the reader is given to work with.
+gives the blur already there). Both are in the pixels of the picture as read: a phone photo
+decoded at half its size (``decode.py``) shows half the pixels per space and half the blur.
+What blur takes from a reading is how much of a train space it smears, so it is judged as
+``blur_share``, the edges' width as a share of a space's length: the same figure at any decode
+scale. The ``effective`` figure (``space_px`` divided by how much more of a space the edges
+smear than ``sharp_share``) is what the reader is given to work with.
 
 Below ``min_space_px`` (``data/vision_resolution.json``) a reading says so (problem
 ``low-resolution`` with the figures) and lists every route whose colour the picture cannot
@@ -43,10 +47,15 @@ class Resolution:
     blur: float  # edge width (Gaussian sigma), picture pixels
 
     @property
+    def blur_share(self) -> float:
+        """The edges' width as a share of a train space's length (the same at any scale)."""
+        return self.blur / max(self.space_px, 1e-9)
+
+    @property
     def effective(self) -> float:
         """``space_px`` as a sharp picture would need to resolve as much."""
-        sharp = float(resolution_config()["sharp_blur"])
-        return self.space_px / max(1.0, self.blur / sharp)
+        sharp = float(resolution_config()["sharp_share"])
+        return self.space_px / max(1.0, self.blur_share / sharp)
 
     def too_low(self) -> bool:
         return self.effective < float(resolution_config()["min_space_px"])
@@ -108,6 +117,7 @@ def low_resolution_problem(res: Resolution, ids: list[str]) -> dict[str, Any]:
         "count": round(eff),
         "space_px": round(res.space_px, 1),
         "blur": round(res.blur, 2),
+        "blur_share": round(res.blur_share, 4),
         "needed": need,
         "text": (
             f"the picture shows a train space {eff:.0f} px long (needed: {need:.0f}); "

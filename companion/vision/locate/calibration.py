@@ -20,7 +20,8 @@ import numpy as np
 from companion.vision.decide.context import ReadContext, default_context
 from companion.vision.features.sample import U8Array
 from companion.vision.geometry.geometry import FloatArray, corners_homography, homography_corners
-from companion.vision.locate.locate import BoardLocation, board_fit, locate_board
+from companion.vision.locate.fit import board_fit
+from companion.vision.locate.locate import BoardLocation, locate_board
 
 FORMAT = "companion-vision-calibration/1"
 
