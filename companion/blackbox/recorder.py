@@ -237,20 +237,27 @@ class Recorder:
             if seq != self._last_seq:
                 self._last_seq = seq
                 self._moves.append(seq)
-        elif kind in ("vetoed", "rejected") and data.get("key") and data.get("color"):
-            self._refusals.append(
-                {
-                    "type": "refused",
-                    "frame": self._last_index,
-                    "kind": "route" if data.get("kind") == "claim" else "station",
-                    "key": str(data["key"]),
-                    "color": str(data["color"]),
-                    "owner": data.get("owner"),
-                    "why": kind,
-                }
-            )
 
     # -- the camera's thread -------------------------------------------------------------------
+
+    def forgot(self, kind: str, key: str, color: str, owner: str | None) -> None:
+        """The camera's watcher takes back a sighting the game refused, now: after the last
+        frame it looked at and before the next (``devices.forget_refused``). Recorded with that
+        last frame, so the replay forgets it before the same next frame. Noted here rather
+        than when the game refused it (the loop's thread): the camera may be half-way through
+        a frame then, and the watcher forgets it one frame later than the loop would say."""
+        if not self.settings.enabled or self.stopped:
+            return
+        self._refusals.append(
+            {
+                "type": "refused",
+                "frame": self._last_index,
+                "kind": kind,
+                "key": str(key),
+                "color": str(color),
+                "owner": owner,
+            }
+        )
 
     def observed(self, event: Any, future: Future[Any]) -> None:
         """A claim or station seen (after :meth:`look` kept it) went to the service: record

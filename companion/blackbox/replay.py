@@ -323,6 +323,33 @@ def step_target(action: dict[str, Any]) -> tuple[str, str, str] | None:
     return None
 
 
+def pair_up(
+    live: list[Sighting], unmatched: list[Sighting]
+) -> list[tuple[Sighting, Sighting | None]]:
+    """Each sighting of then with the replay's of the same route or city (taken out of
+    ``unmatched``): of the same colour first, then any. A route seen twice then (a colour the
+    game refused and the watcher forgot, then a player's trains) pairs each sighting with its
+    own, not the first with the second's."""
+    found: dict[int, Sighting] = {}
+    for same_colour in (True, False):
+        for i, s in enumerate(live):
+            if i in found:
+                continue
+            match = next(
+                (
+                    n
+                    for n in unmatched
+                    if (n.kind, n.key) == (s.kind, s.key)
+                    and (n.color == s.color or not same_colour)
+                ),
+                None,
+            )
+            if match is not None:
+                unmatched.remove(match)
+                found[i] = match
+    return [(s, found.get(i)) for i, s in enumerate(live)]
+
+
 def compare(
     rec: Recording,
     live: list[Sighting],
@@ -339,12 +366,7 @@ def compare(
     decisions = {int(r["e"]): r for r in rec.of_type("decision") if r.get("e") is not None}
     decider = Decider(rec.events)
     unmatched = list(now)
-    pairs: list[tuple[Sighting, Sighting | None]] = []
-    for s in live:
-        match = next((n for n in unmatched if (n.kind, n.key) == (s.kind, s.key)), None)
-        if match is not None:
-            unmatched.remove(match)
-        pairs.append((s, match))
+    pairs = pair_up(live, unmatched)
     for s, n in pairs:
         where = {"kind": s.kind, "id": s.key, "color": s.color}
         if n is None:

@@ -251,7 +251,12 @@ class DeviceTable:
     def _watch(self) -> None:
         import numpy as np
 
-        from companion.commands.devices import camera_notice, camera_observation
+        from companion.commands.devices import (
+            camera_notice,
+            camera_observation,
+            forget_refused,
+            watch_refusals,
+        )
         from companion.service import Actor
         from companion.vision.live.live import LiveWatcher, VisionReader, as_questions
 
@@ -270,6 +275,8 @@ class DeviceTable:
             reader = recorder.tap(reader)
         self.attached.set()
         watcher = LiveWatcher(reader, corners=corners)
+        # as serve's camera: a sighting the game refused is taken back before the next frame
+        refused = watch_refusals(self.service)
         actor = Actor.device("camera")
         try:
             with cam:
@@ -278,6 +285,7 @@ class DeviceTable:
                         return
                     if self.frame_tap is not None:
                         self.frame_tap(frame)
+                    forget_refused(watcher, refused, recorder)
                     events = as_questions(watcher, watcher.process(frame))
                     if recorder is not None:
                         recorder.look(frame, watcher, events)

@@ -146,15 +146,21 @@ def watch_refusals(service: Any) -> queue.SimpleQueue[tuple[str, str, str, str |
 
 
 def forget_refused(
-    watcher: Any, refused: queue.SimpleQueue[tuple[str, str, str, str | None]]
+    watcher: Any,
+    refused: queue.SimpleQueue[tuple[str, str, str, str | None]],
+    recorder: Any = None,
 ) -> int:
-    """Make the watcher forget the refused sightings (on the camera's thread); how many."""
+    """Make the watcher forget the refused sightings (on the camera's thread, before the next
+    frame); how many. ``recorder``: the black box, told each one here, where the watcher takes
+    it back (its replay forgets it before the same frame)."""
     n = 0
     while True:
         try:
             kind, key, color, owner = refused.get_nowait()
         except queue.Empty:
             return n
+        if recorder is not None:
+            recorder.forgot(kind, key, color, owner)
         if watcher.forget(kind, key, color, owner):
             log.info("camera: forgot %s %s %s (refused by the game)", kind, key, color)
             n += 1
@@ -216,7 +222,7 @@ def start_camera(
                         return
                     if tap is not None:
                         tap(frame)
-                    forget_refused(watcher, refused)
+                    forget_refused(watcher, refused, recorder)
                     events = as_questions(watcher, watcher.process(frame))
                     if recorder is not None:  # queues only: never waits for the disk
                         recorder.look(frame, watcher, events)

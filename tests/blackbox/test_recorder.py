@@ -209,7 +209,7 @@ def test_decisions_are_recorded_with_what_they_were_made_with(tmp_path: Path) ->
     fut: Future[Any] = Future()
     rec.observed(event, fut)
     fut.set_result({"result": "applied", "seq": 5, "before": 4, "pending": {"cards": ["red"]}})
-    rec.heard("rejected", {"kind": "claim", "key": "berlin-wien", "color": "red"})
+    rec.forgot("route", "berlin-wien", "red", None)  # the camera's thread, before frame 1
     rec.look(Frame(image(1), 0.2, 1), w, [])
     assert rec.flush()
     rec.stop()
@@ -220,6 +220,49 @@ def test_decisions_are_recorded_with_what_they_were_made_with(tmp_path: Path) ->
     refused = next(r for r in rs if r["type"] == "refused")
     assert refused["key"] == "berlin-wien" and refused["frame"] == 0
     assert json.dumps(rs)  # every record is JSON
+
+
+def test_a_refusal_is_recorded_where_the_camera_forgot_it(tmp_path: Path) -> None:
+    """The game refuses on the loop's thread, maybe while the camera is half-way through a
+    frame; the watcher forgets it before the next frame it takes up, and the recording says
+    so (the replay forgets it there too), whatever frame the camera was at when the game
+    refused."""
+    from companion.commands.devices import forget_refused, watch_refusals
+
+    class Service:
+        def __init__(self) -> None:
+            self.listeners: list[Any] = []
+
+    class Forgetting:
+        def __init__(self) -> None:
+            self.forgot: list[tuple[str, str]] = []
+
+        def forget(self, kind: str, key: str, color: str, owner: str | None) -> bool:
+            self.forgot.append((kind, key))
+            return True
+
+    table = Table()
+    rec = recorder(tmp_path, table)
+    svc = Service()
+    refused = watch_refusals(svc)
+    w = Watcher(corners=CORNERS)
+    forgetting = Forgetting()
+    rec.look(Frame(image(0), 0.0, 0), w, [])
+    assert forget_refused(forgetting, refused, rec) == 0
+    # frame 1 is being looked at (after forget_refused, before look) when the game refuses
+    for listener in svc.listeners:
+        listener("vetoed", {"kind": "claim", "key": "berlin-wien", "color": "red"})
+    rec.heard("vetoed", {"kind": "claim", "key": "berlin-wien", "color": "red"})
+    rec.look(Frame(image(1), 0.2, 1), w, [])
+    assert forgetting.forgot == []  # not yet: the watcher read frame 1 with it
+    assert forget_refused(forgetting, refused, rec) == 1
+    rec.look(Frame(image(2), 0.4, 2), w, [])
+    assert forgetting.forgot == [("route", "berlin-wien")]
+    assert rec.flush()
+    rec.stop()
+    rs = [r for r in records(tmp_path, "g1") if r["type"] == "refused"]
+    # forgotten after frame 1: the replay forgets it before frame 2, not before frame 1
+    assert [(r["key"], r["color"], r["frame"]) for r in rs] == [("berlin-wien", "red", 1)]
 
 
 def test_nothing_more_once_the_game_is_finished(tmp_path: Path) -> None:

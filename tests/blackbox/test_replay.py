@@ -140,3 +140,19 @@ def test_a_frame_of_another_size_is_bad_input(
     code, out, err = run(capsys, "replay", str(copy_of))
     assert code == 2 and out == ""
     assert "is 200x100, but the camera's frames are 960x540" in err
+
+
+def test_a_route_seen_twice_pairs_each_sighting_with_its_own() -> None:
+    """A colour the game refused (the watcher forgot it), then a player's trains on the same
+    route: the replay's sighting of the trains pairs with the trains of then, not with the
+    refused colour (which the replay may not see: a note, not a colour changed). A colour that
+    did change is still paired and found."""
+    from companion.blackbox.replay import Sighting, pair_up
+
+    refused = Sighting("claim", "barcelona-madrid", "yellow", unsure=True, frame=238)
+    trains = Sighting("claim", "barcelona-madrid", "blue", frame=359)
+    now = Sighting("claim", "barcelona-madrid", "blue", frame=359)
+    assert pair_up([refused, trains], [now]) == [(refused, None), (trains, now)]
+    other = Sighting("claim", "barcelona-madrid", "red", frame=359)
+    left = [other]
+    assert pair_up([trains], left) == [(trains, other)] and left == []
