@@ -14,7 +14,8 @@ the table profile), ``frame`` (its file, camera frame number and time, wall time
 event: claim seen, question, veto, board lost, with the frames before and after it),
 ``decision`` (what the service made of a claim or station seen: result, log position before it,
 the pending payment it was decided with) and ``refused`` (a sighting the game refused, which the
-watcher forgot). A line cut short by a crash is skipped when read.
+watcher forgot, with the last frame the camera had looked at when it did). A line cut short by a
+crash is skipped when read.
 """
 
 from __future__ import annotations
