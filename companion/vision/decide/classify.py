@@ -38,7 +38,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
+from companion.vision.decide.adapt import (
+    own_print_apart,
+    own_print_features,
+    own_print_scores,
+    own_print_terms,
+    plastic_offsets,
+    same_colour_terms,
+    with_print_estimate,
+)
 from companion.vision.features.integral import rect_sums, window_corners, window_sums
 from companion.vision.features.tone import (
     tone_table as tone_table,  # (moved to tone.py; old path kept)
@@ -388,6 +396,16 @@ class SpaceModel:
     # (5, n_colour_features) added to the plastic means for the spaces (not the stations):
     # the print's shift on this picture (``adapt.plastic_offsets``); None before adapting
     plastic_offset: FloatArray | None = None
+    # A train on its own print: this picture's discriminant between each colour's trains and
+    # its print (``adapt.own_print_terms``, variance floor ``own_print_floor``), times
+    # ``own_print_weight`` (0: not used); None before adapting
+    own_print: FloatArray | None = None
+    own_print_weight: float = 0.0
+    own_print_floor: float = 0.5
+    own_print_shrink: float = 3.0
+    own_print_columns: tuple[int, ...] = ()  # in COLOUR_FEATURES + CUE_FEATURES
+    own_print_gate: tuple[float, float] = (0.0, 1.0)  # min separation, max error share
+    own_print_apart: npt.NDArray[np.bool_] | None = None  # ``adapt.own_print_apart``
 
 
 def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
@@ -418,30 +436,17 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
         same_var_floor=float(a.get("same_var_floor", 1.0)),
         same_shrink=float(a.get("same_shrink", 0.0)),
         shift_channels=tuple(COLOUR_FEATURES.index(c) for c in a.get("shift_with_print", [])),
+        own_print_weight=float(a.get("own_print_weight", 0.0)),
+        own_print_floor=float(a.get("own_print_var_floor", 0.5)),
+        own_print_shrink=float(a.get("own_print_shrink", 3.0)),
+        own_print_gate=(
+            float(a.get("own_print_min_separation", 0.0)),
+            float(a.get("own_print_max_error", 1.0)),
+        ),
+        own_print_columns=tuple(
+            (*COLOUR_FEATURES, *CUE_FEATURES).index(c) for c in a.get("own_print_features", [])
+        ),
     )
-
-
-def model_to_config(model: SpaceModel) -> dict[str, Any]:
-    def r(a: FloatArray) -> list[float]:
-        return [round(float(x), 4) for x in a]
-
-    return {
-        "colour_features": list(COLOUR_FEATURES),
-        "cues": list(CUE_FEATURES),
-        "plastic": {k: r(v) for k, v in sorted(model.plastic.items())},
-        "printed": {k: r(v) for k, v in sorted(model.printed.items())},
-        "scale": r(model.scale),
-        "clip": model.clip,
-        "shift_penalty": model.shift_penalty,
-        "toward_lane": model.toward_lane,
-        "coef": r(model.coef),
-        "same_coef": {c: r(model.same_coef[i]) for i, c in enumerate(PLAYER_COLORS)},
-        "cue_range": [r(row) for row in model.cue_range],
-        "em_rounds": model.em_rounds,
-        "em_prior_weight": model.em_prior_weight,
-        "em_confidence": model.em_confidence,
-        "route_temperature": model.route_temperature,
-    }
 
 
 @dataclass(frozen=True)
@@ -605,14 +610,6 @@ def route_log_prob_matrix(space_lp: FloatArray, info: SpaceLayoutInfo, temperatu
     return np.add.reduceat(space_lp, info.route_starts, axis=0) / temperature
 
 
-def route_log_probs(
-    space_lp: FloatArray, info: SpaceLayoutInfo, temperature: float
-) -> dict[str, FloatArray]:
-    """Every route's log-probability (6,) of each hypothesis, its spaces voting together."""
-    m = route_log_prob_matrix(space_lp, info, temperature)
-    return {rid: m[k] for k, rid in enumerate(info.route_ids)}
-
-
 def decide_route_matrix(
     route_lp: FloatArray, info: SpaceLayoutInfo
 ) -> tuple[npt.NDArray[np.int64], FloatArray]:
@@ -639,18 +636,6 @@ def decide_route_matrix(
         conf[ib] = pj[rows, :, j].sum(axis=1)
     # (sums of probabilities can round a hair above 1)
     return choice, np.asarray(np.clip(conf, 0.0, 1.0), dtype=np.float64)
-
-
-def decide_routes(
-    route_lp: dict[str, FloatArray], info: SpaceLayoutInfo
-) -> tuple[dict[str, int], dict[str, float]]:
-    """Hypothesis index and 0..1 confidence per route; the lanes of a double route jointly."""
-    m = np.stack([route_lp[rid] for rid in info.route_ids])
-    choice, conf = decide_route_matrix(m, info)
-    return (
-        {rid: int(choice[k]) for k, rid in enumerate(info.route_ids)},
-        {rid: float(conf[k]) for k, rid in enumerate(info.route_ids)},
-    )
 
 
 @dataclass
@@ -729,8 +714,9 @@ def _adapt(
     own = info.own_colour
     free = sure & (j == 0) & (own >= 0)
     prints[free] = own[free]
+    cues = clip_cues(feats.cues, prior)
     same = same_colour_terms(
-        clip_cues(feats.cues, prior),
+        cues,
         trains,
         prints,
         prior.same_coef,
@@ -740,7 +726,22 @@ def _adapt(
         prior.same_var_floor,
         prior.same_shrink,
     )
-    return replace(current, plastic=plastic, printed=printed, plastic_offset=offset, same_coef=same)
+    own_print = apart = None
+    if prior.own_print_weight > 0.0:  # trains on another colour's print, and the print
+        trains[idx] = np.where(own[idx] != colour, colour, -1)
+        x = own_print_features(feats.printed, cues, prior.scale, prior.own_print_columns)
+        args = (prior.same_min_spaces, prior.own_print_floor, prior.own_print_shrink)
+        own_print = own_print_terms(x, trains, prints, *args)
+        apart = own_print_apart(x, trains, prints, own_print, *prior.own_print_gate)
+    return replace(
+        current,
+        plastic=plastic,
+        printed=printed,
+        plastic_offset=offset,
+        same_coef=same,
+        own_print=own_print,
+        own_print_apart=apart,
+    )
 
 
 def classify_spaces(
@@ -765,9 +766,16 @@ def classify_spaces(
     current = start if start is not None else model
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     scaled: dict[bytes, Any] = {}  # the windows scaled once for every round
+    x = None
     while True:
         dist, best = distances(feats, info, current, penalty, scaled)
         scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, current.same_coef)
+        if current.own_print is not None:  # a train on its own print, as this picture shows
+            if x is None:
+                x = own_print_features(feats.printed, cues, model.scale, model.own_print_columns)
+            op, w = current.own_print, model.own_print_weight  # the final round: if apart,
+            gate, by = (current.own_print_apart, info.space_route) if left == 0 else (None, None)
+            scores = own_print_scores(scores, x, info.own_colour, op, w, gate, by)  # per route
         lp = log_softmax(scores)
         choice, conf = decide_route_matrix(
             route_log_prob_matrix(lp, info, model.route_temperature), info
@@ -788,8 +796,3 @@ def classify_spaces(
         print_distance=np.asarray(dist[:, 0], dtype=np.float64),
         print_unsettled=unsettled,
     )
-
-
-def space_labels_alone(scores: FloatArray) -> list[str | None]:
-    """Each space's own best hypothesis (no route vote): for diagnostics."""
-    return [HYPOTHESES[int(j)] for j in np.argmax(scores, axis=1)]
