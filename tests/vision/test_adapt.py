@@ -6,6 +6,7 @@ import numpy as np
 
 from companion.vision.decide.adapt import (
     own_print_apart,
+    own_print_final,
     own_print_scores,
     own_print_terms,
     plastic_offsets,
@@ -130,3 +131,27 @@ def test_trains_on_their_own_print_are_told_apart_only_where_this_picture_separa
     assert not own_print_apart(mixed_x, trains, prints, mixed, 3.0, 0.03).any()
     kept = own_print_scores(scores, x, own, mixed, 1.0, np.zeros(len(PLAYER_COLORS), bool))
     assert np.array_equal(kept, scores)
+
+
+def test_a_colour_the_discriminant_would_give_more_trains_than_a_player_has_is_left_out() -> None:
+    """Four one-space routes printed red, all train-like to the discriminant: within a
+    player's trains (here 4) they read red; over them (here 3) red's discriminant is left out
+    and the scores stay as they were (free)."""
+    red = PLAYER_COLORS.index("red")
+    k = len(PLAYER_COLORS)
+    terms = np.full((k, 3), np.nan)
+    terms[red] = [0.9, 0.0, 1.0]  # share, bias, weight: positive x is a train
+    x = np.full((4, 1), 5.0)
+    own = np.full(4, red)
+    route = np.arange(4)
+    scores = np.zeros((4, 1 + k))
+    scores[:, 0] = 1.0  # the fitted model leans free
+
+    def decide(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.argmax(s, axis=1), np.ones(len(s))
+
+    apart = np.array([c == "red" for c in PLAYER_COLORS])
+    within = own_print_final(scores, x, own, terms, 1.0, (apart, route, 4), decide)
+    assert (decide(within)[0] == 1 + red).all()
+    over = own_print_final(scores, x, own, terms, 1.0, (apart, route, 3), decide)
+    assert np.array_equal(over, scores)

@@ -21,6 +21,7 @@ Pure array functions; the colours are indexed in ``types.PLAYER_COLORS`` order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -323,3 +324,27 @@ def with_print_estimate(
         printed, index, names, model.printed, model.plastic, model.scale
     )
     return replace(model, printed=est), unsettled
+
+
+def own_print_final(
+    scores: FloatArray,
+    x: FloatArray,
+    own: IntArray,
+    terms: FloatArray,
+    weight: float,
+    gate: tuple[npt.NDArray[np.bool_], IntArray, int],
+    decide: Callable[[FloatArray], tuple[IntArray, FloatArray]],
+) -> FloatArray:
+    """The final round's ``own_print_scores``: ``gate`` is (the colours apart, each space's
+    route, a player's trains). A colour that the discriminant would give more trains than a
+    player has (``decide``: every route's hypothesis and confidence from the scores) is left
+    out: this picture's discriminant then takes its print for trains."""
+    apart, route, most = gate
+    apart = apart.copy()
+    while True:
+        out = own_print_scores(scores, x, own, terms, weight, apart, route)
+        trains = np.bincount(decide(out)[0][route], minlength=1 + len(apart))[1:]
+        over = apart & (trains > most)
+        if not over.any():
+            return out
+        apart &= ~over

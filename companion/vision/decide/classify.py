@@ -29,6 +29,7 @@ candidate board outline: cheap and tolerant of a rough homography.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from importlib import resources
@@ -38,15 +39,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.decide.adapt import (
-    own_print_apart,
-    own_print_features,
-    own_print_scores,
-    own_print_terms,
-    plastic_offsets,
-    same_colour_terms,
-    with_print_estimate,
-)
+from companion.vision.decide import adapt as learn
+from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
 from companion.vision.features.integral import rect_sums, window_corners, window_sums
 from companion.vision.features.tone import (
     tone_table as tone_table,  # (moved to tone.py; old path kept)
@@ -406,6 +400,7 @@ class SpaceModel:
     own_print_columns: tuple[int, ...] = ()  # in COLOUR_FEATURES + CUE_FEATURES
     own_print_gate: tuple[float, float] = (0.0, 1.0)  # min separation, max error share
     own_print_apart: npt.NDArray[np.bool_] | None = None  # ``adapt.own_print_apart``
+    own_print_max_trains: int = 45  # a player's trains: more, and the colour is left out
 
 
 def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
@@ -439,6 +434,7 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
         own_print_weight=float(a.get("own_print_weight", 0.0)),
         own_print_floor=float(a.get("own_print_var_floor", 0.5)),
         own_print_shrink=float(a.get("own_print_shrink", 3.0)),
+        own_print_max_trains=int(a.get("own_print_max_trains", 45)),
         own_print_gate=(
             float(a.get("own_print_min_separation", 0.0)),
             float(a.get("own_print_max_error", 1.0)),
@@ -660,11 +656,13 @@ def _adapt(
     conf: FloatArray,
     best: npt.NDArray[np.int64],
     fitted: dict[str, FloatArray] | None = None,
+    mine: tuple[npt.NDArray[np.int64], FloatArray] | None = None,
 ) -> SpaceModel:
     """Re-estimate the class means from the routes read with confidence, shrunk to the prior.
 
     ``choice`` and ``conf`` per route (in ``info.route_ids`` order); the plastic moves with its
-    print's shift from ``fitted`` (default the prior's print)."""
+    print's shift from ``fitted`` (default the prior's print). ``mine``: the routes as read
+    with the trains-on-their-own-print discriminant (its print group; default ``choice``)."""
     k = prior.em_prior_weight
     sure = conf[info.space_route] >= prior.em_confidence  # per space
     j = choice[info.space_route]  # per space: hypothesis of its route
@@ -715,24 +713,18 @@ def _adapt(
     free = sure & (j == 0) & (own >= 0)
     prints[free] = own[free]
     cues = clip_cues(feats.cues, prior)
-    same = same_colour_terms(
-        cues,
-        trains,
-        prints,
-        prior.same_coef,
-        prior.same_cues,
-        prior.same_weight,
-        prior.same_min_spaces,
-        prior.same_var_floor,
-        prior.same_shrink,
-    )
+    sa = (prior.same_cues, prior.same_weight, prior.same_min_spaces, prior.same_var_floor)
+    same = same_colour_terms(cues, trains, prints, prior.same_coef, *sa, prior.same_shrink)
     own_print = apart = None
     if prior.own_print_weight > 0.0:  # trains on another colour's print, and the print
         trains[idx] = np.where(own[idx] != colour, colour, -1)
-        x = own_print_features(feats.printed, cues, prior.scale, prior.own_print_columns)
+        if mine is not None:  # the print as read with the discriminant (``classify_spaces``)
+            sure_free = (mine[1] >= prior.em_confidence) & (mine[0] == 0)
+            prints = np.where(sure_free[info.space_route] & (own >= 0), own, -1)
+        x = learn.own_print_features(feats.printed, cues, prior.scale, prior.own_print_columns)
         args = (prior.same_min_spaces, prior.own_print_floor, prior.own_print_shrink)
-        own_print = own_print_terms(x, trains, prints, *args)
-        apart = own_print_apart(x, trains, prints, own_print, *prior.own_print_gate)
+        own_print = learn.own_print_terms(x, trains, prints, *args)
+        apart = learn.own_print_apart(x, trains, prints, own_print, *prior.own_print_gate)
     return replace(
         current,
         plastic=plastic,
@@ -742,6 +734,12 @@ def _adapt(
         own_print=own_print,
         own_print_apart=apart,
     )
+
+
+def _choice(info: SpaceLayoutInfo, model: SpaceModel) -> Callable[[FloatArray], Any]:
+    """Every route's hypothesis and confidence from the spaces' scores (``classify_spaces``)."""
+    t = model.route_temperature
+    return lambda s: decide_route_matrix(route_log_prob_matrix(log_softmax(s), info, t), info)
 
 
 def classify_spaces(
@@ -766,24 +764,27 @@ def classify_spaces(
     current = start if start is not None else model
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     scaled: dict[bytes, Any] = {}  # the windows scaled once for every round
-    x = None
+    x = learn.own_print_features(feats.printed, cues, model.scale, model.own_print_columns)
+    decide = _choice(info, model)
     while True:
         dist, best = distances(feats, info, current, penalty, scaled)
-        scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, current.same_coef)
-        if current.own_print is not None:  # a train on its own print, as this picture shows
-            if x is None:
-                x = own_print_features(feats.printed, cues, model.scale, model.own_print_columns)
-            op, w = current.own_print, model.own_print_weight  # the final round: if apart,
-            gate, by = (current.own_print_apart, info.space_route) if left == 0 else (None, None)
-            scores = own_print_scores(scores, x, info.own_colour, op, w, gate, by)  # per route
-        lp = log_softmax(scores)
-        choice, conf = decide_route_matrix(
-            route_log_prob_matrix(lp, info, model.route_temperature), info
+        scores = base = hypothesis_scores(
+            dist, cues, model.coef, info.same_colour, current.same_coef
         )
+        if current.own_print is not None:  # a train on its own print, as this picture shows
+            op, w, own = current.own_print, model.own_print_weight, info.own_colour
+            if left > 0 or current.own_print_apart is None:  # EM rounds: every colour learnt
+                scores = learn.own_print_scores(scores, x, own, op, w)
+            else:  # the final round: the colours apart, per route, within a player's trains
+                gate = (current.own_print_apart, info.space_route, model.own_print_max_trains)
+                scores = learn.own_print_final(scores, x, own, op, w, gate, decide)
+        choice, conf = decide(scores)
         if left == 0:
             break
-        left -= 1
-        current = _adapt(feats, info, model, current, choice, conf, best, fitted)
+        left -= 1  # the class means adapt to the reading without the discriminant
+        mine = (choice, conf)
+        choice, conf = (choice, conf) if scores is base else decide(base)
+        current = _adapt(feats, info, model, current, choice, conf, best, fitted, mine)
     owners = [HYPOTHESES[c] for c in choice.tolist()]
     owner = dict(zip(info.route_ids, owners, strict=True))
     labels: list[str | None] = [owners[r] for r in info.space_route.tolist()]
