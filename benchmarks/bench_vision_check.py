@@ -80,7 +80,7 @@ from tools.read_tune import (  # noqa: E402
 
 PHOTOS = ROOT.parent / "shared" / "photos"
 LENGTHS = {rid: r.length for rid, r in load_geometry().routes.items()}
-SIZES = (500, 700, 900, 1100, 1300)  # whole-board widths of the smaller-picture section
+SIZES = (500, 700, 900, 1000, 1100, 1200, 1300)  # whole-board widths of the smaller pictures
 Truth = tuple[dict[str, Any], dict[str, Any]]
 # Silent errors that are named, explained exceptions: (set, id) -> why it cannot be listed.
 EXCEPTIONS: dict[tuple[str, str], str] = {}
@@ -347,26 +347,44 @@ def smaller(image: np.ndarray, width: int) -> np.ndarray:
     return jpeg(resize_width(image, width), 85)
 
 
+def truth_of(sc: Scene, ctx: ReadContext) -> Truth:
+    g = ctx.geometry
+    return {r: sc.routes.get(r) for r in g.route_ids}, {c: sc.stations.get(c) for c in g.city_ids}
+
+
+def rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
 def size_section(ctx: ReadContext, quick: bool) -> None:
     """Smaller pictures: the shared photos (located) and rendered games (read at their true
-    corners, another set) scaled to whole boards 500-1,300 px wide and re-encoded."""
+    corners) scaled to whole boards 500-1,300 px wide and re-encoded. Rendered: games of seeds
+    700+, held-out games (seeds 720+) and held-out games with trains on the print of their own
+    colour (seeds 240+); nothing is tuned on the held-out seeds, and tools/fit_calibration.py
+    fits on seeds 9000+."""
     print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
     CURRENT[0] = "smaller pictures (photos, renders)"
     photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []
     photos = [p for p in photos if p.space_labels is not None]
     images = {p.name: cv2.imread(str(p.path)) for p in photos}
     renderer = BoardRenderer()
-    g = ctx.geometry
-    seeds = range(1) if quick else range(3)
-    boards = []
-    for seed in seeds:
-        sc = random_scene(np.random.default_rng(700 + seed), renderer.geometry, claimed=0.6)
-        truth: Truth = (
-            {r: sc.routes.get(r) for r in g.route_ids},
-            {c: sc.stations.get(c) for c in g.city_ids},
-        )
-        boards.append((renderer.render_board(sc, 2400), truth))
-    counts: dict[str, list[int]] = {"photos": [], "renders": []}
+    gb = renderer.geometry
+    n = 1 if quick else 3
+    held = 4 if quick else 8  # held out: nothing is tuned or fitted on these seeds
+    scenes = {  # name: (seed, scene)
+        "renders": [(700 + k, random_scene(rng(700 + k), gb, claimed=0.6)) for k in range(n)],
+        "held-out renders": [
+            (720 + k, random_scene(rng(720 + k), gb, claimed=0.6)) for k in range(held)
+        ],
+        "own-print renders": [
+            (240 + k, own_print_scene(240 + k, renderer, 0.5)) for k in range(held)
+        ],
+    }
+    boards = {
+        kind: [(s, renderer.render_board(sc, 2400), truth_of(sc, ctx)) for s, sc in rows]
+        for kind, rows in scenes.items()
+    }
+    counts: dict[str, list[int]] = {"photos": [], **{kind: [] for kind in boards}}
     for width in SIZES:
         tally = Tally()
         for p in photos:
@@ -375,21 +393,22 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
         if 1000 <= width <= 1300:
             counts["photos"] += tally.counts
         if photos:
-            print(f"  photos  {width:5d} px  {tally.size_row()}")
-            for n in tally.notes[:6]:
-                print(f"      silent: {n}")
-        tally = Tally()
-        for k, (board, truth) in enumerate(boards):
-            small = smaller(board, width)
-            h, w = small.shape[:2]
-            corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-            reading = checked(at_corners(small, corners, ctx), ctx)
-            score(reading, truth, tally, f"render {700 + k} {width} px")
-        print(f"  renders {width:5d} px  {tally.size_row()}")
-        for n in tally.notes[:6]:
-            print(f"      silent: {n}")
-        if 1000 <= width <= 1300:
-            counts["renders"] += tally.counts
+            print(f"  {'photos':17s} {width:5d} px  {tally.size_row()}")
+            for note in tally.notes[:6]:
+                print(f"      silent: {note}")
+        for kind, rows in boards.items():
+            tally = Tally()
+            for seed, board, truth in rows:
+                small = smaller(board, width)
+                h, w = small.shape[:2]
+                corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+                reading = checked(at_corners(small, corners, ctx), ctx)
+                score(reading, truth, tally, f"{kind} {seed} {width} px")
+            print(f"  {kind:17s} {width:5d} px  {tally.size_row()}")
+            for note in tally.notes[:6]:
+                print(f"      silent: {note}")
+            if 1000 <= width <= 1300:
+                counts[kind] += tally.counts
     for kind, errs in counts.items():
         if errs:
             print(
@@ -397,7 +416,7 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
                 f"median {float(np.median(errs)):.1f} ({len(errs)} pictures)"
             )
             RESULTS.add(
-                f"check-count-{kind}",
+                f"check-count-{kind.replace(' ', '-')}",
                 f"vision: per-colour train count error, {kind} 1,000-1,300 px wide "
                 f"({len(errs)} pictures)",
                 f"worst colour off by {max(errs)} (median picture {float(np.median(errs)):.1f})",
@@ -565,6 +584,20 @@ LIGHTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
+def own_print_scene(seed: int, renderer: BoardRenderer, claimed: float) -> Scene:
+    """A random game (``claimed``, 5 stations) whose routes printed in a player colour are,
+    each at even odds, claimed by that colour (where its twin lane is not already)."""
+    gb = renderer.geometry
+    rng = np.random.default_rng(seed)
+    sc = random_scene(rng, gb, claimed=claimed, stations=5)
+    routes = dict(sc.routes)
+    for r in gb.drawable_routes():
+        c = gb.routes[r].color
+        if c in PLAYER_COLORS and rng.random() < 0.5 and routes.get(gb.routes[r].twin) != c:
+            routes[r] = c
+    return Scene(routes=routes, stations=sc.stations, seed=sc.seed)
+
+
 def render_section(ctx: ReadContext, quick: bool) -> None:
     renderer = BoardRenderer()
     gb = renderer.geometry
@@ -590,7 +623,6 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
     for n in tally.notes:
         print(f"      silent: {n}")
 
-    own = [r for r in gb.drawable_routes() if gb.routes[r].color in PLAYER_COLORS]
     doubles = [
         (r, gb.routes[r].twin)
         for r in gb.drawable_routes()
@@ -598,13 +630,7 @@ def render_section(ctx: ReadContext, quick: bool) -> None:
     ]
 
     def same_scene(seed: int) -> Scene:
-        rng = np.random.default_rng(200 + seed)
-        sc = random_scene(rng, gb, claimed=0.3, stations=5)
-        routes = dict(sc.routes)
-        for r in own:
-            if rng.random() < 0.5 and routes.get(gb.routes[r].twin) != gb.routes[r].color:
-                routes[r] = gb.routes[r].color
-        return Scene(routes=routes, stations=sc.stations, seed=sc.seed)
+        return own_print_scene(200 + seed, renderer, 0.3)
 
     def double_scene(seed: int) -> Scene:
         rng = np.random.default_rng(400 + seed)

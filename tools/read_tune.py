@@ -26,6 +26,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package beside this folder
 
 from companion.vision.decide.classify import (
+    COLOUR_FEATURES,
     CUE_FEATURES,
     HYPOTHESES,
     FloatArray,
@@ -36,7 +37,6 @@ from companion.vision.decide.classify import (
     fit_features,
     hypothesis_scores,
     log_softmax,
-    model_to_config,
     space_features,
     window_penalty,
 )
@@ -135,6 +135,31 @@ def with_tone_reference(ctx: ReadContext, reference: FloatArray) -> ReadContext:
 
 def photo_samples(image: Any, ctx: ReadContext, h: FloatArray | None = None) -> Samples:
     return take_samples(image, photo_homography(image, ctx) if h is None else h, ctx)
+
+
+def model_to_config(model: SpaceModel) -> dict[str, Any]:
+    """The fitted numbers of ``model`` as ``vision.json``'s ``space_model`` section holds them."""
+
+    def r(a: FloatArray) -> list[float]:
+        return [round(float(x), 4) for x in a]
+
+    return {
+        "colour_features": list(COLOUR_FEATURES),
+        "cues": list(CUE_FEATURES),
+        "plastic": {k: r(v) for k, v in sorted(model.plastic.items())},
+        "printed": {k: r(v) for k, v in sorted(model.printed.items())},
+        "scale": r(model.scale),
+        "clip": model.clip,
+        "shift_penalty": model.shift_penalty,
+        "toward_lane": model.toward_lane,
+        "coef": r(model.coef),
+        "same_coef": {c: r(model.same_coef[i]) for i, c in enumerate(PLAYER_COLORS)},
+        "cue_range": [r(row) for row in model.cue_range],
+        "em_rounds": model.em_rounds,
+        "em_prior_weight": model.em_prior_weight,
+        "em_confidence": model.em_confidence,
+        "route_temperature": model.route_temperature,
+    }
 
 
 def fit_space_model(

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.decide.adapt import plastic_offsets, same_colour_terms
+from companion.vision.decide.adapt import (
+    own_print_apart,
+    own_print_final,
+    own_print_scores,
+    own_print_terms,
+    plastic_offsets,
+    same_colour_terms,
+)
 from companion.vision.decide.classify import CUE_FEATURES
 from companion.vision.types import PLAYER_COLORS
 
@@ -87,3 +94,64 @@ def test_a_table_profiles_colours_are_not_moved_with_the_print_again() -> None:
     assert np.abs(offset[red]).max() == 0.0
     others = [i for i, c in enumerate(PLAYER_COLORS) if c != "red"]
     assert np.abs(offset[others]).max() > 0.5
+
+
+def test_trains_on_their_own_print_are_told_apart_only_where_this_picture_separates_them() -> None:
+    """Red trains (elsewhere) darker and more shaded than red print on this picture: the
+    discriminant is learnt, calls a train-like space on red print red and a print-like one
+    free, and is used in the final decision (``own_print_apart``). Where the free spaces on red
+    print look like the trains half the time (a photo whose trains resemble their print), it
+    is learnt but not used."""
+    rng = np.random.default_rng(4)
+    red = PLAYER_COLORS.index("red")
+    n_t, n_p = 20, 12
+    trains = np.r_[np.full(n_t, red), np.full(n_p, -1)]
+    prints = np.r_[np.full(n_t, -1), np.full(n_p, red)]
+    apart_x = np.r_[rng.normal(-3.0, 1.0, (n_t, 2)), rng.normal(3.0, 1.0, (n_p, 2))]
+    terms = own_print_terms(apart_x, trains, prints, 3, 0.5, 3.0)
+    assert np.isfinite(terms[red]).all()
+    assert np.isnan(np.delete(terms, red, axis=0)).all()  # no other colour seen both ways
+    gate = own_print_apart(apart_x, trains, prints, terms, 3.0, 0.03)
+    assert gate.tolist() == [c == "red" for c in PLAYER_COLORS]
+    # two spaces printed red, the scores unsure: one like a train, one like the print
+    scores = np.zeros((2, 1 + len(PLAYER_COLORS)))
+    own = np.full(2, red)
+    x = np.array([[-3.0, -3.0], [3.0, 3.0]])
+    out = own_print_scores(scores, x, own, terms, 1.0, gate)
+    assert out[0, 1 + red] > out[0, 0] and out[1, 0] > out[1, 1 + red]
+    # the two spaces one route: it changes as its least train-like space, both print
+    same = own_print_scores(scores, x, own, terms, 1.0, gate, np.zeros(2, np.int64))
+    assert (same[:, 0] > same[:, 1 + red]).all()
+    assert np.allclose(same[0], out[1]) and np.allclose(same[1], out[1])
+    # mixed: half the "print" group looks like the trains
+    mixed_x = apart_x.copy()
+    mixed_x[n_t : n_t + n_p // 2] = rng.normal(-3.0, 1.0, (n_p // 2, 2))
+    mixed = own_print_terms(mixed_x, trains, prints, 3, 0.5, 3.0)
+    assert np.isfinite(mixed[red]).all()
+    assert not own_print_apart(mixed_x, trains, prints, mixed, 3.0, 0.03).any()
+    kept = own_print_scores(scores, x, own, mixed, 1.0, np.zeros(len(PLAYER_COLORS), bool))
+    assert np.array_equal(kept, scores)
+
+
+def test_a_colour_the_discriminant_would_give_more_trains_than_a_player_has_is_left_out() -> None:
+    """Four one-space routes printed red, all train-like to the discriminant: within a
+    player's trains (here 4) they read red; over them (here 3) red's discriminant is left out
+    and the scores stay as they were (free)."""
+    red = PLAYER_COLORS.index("red")
+    k = len(PLAYER_COLORS)
+    terms = np.full((k, 3), np.nan)
+    terms[red] = [0.9, 0.0, 1.0]  # share, bias, weight: positive x is a train
+    x = np.full((4, 1), 5.0)
+    own = np.full(4, red)
+    route = np.arange(4)
+    scores = np.zeros((4, 1 + k))
+    scores[:, 0] = 1.0  # the fitted model leans free
+
+    def decide(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.argmax(s, axis=1), np.ones(len(s))
+
+    apart = np.array([c == "red" for c in PLAYER_COLORS])
+    within = own_print_final(scores, x, own, terms, 1.0, (apart, route, 4), decide)
+    assert (decide(within)[0] == 1 + red).all()
+    over = own_print_final(scores, x, own, terms, 1.0, (apart, route, 3), decide)
+    assert np.array_equal(over, scores)

@@ -21,6 +21,7 @@ Pure array functions; the colours are indexed in ``types.PLAYER_COLORS`` order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -83,6 +84,117 @@ def same_colour_terms(
     share = (m / np.maximum(m + shrink, 1e-9))[:, None]
     seen = m >= min_spaces
     out[seen] = (share * rows + (1.0 - share) * out)[seen]
+    return out
+
+
+def own_print_features(
+    printed: FloatArray, cues: FloatArray, scale: FloatArray, columns: tuple[int, ...]
+) -> FloatArray:
+    """(n, len(columns)) what tells a train from the print of its own colour, per space: of the
+    core's colour features (L, a, b, L spread; as ``classify.space_features`` measures them)
+    over the model's scales and the clipped cues over their spread on this picture, the
+    ``columns`` (colour features first, then cues)."""
+    spread = np.maximum(cues.std(axis=0), 1e-6)
+    both = np.concatenate([printed / scale, cues / spread], axis=1)
+    return np.asarray(both[:, list(columns)], dtype=np.float64)
+
+
+def own_print_terms(
+    x: FloatArray,
+    trains: IntArray,
+    prints: IntArray,
+    min_spaces: int,
+    var_floor: float,
+    shrink: float,
+) -> FloatArray:
+    """Per player colour, the linear discriminant between that colour's trains and its print
+    *on this picture* (5, 2 + n_features: its share, bias, weights; NaN where not learnt).
+
+    ``x``: ``own_print_features``; ``trains`` (n,): the colour index of a space read with
+    confidence as a train on a route printed in another colour (the colours tell those apart
+    from any print), else -1; ``prints`` (n,): the colour index of a space read with confidence
+    as free and printed in that player colour, else -1. Where a train stands on its own print
+    its colour and relief are those of its trains elsewhere, and the print's are those of the
+    free spaces: both groups seen on ``min_spaces`` spaces give the log-likelihood ratio of two
+    normal distributions with their pooled per-feature variance (at least ``var_floor``). Its
+    share of the decision is m / (m + ``shrink``), m the smaller group."""
+    k = len(PLAYER_COLORS)
+    out = np.full((k, 2 + x.shape[1]), np.nan)
+    for c in range(k):
+        t, p = x[trains == c], x[prints == c]
+        m = min(len(t), len(p))
+        if m < min_spaces:
+            continue
+        mt, mp = t.mean(axis=0), p.mean(axis=0)
+        within = ((t - mt) ** 2).sum(axis=0) + ((p - mp) ** 2).sum(axis=0)
+        w = (mt - mp) / np.maximum(within / (len(t) + len(p)), var_floor)
+        out[c, 0] = m / (m + shrink)
+        out[c, 1] = -float(w @ (mt + mp)) / 2.0
+        out[c, 2:] = w
+    return out
+
+
+def own_print_apart(
+    x: FloatArray,
+    trains: IntArray,
+    prints: IntArray,
+    terms: FloatArray,
+    min_separation: float,
+    max_error: float,
+) -> npt.NDArray[np.bool_]:
+    """(5,) per player colour: whether this picture shows its trains and its print apart along
+    the learnt ``own_print_terms`` (groups as there): their means at least ``min_separation``
+    pooled standard deviations apart, and at most a share ``max_error`` of the spaces of both
+    groups on the wrong side. Where they are not (on photos whose trains look like their
+    print), the final decision leaves the discriminant out: it would read print as trains."""
+    out = np.zeros(len(terms), dtype=np.bool_)
+    for c in np.flatnonzero(np.isfinite(terms[:, 0])):
+        st = x[trains == c] @ terms[c, 2:] + terms[c, 1]
+        sp = x[prints == c] @ terms[c, 2:] + terms[c, 1]
+        n = len(st) + len(sp)
+        spread = np.sqrt((st.var() * len(st) + sp.var() * len(sp)) / n)
+        apart = float(st.mean() - sp.mean()) / max(float(spread), 1e-9)
+        wrong = float((st < 0).sum() + (sp > 0).sum()) / n
+        out[c] = apart >= min_separation and wrong <= max_error
+    return out
+
+
+def own_print_scores(
+    scores: FloatArray,
+    x: FloatArray,
+    own: IntArray,
+    terms: FloatArray,
+    weight: float,
+    apart: npt.NDArray[np.bool_] | None = None,
+    route: IntArray | None = None,
+) -> FloatArray:
+    """``scores`` (n, 6; free, then PLAYER_COLORS) where a space is printed in a player colour
+    whose ``own_print_terms`` were learnt: how likely the space shows that print or that
+    colour's trains at all, against the other colours, stays as the scores say (their
+    log-sum-exp is kept); between the two, the log-odds become the picture's own discriminant
+    (times ``weight``) and the scores' own log-odds, in the discriminant's share. ``apart``:
+    only the colours set there (``own_print_apart``; default all learnt). ``route`` (n,): each
+    space's route; given, a route's spaces change together: each takes the discriminant of its
+    route's least train-like space (trains cover every space of a claimed route; a print that
+    looks like trains on some of its spaces, in a shadow or beside another lane, is print)."""
+    learnt = np.isfinite(terms[:, 0])
+    if apart is not None:
+        learnt &= apart
+    rows = np.flatnonzero((own >= 0) & learnt[np.maximum(own, 0)])
+    if not len(rows):
+        return scores
+    out = np.array(scores, dtype=np.float64, copy=True)
+    col = 1 + own[rows]
+    t = terms[own[rows]]
+    seen = weight * (t[:, 1] + (x[rows] * t[:, 2:]).sum(axis=1))
+    if route is not None:
+        low = np.full(int(route.max()) + 1, np.inf)
+        np.minimum.at(low, route[rows], seen)
+        seen = low[route[rows]]
+    odds = t[:, 0] * seen + (1.0 - t[:, 0]) * (out[rows, col] - out[rows, 0])
+    both = np.logaddexp(out[rows, 0], out[rows, col])
+    out[rows, 0] = both - np.logaddexp(0.0, odds)
+    out[rows, col] = both - np.logaddexp(0.0, -odds)
     return out
 
 
@@ -212,3 +324,27 @@ def with_print_estimate(
         printed, index, names, model.printed, model.plastic, model.scale
     )
     return replace(model, printed=est), unsettled
+
+
+def own_print_final(
+    scores: FloatArray,
+    x: FloatArray,
+    own: IntArray,
+    terms: FloatArray,
+    weight: float,
+    gate: tuple[npt.NDArray[np.bool_], IntArray, int],
+    decide: Callable[[FloatArray], tuple[IntArray, FloatArray]],
+) -> FloatArray:
+    """The final round's ``own_print_scores``: ``gate`` is (the colours apart, each space's
+    route, a player's trains). A colour that the discriminant would give more trains than a
+    player has (``decide``: every route's hypothesis and confidence from the scores) is left
+    out: this picture's discriminant then takes its print for trains."""
+    apart, route, most = gate
+    apart = apart.copy()
+    while True:
+        out = own_print_scores(scores, x, own, terms, weight, apart, route)
+        trains = np.bincount(decide(out)[0][route], minlength=1 + len(apart))[1:]
+        over = apart & (trains > most)
+        if not over.any():
+            return out
+        apart &= ~over

@@ -29,6 +29,7 @@ candidate board outline: cheap and tolerant of a rough homography.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from importlib import resources
@@ -38,6 +39,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.decide import adapt as learn
 from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
 from companion.vision.features.integral import rect_sums, window_corners, window_sums
 from companion.vision.features.tone import (
@@ -388,6 +390,17 @@ class SpaceModel:
     # (5, n_colour_features) added to the plastic means for the spaces (not the stations):
     # the print's shift on this picture (``adapt.plastic_offsets``); None before adapting
     plastic_offset: FloatArray | None = None
+    # A train on its own print: this picture's discriminant between each colour's trains and
+    # its print (``adapt.own_print_terms``, variance floor ``own_print_floor``), times
+    # ``own_print_weight`` (0: not used); None before adapting
+    own_print: FloatArray | None = None
+    own_print_weight: float = 0.0
+    own_print_floor: float = 0.5
+    own_print_shrink: float = 3.0
+    own_print_columns: tuple[int, ...] = ()  # in COLOUR_FEATURES + CUE_FEATURES
+    own_print_gate: tuple[float, float] = (0.0, 1.0)  # min separation, max error share
+    own_print_apart: npt.NDArray[np.bool_] | None = None  # ``adapt.own_print_apart``
+    own_print_max_trains: int = 45  # a player's trains: more, and the colour is left out
 
 
 def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
@@ -418,30 +431,18 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
         same_var_floor=float(a.get("same_var_floor", 1.0)),
         same_shrink=float(a.get("same_shrink", 0.0)),
         shift_channels=tuple(COLOUR_FEATURES.index(c) for c in a.get("shift_with_print", [])),
+        own_print_weight=float(a.get("own_print_weight", 0.0)),
+        own_print_floor=float(a.get("own_print_var_floor", 0.5)),
+        own_print_shrink=float(a.get("own_print_shrink", 3.0)),
+        own_print_max_trains=int(a.get("own_print_max_trains", 45)),
+        own_print_gate=(
+            float(a.get("own_print_min_separation", 0.0)),
+            float(a.get("own_print_max_error", 1.0)),
+        ),
+        own_print_columns=tuple(
+            (*COLOUR_FEATURES, *CUE_FEATURES).index(c) for c in a.get("own_print_features", [])
+        ),
     )
-
-
-def model_to_config(model: SpaceModel) -> dict[str, Any]:
-    def r(a: FloatArray) -> list[float]:
-        return [round(float(x), 4) for x in a]
-
-    return {
-        "colour_features": list(COLOUR_FEATURES),
-        "cues": list(CUE_FEATURES),
-        "plastic": {k: r(v) for k, v in sorted(model.plastic.items())},
-        "printed": {k: r(v) for k, v in sorted(model.printed.items())},
-        "scale": r(model.scale),
-        "clip": model.clip,
-        "shift_penalty": model.shift_penalty,
-        "toward_lane": model.toward_lane,
-        "coef": r(model.coef),
-        "same_coef": {c: r(model.same_coef[i]) for i, c in enumerate(PLAYER_COLORS)},
-        "cue_range": [r(row) for row in model.cue_range],
-        "em_rounds": model.em_rounds,
-        "em_prior_weight": model.em_prior_weight,
-        "em_confidence": model.em_confidence,
-        "route_temperature": model.route_temperature,
-    }
 
 
 @dataclass(frozen=True)
@@ -605,14 +606,6 @@ def route_log_prob_matrix(space_lp: FloatArray, info: SpaceLayoutInfo, temperatu
     return np.add.reduceat(space_lp, info.route_starts, axis=0) / temperature
 
 
-def route_log_probs(
-    space_lp: FloatArray, info: SpaceLayoutInfo, temperature: float
-) -> dict[str, FloatArray]:
-    """Every route's log-probability (6,) of each hypothesis, its spaces voting together."""
-    m = route_log_prob_matrix(space_lp, info, temperature)
-    return {rid: m[k] for k, rid in enumerate(info.route_ids)}
-
-
 def decide_route_matrix(
     route_lp: FloatArray, info: SpaceLayoutInfo
 ) -> tuple[npt.NDArray[np.int64], FloatArray]:
@@ -641,18 +634,6 @@ def decide_route_matrix(
     return choice, np.asarray(np.clip(conf, 0.0, 1.0), dtype=np.float64)
 
 
-def decide_routes(
-    route_lp: dict[str, FloatArray], info: SpaceLayoutInfo
-) -> tuple[dict[str, int], dict[str, float]]:
-    """Hypothesis index and 0..1 confidence per route; the lanes of a double route jointly."""
-    m = np.stack([route_lp[rid] for rid in info.route_ids])
-    choice, conf = decide_route_matrix(m, info)
-    return (
-        {rid: int(choice[k]) for k, rid in enumerate(info.route_ids)},
-        {rid: float(conf[k]) for k, rid in enumerate(info.route_ids)},
-    )
-
-
 @dataclass
 class SpaceResult:
     scores: FloatArray  # (n_spaces, 6) conditional-logit score per hypothesis (after adaptation)
@@ -675,11 +656,13 @@ def _adapt(
     conf: FloatArray,
     best: npt.NDArray[np.int64],
     fitted: dict[str, FloatArray] | None = None,
+    mine: tuple[npt.NDArray[np.int64], FloatArray] | None = None,
 ) -> SpaceModel:
     """Re-estimate the class means from the routes read with confidence, shrunk to the prior.
 
     ``choice`` and ``conf`` per route (in ``info.route_ids`` order); the plastic moves with its
-    print's shift from ``fitted`` (default the prior's print)."""
+    print's shift from ``fitted`` (default the prior's print). ``mine``: the routes as read
+    with the trains-on-their-own-print discriminant (its print group; default ``choice``)."""
     k = prior.em_prior_weight
     sure = conf[info.space_route] >= prior.em_confidence  # per space
     j = choice[info.space_route]  # per space: hypothesis of its route
@@ -729,18 +712,34 @@ def _adapt(
     own = info.own_colour
     free = sure & (j == 0) & (own >= 0)
     prints[free] = own[free]
-    same = same_colour_terms(
-        clip_cues(feats.cues, prior),
-        trains,
-        prints,
-        prior.same_coef,
-        prior.same_cues,
-        prior.same_weight,
-        prior.same_min_spaces,
-        prior.same_var_floor,
-        prior.same_shrink,
+    cues = clip_cues(feats.cues, prior)
+    sa = (prior.same_cues, prior.same_weight, prior.same_min_spaces, prior.same_var_floor)
+    same = same_colour_terms(cues, trains, prints, prior.same_coef, *sa, prior.same_shrink)
+    own_print = apart = None
+    if prior.own_print_weight > 0.0:  # trains on another colour's print, and the print
+        trains[idx] = np.where(own[idx] != colour, colour, -1)
+        if mine is not None:  # the print as read with the discriminant (``classify_spaces``)
+            sure_free = (mine[1] >= prior.em_confidence) & (mine[0] == 0)
+            prints = np.where(sure_free[info.space_route] & (own >= 0), own, -1)
+        x = learn.own_print_features(feats.printed, cues, prior.scale, prior.own_print_columns)
+        args = (prior.same_min_spaces, prior.own_print_floor, prior.own_print_shrink)
+        own_print = learn.own_print_terms(x, trains, prints, *args)
+        apart = learn.own_print_apart(x, trains, prints, own_print, *prior.own_print_gate)
+    return replace(
+        current,
+        plastic=plastic,
+        printed=printed,
+        plastic_offset=offset,
+        same_coef=same,
+        own_print=own_print,
+        own_print_apart=apart,
     )
-    return replace(current, plastic=plastic, printed=printed, plastic_offset=offset, same_coef=same)
+
+
+def _choice(info: SpaceLayoutInfo, model: SpaceModel) -> Callable[[FloatArray], Any]:
+    """Every route's hypothesis and confidence from the spaces' scores (``classify_spaces``)."""
+    t = model.route_temperature
+    return lambda s: decide_route_matrix(route_log_prob_matrix(log_softmax(s), info, t), info)
 
 
 def classify_spaces(
@@ -765,17 +764,27 @@ def classify_spaces(
     current = start if start is not None else model
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     scaled: dict[bytes, Any] = {}  # the windows scaled once for every round
+    x = learn.own_print_features(feats.printed, cues, model.scale, model.own_print_columns)
+    decide = _choice(info, model)
     while True:
         dist, best = distances(feats, info, current, penalty, scaled)
-        scores = hypothesis_scores(dist, cues, model.coef, info.same_colour, current.same_coef)
-        lp = log_softmax(scores)
-        choice, conf = decide_route_matrix(
-            route_log_prob_matrix(lp, info, model.route_temperature), info
+        scores = base = hypothesis_scores(
+            dist, cues, model.coef, info.same_colour, current.same_coef
         )
+        if current.own_print is not None:  # a train on its own print, as this picture shows
+            op, w, own = current.own_print, model.own_print_weight, info.own_colour
+            if left > 0 or current.own_print_apart is None:  # EM rounds: every colour learnt
+                scores = learn.own_print_scores(scores, x, own, op, w)
+            else:  # the final round: the colours apart, per route, within a player's trains
+                gate = (current.own_print_apart, info.space_route, model.own_print_max_trains)
+                scores = learn.own_print_final(scores, x, own, op, w, gate, decide)
+        choice, conf = decide(scores)
         if left == 0:
             break
-        left -= 1
-        current = _adapt(feats, info, model, current, choice, conf, best, fitted)
+        left -= 1  # the class means adapt to the reading without the discriminant
+        mine = (choice, conf)
+        choice, conf = (choice, conf) if scores is base else decide(base)
+        current = _adapt(feats, info, model, current, choice, conf, best, fitted, mine)
     owners = [HYPOTHESES[c] for c in choice.tolist()]
     owner = dict(zip(info.route_ids, owners, strict=True))
     labels: list[str | None] = [owners[r] for r in info.space_route.tolist()]
@@ -788,8 +797,3 @@ def classify_spaces(
         print_distance=np.asarray(dist[:, 0], dtype=np.float64),
         print_unsettled=unsettled,
     )
-
-
-def space_labels_alone(scores: FloatArray) -> list[str | None]:
-    """Each space's own best hypothesis (no route vote): for diagnostics."""
-    return [HYPOTHESES[int(j)] for j in np.argmax(scores, axis=1)]
