@@ -19,9 +19,10 @@ from companion.sim.render import BoardRenderer, random_scene
 from companion.vision.decide.adapt import print_estimate
 from companion.vision.decide.context import ReadContext, take_samples
 from companion.vision.geometry.geometry import load_geometry
-from companion.vision.locate.locate import BoardLocation, locate_board
+from companion.vision.locate.locate import locate_board
 from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
+from tests.vision_reading import PRINT_CFG, PRINT_SCALE, read_whole
 from tools.read_tune import UNKNOWN, labelled_photos
 
 WIDTHS = (1000, 1100, 1200, 1300)
@@ -47,14 +48,6 @@ def _count_errors(reading: BoardReading, truth: dict[str, Any]) -> dict[str, int
     return out
 
 
-def _read_at_corners(image: np.ndarray, ctx: ReadContext) -> BoardReading:
-    h, w = image.shape[:2]
-    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-    loc = BoardLocation.from_corners(corners, (w, h))
-    reading, _ = read_samples(take_samples(image, loc.homography, ctx), ctx)
-    return reading
-
-
 @pytest.fixture(scope="module")
 def games(
     ctx: ReadContext, renderer: BoardRenderer
@@ -72,7 +65,7 @@ def test_rendered_games_are_counted_within_two_trains(
     ctx: ReadContext, games: list[tuple[np.ndarray, dict[str, str | None]]], width: int
 ) -> None:
     for k, (board, truth) in enumerate(games):
-        errors = _count_errors(_read_at_corners(_smaller(board, width), ctx), truth)
+        errors = _count_errors(read_whole(_smaller(board, width), ctx), truth)
         assert max(abs(v) for v in errors.values()) <= LIMIT, (700 + k, errors)
 
 
@@ -130,15 +123,7 @@ def test_a_colour_covering_most_of_its_own_print_does_not_become_that_print() ->
     fitted print stays; on another copy (pink's print seen moved) it is taken as the print
     and the colour is unsettled (its claims listed)."""
     rng = np.random.default_rng(5)
-    scale = np.array([6.0, 4.0, 5.0, 3.0])
-    cfg = {
-        "radius": 9.0,
-        "copy_radius": 16.0,
-        "min_share": 0.3,
-        "min_spaces": 4.0,
-        "high_share": 0.6,
-        "prior_weight": 8.0,
-    }
+    scale, cfg = PRINT_SCALE, PRINT_CFG
     prior = {"red": np.array([42.0, 41.0, 36.0, 6.0]), "pink": np.array([63.0, 23.0, -10.0, 7.0])}
     plastic = {"red": np.array([47.0, 53.0, 36.0, 5.0]), "blue": np.array([45.0, 0.0, -37.0, 7.0])}
 

@@ -10,30 +10,14 @@ import pytest
 
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view
 from companion.vision.decide.adapt import print_estimate
-from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.decide.context import ReadContext
 from companion.vision.locate.fit import fit_sets, print_evened
-from companion.vision.locate.locate import BoardLocation, locate_board
-from companion.vision.reading.read import read_samples
-from companion.vision.types import BoardReading, NoBoardError
+from companion.vision.locate.locate import locate_board
+from companion.vision.types import NoBoardError
+from tests.vision_reading import PRINT_CFG as CFG
+from tests.vision_reading import PRINT_SCALE as SCALE
+from tests.vision_reading import read_whole
 from tools.print_copies import COPIES, copy_config
-
-CFG = {
-    "radius": 9.0,
-    "copy_radius": 16.0,
-    "min_share": 0.3,
-    "min_spaces": 4.0,
-    "high_share": 0.6,
-    "prior_weight": 8.0,
-}
-SCALE = np.array([6.0, 4.0, 5.0, 3.0])
-
-
-def _read(image: np.ndarray, ctx: ReadContext) -> BoardReading:
-    h, w = image.shape[:2]
-    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-    loc = BoardLocation.from_corners(corners, (w, h))
-    reading, _ = read_samples(take_samples(image, loc.homography, ctx), ctx)
-    return reading
 
 
 def _cores(rng: np.random.Generator, mean: list[float], n: int) -> np.ndarray:
@@ -84,7 +68,7 @@ def test_an_empty_board_of_another_copy_reads_empty_or_lists_its_claims(
     ctx: ReadContext, copy: str
 ) -> None:
     board = BoardRenderer(config=copy_config(copy)).render_board(Scene(seed=0), 1600)
-    reading = _read(board, ctx)
+    reading = read_whole(board, ctx)
     claims = [r for r, c in reading.routes.items() if c is not None]
     assert set(claims) <= set(reading.check), claims
 
@@ -92,7 +76,7 @@ def test_an_empty_board_of_another_copy_reads_empty_or_lists_its_claims(
 def test_a_game_on_a_much_more_saturated_copy_has_no_silent_error(ctx: ReadContext) -> None:
     renderer = BoardRenderer(config=copy_config("much more saturated"))
     scene = random_scene(np.random.default_rng(800), renderer.geometry, claimed=0.5, stations=6)
-    reading = _read(renderer.render_board(scene, 2000), ctx)
+    reading = read_whole(renderer.render_board(scene, 2000), ctx)
     wrong = [r for r, c in reading.routes.items() if c != scene.routes.get(r)]
     assert set(wrong) <= set(reading.check), [r for r in wrong if r not in reading.check]
 
