@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.durable import write_atomic
 from companion.vision.decide.classify import (
     FloatArray,
     SpaceFeatures,
@@ -432,10 +433,11 @@ def profile_path(state_dir: Path, camera: str) -> Path:
 
 
 def save(profile: TableProfile, path: Path) -> None:
+    """Written whole or not at all (``durable.write_atomic``), 0644 and its folder's owner's
+    like the state directory's other records that are not secrets (``last-backup.json``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(profile.to_json()) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    body = (json.dumps(profile.to_json()) + "\n").encode("utf-8")
+    write_atomic(path, body, mode=0o644, owner_of=path.parent)
 
 
 def load(path: Path) -> TableProfile:

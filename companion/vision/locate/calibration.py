@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.durable import write_atomic
 from companion.vision.decide.context import ReadContext, default_context
 from companion.vision.features.sample import U8Array
 from companion.vision.geometry.geometry import FloatArray, corners_homography, homography_corners
@@ -107,11 +108,12 @@ def default_path() -> Path:
 
 
 def save(cal: Calibration, path: Path) -> None:
-    """Write atomically (a crash never leaves half a file)."""
+    """Written whole or not at all (``durable.write_atomic``: a crash leaves the old file or the
+    new one), 0644; written by root, given to its folder's owner (the state directory's, whose
+    service reads it and may calibrate again), like ``last-backup.json``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(cal.to_json(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    body = (json.dumps(cal.to_json(), indent=1) + "\n").encode("utf-8")
+    write_atomic(path, body, mode=0o644, owner_of=path.parent)
 
 
 def load(path: Path) -> Calibration:
