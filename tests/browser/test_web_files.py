@@ -3,6 +3,7 @@ package's data, both languages have every string the code asks for, no file poin
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -57,11 +58,24 @@ def test_build_map_check_catches_a_stale_file(
 NOT_STRINGS = {"cities", "readings", "places"}
 
 
-def test_both_languages_have_the_same_keys() -> None:
+def out_of_order(table: dict[str, object], within: str = "") -> list[str]:
+    """Keys of ``table`` (and of the tables in it) after a greater key: the catalogues are
+    sorted by key (a new key has one place to go, not the end of the file)."""
+    keys = list(table)
+    late = [within + b for a, b in itertools.pairwise(keys) if b < a]
+    for k, v in table.items():
+        if isinstance(v, dict):
+            late += out_of_order(v, f"{within}{k}/")
+    return late
+
+
+def test_both_languages_have_the_same_keys_in_sorted_order() -> None:
     en, ja = load("en"), load("ja")
     assert set(en) - NOT_STRINGS == set(ja) - NOT_STRINGS
     for strings in (en, ja):
         assert all(isinstance(v, str) and v for k, v in strings.items() if k not in NOT_STRINGS)
+        assert out_of_order(strings) == []
+    assert out_of_order({"a.b": "", "a.c": {"y": "", "x": ""}, "a.b_c": ""}) == ["a.b_c", "a.c/x"]
 
 
 def test_city_readings_are_facts_about_known_cities() -> None:
