@@ -387,14 +387,10 @@ def _controls(sec: _Section) -> ControlsConfig:
     )
 
 
-_CAMERA_MODULES = {"picamera2": "picamera2", "v4l2": "cv2", "file": "cv2"}
+# (the Raspberry Pi camera's own software is the set-up check's to judge and to word, one code
+# for the command and the page: companion.commands.doctor.configured_camera_problem)
+_CAMERA_MODULES = {"v4l2": "cv2", "file": "cv2"}
 _CAMERA_HINTS = {
-    "picamera2": (
-        "the camera backend 'picamera2' needs the picamera2 module, which is not installed: "
-        "on Raspberry Pi OS run `sudo apt install python3-picamera2` and create the venv with "
-        "--system-site-packages (scripts/install.sh does both), or set [camera] backend = "
-        '"v4l2" for a USB camera'
-    ),
     "v4l2": (
         "the camera backend 'v4l2' needs OpenCV (cv2), which is not installed: "
         "run `pip install opencv-python-headless` in the companion's venv"
@@ -409,8 +405,8 @@ _CAMERA_HINTS = {
 def camera_backend_problem(camera: CameraConfig) -> str | None:
     """A plain sentence saying why the chosen camera backend cannot work here, or None.
 
-    Checks only what can be checked without opening the camera: the Python module and, for
-    v4l2/file, that the device or file exists.
+    Checks only what can be checked without opening the camera: for v4l2/file, OpenCV and
+    that the device or file exists.
     """
     module = _CAMERA_MODULES.get(camera.backend)
     if module is not None and importlib.util.find_spec(module) is None:

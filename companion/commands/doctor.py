@@ -19,7 +19,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.config import CameraConfig
 
 CAMERA_KINDS = ("sim", "auto", "none", "picamera2", "v4l2", "file")
 MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
@@ -45,10 +48,25 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def configured_camera_problem(camera: CameraConfig) -> str | None:
+    """Why the configured ``camera`` cannot work here, for a terminal
+    (None: nothing known against it before it is opened). The Raspberry Pi camera without its
+    software is said as the set-up check says it (its ``software_missing`` line: the words, the
+    command in brackets); the rest is the configuration's ``camera_backend_problem``."""
+    from companion.config import camera_backend_problem
+    from companion.doctor.checks import camera_checks
+    from companion.doctor.probes import camera_software_missing
+    from companion.doctor.words import told
+
+    if camera_software_missing(camera.source or None):
+        (line,) = camera_checks(camera.source, None, software=False)
+        return told(line.code, line.params)
+    return camera_backend_problem(camera)
+
+
 def camera_choice(spec: str, cfg: Any) -> tuple[str | None, Callable[[], Any] | None, str | None]:
     """(name, source maker, problem) of ``--camera``; CommandError for a bad one."""
     from companion.cli import CommandError
-    from companion.config import camera_backend_problem
 
     text = (spec or "auto").strip()
     kind, _, arg = text.partition(":")
@@ -65,7 +83,7 @@ def camera_choice(spec: str, cfg: Any) -> tuple[str | None, Callable[[], Any] | 
         source = cfg.camera.source
         if not source:
             return None, None, None
-        problem = camera_backend_problem(cfg.camera)
+        problem = configured_camera_problem(cfg.camera)
         if problem is not None:
             return source, None, problem
         text = source
@@ -166,14 +184,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_text(checks: list[Any]) -> None:
-    from companion.doctor.words import sentence
+    from companion.doctor.words import told
 
     for c in checks:
-        line = f"{MARKS[c.status]}  {c.id:<20} {sentence(c.code, c.params)}"
-        detail = c.params.get("detail")
-        if detail:
-            line += f" ({detail})"
-        print(line)
+        print(f"{MARKS[c.status]}  {c.id:<20} {told(c.code, c.params)}")
     held = ("camera.found", "reader.found", "controls.found")
     if any(c.status == "fail" and c.id in held for c in checks):
         print(

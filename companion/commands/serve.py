@@ -122,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
         if reader is None and cfg.reader.enabled:
             reader = cfg.reader.port
         if camera is None:
-            from companion.config import camera_backend_problem
+            from companion.commands.doctor import configured_camera_problem
 
-            problem = camera_backend_problem(cfg.camera)
+            problem = configured_camera_problem(cfg.camera)
             if problem is None:
                 camera = cfg.camera.source or None
             else:  # one line, not a traceback at every start; the game runs without a camera

@@ -34,3 +34,11 @@ def sentence(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     """The check's words with its params (the code itself when there are none)."""
     text = catalogue(lang).get(code)
     return fill(text, params) if text is not None else code
+
+
+def told(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
+    """The check's words and, in brackets, its ``detail`` (what only a terminal is told: a
+    command to run, a device's own error): ``companion doctor``'s lines, ``serve``'s warnings."""
+    detail = params.get("detail")
+    text = sentence(code, params, lang)
+    return f"{text} ({detail})" if detail else text

@@ -1,5 +1,6 @@
 """The Raspberry Pi camera without its software (picamera2 cannot be imported): the advice is to
-install it, not to check the cable; the page's words name no command, the command's text does."""
+install it, not to check the cable; the page's words name no command, the command's text does;
+`companion serve`'s warning for a configured one is the same line as `companion doctor`'s."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from companion.commands.doctor import configured_camera_problem
+from companion.config import CameraConfig, camera_backend_problem
 from companion.doctor import runner
 from companion.doctor.checks import CAMERA_SOFTWARE_HOW, camera_checks
 from companion.doctor.probes import camera_software_missing
+from companion.doctor.words import catalogue
 from companion.vision.live.sources import SourceError
 
 from ..core.cli_helpers import run
@@ -81,6 +85,23 @@ def test_the_command_says_what_to_install(
     code, out, _ = run(capsys, *args, "--json")
     (line,) = [c for c in json.loads(out)["checks"] if c["id"] == "camera.found"]
     assert (line["status"], line["code"]) == ("fail", CODE)
+
+
+def test_serve_warns_in_the_words_of_the_doctors_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # (an import of it fails, on a Pi too)
+    pi_camera = CameraConfig(backend="picamera2")
+    problem = configured_camera_problem(pi_camera)
+    assert problem is not None and problem.startswith(catalogue("en")[CODE])
+    assert problem.endswith(f" ({CAMERA_SOFTWARE_HOW})")
+    args = ["doctor", "--camera", "picamera2", "--reader", "none", "--state-dir", str(tmp_path)]
+    _, out, _ = run(capsys, *args)
+    assert out.splitlines()[0] == f"FAIL  {'camera.found':<20} {problem}"  # one message
+    assert camera_backend_problem(pi_camera) is None  # (the configuration has no words of its own)
+    assert configured_camera_problem(CameraConfig(backend="none")) is None
+    usb = CameraConfig(backend="v4l2", device="/dev/video99")  # another camera: as before
+    assert configured_camera_problem(usb) == camera_backend_problem(usb) is not None
 
 
 def test_the_running_service_names_a_configured_camera_it_could_not_start(

@@ -174,21 +174,6 @@ def test_camera_backend_problems_are_plain_sentences(tmp_path: Path) -> None:
     assert camera_backend_problem(CameraConfig(backend="file", device=str(video))) is None
 
 
-def test_a_missing_picamera2_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "picamera2" else real(name, *a),
-    )
-    problem = camera_backend_problem(CameraConfig(backend="picamera2"))
-    assert problem is not None
-    assert "sudo apt install python3-picamera2" in problem
-    assert "--system-site-packages" in problem
-
-
 def test_the_installed_file_is_read_when_nothing_else_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

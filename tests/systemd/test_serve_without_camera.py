@@ -49,7 +49,9 @@ def test_a_missing_picamera2_is_one_line_and_the_game_is_served(tmp_path: Path) 
     assert "serving on http://127.0.0.1:" in out
     warnings = [line for line in err.splitlines() if "no camera" in line]
     assert len(warnings) == 1
-    assert "the camera backend 'picamera2' needs the picamera2 module" in warnings[0]
+    # the set-up check's words (doctor.camera.software_missing), then the command to run
+    assert "The Raspberry Pi camera's software is not installed on the box" in warnings[0]
+    assert "(install it with `sudo apt install python3-picamera2`" in warnings[0]
     assert "Traceback" not in err
     assert "--source" not in out + err  # serve has no such flag
     assert "companion: camera" not in out
