@@ -4,7 +4,8 @@ Each row of the README's "How fast, how right" table links to a row id of a resu
 benchmark wrote (``benchmarks/results/<script>.md``, ``--write``) and must show that row's figure
 exactly; no other measured figure may stand in the README. ``python benchmarks/results.py
 --readme`` copies the figures after a new run. The figures page's links must name results files
-of existing benchmarks.
+of existing benchmarks. The vision pipeline's own documents show no figure at all: they link to
+the rows.
 """
 
 from __future__ import annotations
@@ -74,6 +75,37 @@ def test_the_figures_page_links_to_rows_of_existing_benchmarks() -> None:
             if row_id and row_id not in read_rows(results):
                 assert "(*full*)" in line, f"{stem}.md has no row {row_id}"
     assert seen > 20
+
+
+# The vision pipeline's documents link to results rows and type no measured figure.
+VISION_DOCS = (ROOT / "companion" / "vision" / "README.md",)
+# what the figure pattern takes there that is an input or a setting, not a measurement
+NOT_MEASURED = {
+    "12 MP",  # the size of a phone's photo
+    "3 %",  # the lens distortion of one camera variation
+}
+ROW_LINK = re.compile(r"\]\(((?:\.\./)*)benchmarks/results/([a-z0-9_]+)\.md(?:#([a-z0-9-]+))?\)")
+
+
+@pytest.mark.parametrize("doc", VISION_DOCS, ids=lambda p: p.name)
+def test_a_vision_document_links_to_rows_and_types_no_figure(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    typed = [
+        (n, m)
+        for n, line in enumerate(text.splitlines(), 1)
+        for m in MEASURED.findall(line)
+        if m not in NOT_MEASURED
+    ]
+    assert not typed, f"figures typed into {doc.name} (link to their results rows): {typed}"
+    links = ROW_LINK.findall(text)
+    assert len(links) > 10
+    for up, stem, row_id in links:
+        results = ROOT / "benchmarks" / "results" / f"{stem}.md"
+        assert (doc.parent / up / "benchmarks" / "results").resolve() == results.parent
+        assert (ROOT / "benchmarks" / f"{stem}.py").is_file(), f"no benchmark {stem}"
+        assert results.is_file(), f"{stem} has written no results: run it with --write"
+        assert not row_id or row_id in read_rows(results), f"{stem}.md has no row {row_id}"
+    assert MEASURED.findall("read in 14.5 ms, 98.8 % right") == ["14.5 ms", "98.8 %"]
 
 
 def test_results_round_trip_and_refresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
