@@ -14,11 +14,11 @@ to the share right, and the result goes into ``companion/data/vision_calibration
 
 The fitting sets: random games (a share of routes claimed, stations), games with trains put on
 routes printed in their own colour, doubles with one colour on both lanes, empty boards, and
-games near their end (each colour's trains placed until at most 3 of its 45 are left, half of
-the routes printed in a player colour taken by that colour's trains); no colour over a player's
-45 trains (as in a game: the check list's ``free-full`` kind rests on it); each seen top-down
-(whole boards 1,000-2,400 px wide, area-scaled and JPEG re-encoded) or at an angle (1080p
-frames), under one of several lights.
+games near their end (each colour's trains placed until 0-3 of its 45 are left or no route
+fits, half of the routes printed in a player colour taken by that colour's trains); no colour
+over a player's 45 trains (as in a game: the check list's ``free-full`` kind rests on it); each
+seen top-down (whole boards 1,000-2,400 px wide, area-scaled and JPEG re-encoded) or at an
+angle (1080p frames), under one of several lights.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ Every route and station reading gets a *kind* and a *grade*:
   may hide on it), ``free-full`` (read free, printed in the colour of trains seen playing, but
   those trains as read leave no room for it under a player's 45: the rules say they cannot hide
   there unless the colour is over-read elsewhere), ``claim`` (a claim on print that cannot pass
-  for those trains), ``claim-own``
-  (a claim on print that may: its own colour above all), each with ``-mixed`` when its spaces,
-  each on its own, do not all show what the route was read as; ``station`` and ``no-station``;
+  for those trains), ``claim-own`` (a claim on print that may: its own colour above all), each
+  with ``-mixed`` when its spaces, each on its own, do not all show what the route was read as;
+  ``station`` and ``no-station``;
 * a station of a colour no route is read in is ``station-alone`` (a player builds stations
   beside trains of their own: on an empty board a dark spot read as a station is this kind);
 * the grade is the raw confidence as log-odds, held down by the weakest space: a claim's by its

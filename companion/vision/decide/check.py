@@ -16,8 +16,9 @@ The check list (``BoardReading.check``) holds the route and city ids a person sh
 before the reading is used: low confidence; routes whose spaces disagree; a claim of a colour on a
 route printed in a colour that may pass for those trains (its own colour above all: the colours
 cannot tell, only the plastic's relief); a free route printed in a player's colour where that
-colour's trains are nearly as likely as the print; impossible combinations. Thresholds live in
-``companion/data/vision_check.json``.
+colour's trains are nearly as likely as the print (unless that colour's trains, as read, leave
+no room for the route under a player's 45: the ``free-full`` kind, calibrated on its own);
+impossible combinations. Thresholds live in ``companion/data/vision_check.json``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class CheckConfig:
     # train hypothesis of that colour comes within this of the print
     print_like_radius: float  # printed colour p may pass for trains of c when their class means
     # are within this squared scaled distance (p == c always counts)
-    trains_per_player: int
+    trains_per_player: int  # also settles the kind ``free-full`` (``grade_routes``)
     stations_per_player: int
     # a route read free where at least half of its spaces are further than this from their
     # print (squared scaled distance, as ``classify.distances``): neither the print nor any
