@@ -10,11 +10,14 @@ Every route and station reading is scored against the scene's truth and kept as 
 right) (``companion.vision.decide.calibrate``); per kind, ``calibrate.fit_steps`` maps the grade
 to the share right, and the result goes into ``companion/data/vision_calibration.json``::
 
-    .venv/bin/python tools/fit_calibration.py --pictures 400 --photos ../shared/photos --write
+    .venv/bin/python tools/fit_calibration.py --pictures 800 --photos ../shared/photos --write
 
 The fitting sets: random games (a share of routes claimed, stations), games with trains put on
-routes printed in their own colour, doubles with one colour on both lanes, and empty boards;
-each seen top-down (whole boards 1,000-2,400 px wide, area-scaled and JPEG re-encoded) or at an
+routes printed in their own colour, doubles with one colour on both lanes, empty boards, and
+games near their end (each colour's trains placed until 0-3 of its 45 are left or no route
+fits, half of the routes printed in a player colour taken by that colour's trains); no colour
+over a player's 45 trains (as in a game: the check list's ``free-full`` kind rests on it); each
+seen top-down (whole boards 1,000-2,400 px wide, area-scaled and JPEG re-encoded) or at an
 angle (1080p frames), under one of several lights.
 """
 
@@ -43,7 +46,13 @@ from companion.sim.perturb import (  # noqa: E402
     resize_width,
 )
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
-from companion.vision.decide.calibrate import KINDS, Calibration, fit_steps, logit  # noqa: E402
+from companion.vision.decide.calibrate import (  # noqa: E402
+    KINDS,
+    Calibration,
+    fit_steps,
+    logit,
+    station_kind,
+)
 from companion.vision.decide.check import (  # noqa: E402
     CheckConfig,
     grade_routes,
@@ -100,14 +109,62 @@ PHOTO_VARIATIONS = (
 )
 
 
+def within_trains(routes: dict[str, str], renderer: BoardRenderer) -> dict[str, str]:
+    """The claims as a game can hold them: a colour's routes (in board order) while their
+    lengths stay within a player's trains (``CheckConfig.trains_per_player``)."""
+    gb = renderer.geometry
+    cap = CheckConfig.load().trains_per_player
+    used = dict.fromkeys(PLAYER_COLORS, 0)
+    out: dict[str, str] = {}
+    for r in gb.drawable_routes():
+        c = routes.get(r)
+        if c is None:
+            continue
+        n = len(gb.routes[r].spaces)
+        if used[c] + n <= cap:
+            used[c] += n
+            out[r] = c
+    return out
+
+
+def full_board(rng: np.random.Generator, renderer: BoardRenderer) -> dict[str, str]:
+    """A game near its end: each colour's trains placed until it has at most a few of its 45
+    left (or no route fits), about half the routes printed in a player colour taken by that
+    colour's trains (never one colour on both lanes of a double)."""
+    gb = renderer.geometry
+    cap = CheckConfig.load().trains_per_player
+    left = {c: cap - int(rng.integers(0, 4)) for c in PLAYER_COLORS}
+    routes: dict[str, str] = {}
+    order = gb.drawable_routes()
+    for i in rng.permutation(len(order)).tolist():
+        r = order[i]
+        info = gb.routes[r]
+        n = len(info.spaces)
+        twin = routes.get(str(info.twin))
+        fits = [c for c in PLAYER_COLORS if left[c] >= n and c != twin]
+        if not fits:
+            continue
+        if info.color in fits and rng.random() < 0.5:
+            c = info.color
+        else:
+            c = fits[int(rng.integers(0, len(fits)))]
+        routes[r] = c
+        left[c] -= n
+    return routes
+
+
 def scene_for(rng: np.random.Generator, renderer: BoardRenderer, k: int) -> Scene:
     """The k-th fitting scene: a random game, trains on their own print, doubles with one
-    colour on both lanes, or an empty board (in turn)."""
+    colour on both lanes, an empty board, or a game near its end (in turn); no colour over a
+    player's trains."""
     gb = renderer.geometry
-    kind = k % 4
+    kind = k % 5
     seed = int(rng.integers(0, 1 << 30))
     if kind == 3:
         return Scene(seed=seed)
+    if kind == 4:
+        st = random_scene(rng, gb, claimed=0.0, stations=int(rng.integers(0, 12))).stations
+        return Scene(routes=full_board(rng, renderer), stations=st, seed=seed)
     sc = random_scene(
         rng, gb, claimed=float(rng.uniform(0.2, 0.7)), stations=int(rng.integers(0, 12))
     )
@@ -125,7 +182,7 @@ def scene_for(rng: np.random.Generator, renderer: BoardRenderer, k: int) -> Scen
                 c = PLAYER_COLORS[int(rng.integers(0, 5))]
                 routes[r] = c
                 routes[str(twin)] = c
-    return Scene(routes=routes, stations=sc.stations, seed=seed)
+    return Scene(routes=within_trains(routes, renderer), stations=sc.stations, seed=seed)
 
 
 def picture(
@@ -160,16 +217,19 @@ def scored_rows(samples: Samples, truth: Truth, ctx: ReadContext) -> list[Row]:
     reading, res = read_samples(samples, ctx)
     info = ctx.info
     ev = route_evidence(res.scores, info, res.model.route_temperature)
-    grades = grade_routes(ev, info, print_like(res.model, CheckConfig.load().print_like_radius))
+    cfg = CheckConfig.load()
+    like = print_like(res.model, cfg.print_like_radius)
+    grades = grade_routes(ev, info, like, cfg.trains_per_player)
     rows: list[Row] = []
     for k, rid in enumerate(info.route_ids):
         t = routes.get(rid)
         if t != UNKNOWN:
             rows.append((grades.kinds[k], float(grades.grade[k]), reading.routes[rid] == t))
+    playing = {c for c in reading.routes.values() if c is not None}
     for cid, got in reading.stations.items():
         t = stations.get(cid)
         if t != UNKNOWN:
-            kind = "no-station" if got is None else "station"
+            kind = station_kind(got, playing)
             g = float(logit(reading.confidence.get(cid, 1.0)))
             rows.append((kind, g, got == t))
     return rows
@@ -244,7 +304,7 @@ def fit(rows: list[Row], min_count: int) -> Calibration:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pictures", type=int, default=400, help="rendered fitting pictures")
+    ap.add_argument("--pictures", type=int, default=800, help="rendered fitting pictures")
     ap.add_argument("--min-count", type=int, default=40)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--photos", type=Path, help="the shared photos' folder (../shared/photos)")
@@ -288,8 +348,9 @@ def main(argv: list[str] | None = None) -> int:
                 "calibrate.py): per kind of reading, the grade (raw confidence as log-odds, held "
                 "down by the weakest space) from which a share of the readings was right. "
                 "Written by tools/fit_calibration.py from rendered fitting sets of their own "
-                f"seeds ({args.pictures} pictures from seed {SEED}, a quarter of them games "
-                f"with trains on their own print){photos}. The benchmarks' rendered sets, "
+                f"seeds ({args.pictures} pictures from seed {SEED}, a fifth of them games "
+                "with trains on their own print, a fifth games near their end, no colour over "
+                f"a player's 45 trains){photos}. The benchmarks' rendered sets, "
                 "the shared photos as bench_vision_check.py reads them and the other printed "
                 "copies are never fitted on."
             ),

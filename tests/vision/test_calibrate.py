@@ -14,8 +14,16 @@ from companion.vision.decide.calibrate import (
     logit,
     route_grades,
     route_kind,
+    station_kind,
 )
-from companion.vision.decide.check import CheckConfig, assess
+from companion.vision.decide.check import (
+    CheckConfig,
+    assess,
+    grade_routes,
+    print_like,
+    room_left,
+    route_evidence,
+)
 from companion.vision.decide.classify import HYPOTHESES
 from companion.vision.decide.context import ReadContext
 from companion.vision.types import BoardReading
@@ -113,3 +121,70 @@ def test_the_check_list_lists_what_the_calibration_calls_unsure(ctx: ReadContext
     assert set(out.check) == set(out.why)
     loose = assess(reading, s, ctx.info, ctx.model, lengths, CheckConfig.load({"sure": 0.0}))
     assert own not in loose.check and grey not in loose.check
+
+
+def test_a_free_route_its_colour_has_no_trains_left_for_is_its_own_kind(ctx: ReadContext) -> None:
+    info = ctx.info
+    g = ctx.geometry
+    own = next(r for r in g.route_ids if g.routes[r].color == "yellow")
+    others = [r for r in g.route_ids if g.routes[r].color != "yellow"]
+    choice = np.zeros(len(info.route_ids), dtype=np.int64)
+    index = {r: k for k, r in enumerate(info.route_ids)}
+    yellow = HYPOTHESES.index("yellow")
+    used = 0
+    for r in others:  # yellow trains read on other routes, up to 45 - 1
+        n = len(g.spaces[r])
+        if used + n <= 44:
+            choice[index[r]] = yellow
+            used += n
+    assert used == 44
+    left = room_left(choice, info, 45)
+    n_own = len(g.spaces[own])
+    assert left[index[own]] == 45 - 44 - n_own
+    grey = next(r for r in g.route_ids if g.routes[r].color == "grey")
+    assert left[index[grey]] > 1000  # not printed in a player colour: no limit
+    assert route_kind(False, True, False, True) == "free-full"
+    assert route_kind(False, True, True, True) == "free-full-mixed"
+    assert route_kind(True, True, False, True) == "claim-own"  # a claim is never "full"
+    assert route_kind(False, False, False, True) == "free"  # nor a route on another print
+    assert {
+        route_kind(a, b, c, d) for a in (0, 1) for b in (0, 1) for c in (0, 1) for d in (0, 1)
+    } <= set(KINDS)
+
+
+def test_a_station_of_a_colour_no_route_is_read_in_is_its_own_kind() -> None:
+    assert station_kind(None, {"black"}) == "no-station"
+    assert station_kind("black", {"black", "red"}) == "station"
+    assert station_kind("black", {"red"}) == "station-alone"
+    assert station_kind("black", set()) == "station-alone"
+    assert {"station", "station-alone", "no-station"} <= set(KINDS)
+
+
+def test_the_trains_a_colour_has_left_settle_a_free_route_on_its_print(ctx: ReadContext) -> None:
+    g = ctx.geometry
+    info = ctx.info
+    yellow = HYPOTHESES.index("yellow")
+    own = next(r for r in g.route_ids if g.routes[r].color == "yellow")
+    s = _scores(ctx)
+    sl = info.route_slices[own]
+    s[sl, yellow] = 10.0  # a case for yellow trains on their print, read free all the same
+    fill = [r for r in g.route_ids if g.routes[r].color not in ("yellow", "grey")]
+    used = 0
+    for r in fill:  # yellow trains read elsewhere: exactly a player's 45
+        n = len(g.spaces[r])
+        if used + n <= 45:
+            s[info.route_slices[r], yellow] = 30.0
+            used += n
+    assert used == 45
+    ev = route_evidence(s, info, ctx.model.route_temperature)
+    like = print_like(ctx.model, CheckConfig.load().print_like_radius)
+    k = info.route_ids.index(own)
+    assert ev.choice[k] == 0
+    assert grade_routes(ev, info, like).kinds[k] == "free-own"  # without the rule
+    assert grade_routes(ev, info, like, 45).kinds[k] == "free-full"
+    assert grade_routes(ev, info, like, 45 + len(g.spaces[own])).kinds[k] == "free-own"
+    # a colour read over its 45 breaks the rule and proves nothing
+    extra = next(r for r in fill if int(s[info.route_slices[r].start, yellow]) == 0)
+    s[info.route_slices[extra], yellow] = 30.0
+    ev = route_evidence(s, info, ctx.model.route_temperature)
+    assert grade_routes(ev, info, like, 45).kinds[k] == "free-own"

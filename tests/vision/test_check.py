@@ -126,7 +126,9 @@ def test_low_confidence_and_same_colour_claims_are_listed(ctx: ReadContext) -> N
     s[ctx.info.route_slices[grey], HYPOTHESES.index("red")] = 10.2  # red and print 50/50
     reading = _reading(ctx)
     reading.stations[g.city_ids[0]] = "red"
-    reading.confidence[g.city_ids[0]] = 0.6
+    reading.confidence[g.city_ids[0]] = 0.3  # under any station grade the calibration saw
+    reading.stations[g.city_ids[1]] = "green"  # a colour no route is read in
+    reading.confidence[g.city_ids[1]] = 0.999
     out = _assess(ctx, s, reading)
     assert out.routes[own] == "yellow" and own in out.check
     # a space's margin of the trains over their own print: listed while the calibration says
@@ -146,6 +148,9 @@ def test_low_confidence_and_same_colour_claims_are_listed(ctx: ReadContext) -> N
     s[sl.start, 0] = 33.0
     assert grey in out.check
     assert g.city_ids[0] in out.check
+    # a sure station of a colour no route is read in: a kind the fitting sets seldom show
+    assert "green" not in out.routes.values() and g.city_ids[1] in out.check
+    assert out.why[g.city_ids[1]] == ["station-unsure"]
     # printed in a player colour and free, while that colour plays: checked when the trains of
     # that colour come close on one space
     free_own = next(

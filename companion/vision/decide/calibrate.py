@@ -5,9 +5,14 @@ Every route and station reading gets a *kind* and a *grade*:
 
 * kinds: ``free`` (a route read free, printed in a colour no player's trains were seen in),
   ``free-own`` (read free, printed in the colour of trains seen playing: its own colour's trains
-  may hide on it), ``claim`` (a claim on print that cannot pass for those trains), ``claim-own``
-  (a claim on print that may: its own colour above all), each with ``-mixed`` when its spaces,
-  each on its own, do not all show what the route was read as; ``station`` and ``no-station``;
+  may hide on it), ``free-full`` (read free, printed in the colour of trains seen playing, but
+  those trains as read leave no room for it under a player's 45: the rules say they cannot hide
+  there unless the colour is over-read elsewhere), ``claim`` (a claim on print that cannot pass
+  for those trains), ``claim-own`` (a claim on print that may: its own colour above all), each
+  with ``-mixed`` when its spaces, each on its own, do not all show what the route was read as;
+  ``station`` and ``no-station``;
+* a station of a colour no route is read in is ``station-alone`` (a player builds stations
+  beside trains of their own: on an empty board a dark spot read as a station is this kind);
 * the grade is the raw confidence as log-odds, held down by the weakest space: a claim's by its
   weakest space's margin of the colour over the print, a free route on its own colour's print by
   the strongest space's case for those trains (``check.RouteEvidence``).
@@ -39,11 +44,14 @@ KINDS: tuple[str, ...] = (
     "free-mixed",
     "free-own",
     "free-own-mixed",
+    "free-full",
+    "free-full-mixed",
     "claim",
     "claim-mixed",
     "claim-own",
     "claim-own-mixed",
     "station",
+    "station-alone",
     "no-station",
 )
 GRADE_CAP = 30.0  # log-odds: a grade is clipped to +-GRADE_CAP
@@ -56,10 +64,22 @@ def logit(p: Any) -> FloatArray:
     return out
 
 
-def route_kind(claim: bool, own: bool, mixed: bool) -> str:
-    """The kind of a route reading (``KINDS``)."""
-    base = ("claim" if claim else "free") + ("-own" if own else "")
+def route_kind(claim: bool, own: bool, mixed: bool, full: bool = False) -> str:
+    """The kind of a route reading (``KINDS``); ``full``: a free route on its own colour's print
+    whose trains, as read, leave no room for it (``free-full``)."""
+    if not claim and own and full:
+        base = "free-full"
+    else:
+        base = ("claim" if claim else "free") + ("-own" if own else "")
     return base + ("-mixed" if mixed else "")
+
+
+def station_kind(colour: str | None, playing: set[str] | frozenset[str]) -> str:
+    """The kind of a station reading (``KINDS``): ``no-station``, ``station`` of a colour seen
+    playing (some route read in it), or ``station-alone``."""
+    if colour is None:
+        return "no-station"
+    return "station" if colour in playing else "station-alone"
 
 
 def route_grades(

@@ -16,8 +16,9 @@ The check list (``BoardReading.check``) holds the route and city ids a person sh
 before the reading is used: low confidence; routes whose spaces disagree; a claim of a colour on a
 route printed in a colour that may pass for those trains (its own colour above all: the colours
 cannot tell, only the plastic's relief); a free route printed in a player's colour where that
-colour's trains are nearly as likely as the print; impossible combinations. Thresholds live in
-``companion/data/vision_check.json``.
+colour's trains are nearly as likely as the print (unless that colour's trains, as read, leave
+no room for the route under a player's 45: the ``free-full`` kind, calibrated on its own);
+impossible combinations. Thresholds live in ``companion/data/vision_check.json``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.calibrate import load_calibration, logit, route_grades, route_kind
+from companion.vision.decide.calibrate import (
+    load_calibration,
+    logit,
+    route_grades,
+    route_kind,
+    station_kind,
+)
 from companion.vision.decide.classify import (
     HYPOTHESES,
     FloatArray,
@@ -56,7 +63,7 @@ class CheckConfig:
     # train hypothesis of that colour comes within this of the print
     print_like_radius: float  # printed colour p may pass for trains of c when their class means
     # are within this squared scaled distance (p == c always counts)
-    trains_per_player: int
+    trains_per_player: int  # also settles the kind ``free-full`` (``grade_routes``)
     stations_per_player: int
     # a route read free where at least half of its spaces are further than this from their
     # print (squared scaled distance, as ``classify.distances``): neither the print nor any
@@ -274,7 +281,7 @@ def assess(
     problems: list[Problem] = []
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
-    grades = grade_routes(ev, info, like)
+    grades = grade_routes(ev, info, like, cfg.trains_per_player)
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
     hidden_over = (ev.hidden > cfg.hidden_margin).tolist()
@@ -348,7 +355,7 @@ def assess(
         raw = reading.confidence.get(cid, 1.0)
         calibrated[cid] = raw
         if calibration is not None:
-            kind = "no-station" if st is None else "station"
+            kind = station_kind(st, playing)
             calibrated[cid] = float(calibration(kind, logit(raw)))
             if calibrated[cid] < (cfg.sure or 0.0):
                 put(cid, "station-unsure")
@@ -378,7 +385,10 @@ class Grades:
 
 
 def grade_routes(
-    ev: RouteEvidence, info: SpaceLayoutInfo, like: dict[str, frozenset[str]]
+    ev: RouteEvidence,
+    info: SpaceLayoutInfo,
+    like: dict[str, frozenset[str]],
+    trains_per_player: int | None = None,
 ) -> Grades:
     """Every route's kind and grade for the calibration: a claim on print that may pass for
     those trains, or a free route printed in the colour of trains seen playing (even when the
@@ -386,7 +396,10 @@ def grade_routes(
     used to settle a reading), is ``-own``; a
     route with a space that on its own shows free or a colour seen playing other than what it
     was read as is ``-mixed`` (a lone space of a colour nowhere else on the board is the
-    print's own look)."""
+    print's own look). With ``trains_per_player``, a free ``-own`` route whose length added to
+    the trains read in its printed colour goes over it is ``free-full``: a player has that many
+    trains, and those read leave no room for it (``room_left``); only while that colour as read
+    is itself within them (a colour read over them breaks the rule: it proves nothing)."""
     n = len(info.route_ids)
     playing = {PLAYER_COLORS[int(c) - 1] for c in ev.choice if c > 0}
     plays = np.array([h is None or h in playing for h in HYPOTHESES])
@@ -403,11 +416,36 @@ def grade_routes(
             own[k] = printed in playing
     claim = ev.choice > 0
     grade = route_grades(ev.confidence, claim, own, ev.weakest, ev.hidden)
+    full = np.zeros(n, dtype=bool)
+    if trains_per_player is not None:
+        left = room_left(ev.choice, info, trains_per_player)
+        full = ~claim & own & (left < 0) & (left + lengths(info) >= 0)
     kinds = [
-        route_kind(a, b, m)
-        for a, b, m in zip(claim.tolist(), own.tolist(), mixed.tolist(), strict=True)
+        route_kind(a, b, m, f)
+        for a, b, m, f in zip(
+            claim.tolist(), own.tolist(), mixed.tolist(), full.tolist(), strict=True
+        )
     ]
     return Grades(kinds, grade, mixed)
+
+
+def lengths(info: SpaceLayoutInfo) -> IntArray:
+    """Per route: its spaces (a player's trains it takes)."""
+    out: IntArray = np.diff(np.r_[info.route_starts, len(info.printed_colors)]).astype(np.int64)
+    return out
+
+
+def room_left(choice: IntArray, info: SpaceLayoutInfo, trains_per_player: int) -> IntArray:
+    """Per route: the trains its printed colour's player would have left were the route theirs
+    too (``trains_per_player`` less the spaces of the routes read in that colour and the
+    route's own); a large number where the print is no player colour."""
+    length = lengths(info)
+    used = np.zeros(len(HYPOTHESES), dtype=np.int64)
+    np.add.at(used, choice, length)
+    own = np.asarray(info.own_colour)[info.route_starts] + 1  # 0: no player colour
+    left = trains_per_player - used[own] - length
+    out: IntArray = np.where(own > 0, left, 1 << 20).astype(np.int64)
+    return out
 
 
 def _unexplained(
