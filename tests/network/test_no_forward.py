@@ -31,7 +31,7 @@ def tool(name: str) -> str:
     found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
     if found is None:
         if in_ci():
-            pytest.fail(f"CI is set but {name} is missing (apt-get install nftables iproute2)")
+            pytest.fail(f"CI is set but {name} is missing (scripts/dev installs it)")
         pytest.skip(f"{name} is not installed")
     return found
 
@@ -124,3 +124,12 @@ def test_the_dispatcher_is_executable_and_plain_sh() -> None:
     mode = DISPATCHER.stat().st_mode
     assert mode & 0o111 and not mode & 0o022
     assert DISPATCHER.read_text(encoding="utf-8").startswith("#!/bin/sh\n")
+
+
+@pytest.mark.parametrize("script", [DISPATCHER, HARNESS], ids=["dispatcher", "nsforward"])
+def test_shellcheck_is_clean(script: Path) -> None:
+    done = subprocess.run(
+        [tool("shellcheck"), "--severity=style", str(script)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout
