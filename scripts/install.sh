@@ -416,7 +416,8 @@ system systemctl enable "$SERVICE"
 if [ "$NETWORK" = 1 ]; then
     # loaded now and at every boot (before NetworkManager): it only stops the box routing
     system systemctl enable "$FIREWALL_SERVICE"
-    system systemctl restart "$FIREWALL_SERVICE"
+    system systemctl restart "$FIREWALL_SERVICE" ||
+        note "warning: $FIREWALL_SERVICE did not load its table now (a kernel without nftables?): sudo systemctl status $FIREWALL_SERVICE"
     # not started now (it may switch the Wi-Fi under this session): at the next boot
     system systemctl enable "$NETWORK_SERVICE"
     note "at each boot the box joins a known Wi-Fi, else opens its own (now: sudo $VENV/bin/companion network auto)"
