@@ -102,22 +102,24 @@ def password_options(p: Any, what: str) -> None:
     )
 
 
-def password_of(
-    args: argparse.Namespace,
-    prompt: str,
-    *,
-    confirm: bool = False,
-    stdin: TextIO | None = None,
-    ask: Any = None,
-) -> str | None:
+def typed(prompt: str) -> str:
+    """What the person types at ``prompt`` on the terminal, without echo."""
+    from companion.cli import CommandError
+
+    try:
+        return getpass.getpass(prompt, stream=sys.stderr)
+    except EOFError:
+        raise CommandError("no password was typed") from None
+
+
+def password_of(args: argparse.Namespace, prompt: str, *, confirm: bool = False) -> str | None:
     """The password the command line asks for, never from the command line if avoidable:
     ``--password-stdin`` (the first line; on a terminal, asked without echo), ``--password``
     alone (asked on the terminal without echo; ``confirm``: twice), ``--password P`` (taken,
     with a warning on stderr), else None."""
     from companion.cli import CommandError
 
-    stdin = sys.stdin if stdin is None else stdin
-    ask = getpass.getpass if ask is None else ask
+    stdin: TextIO | None = sys.stdin
     given = args.password
     if isinstance(given, str):
         print(
@@ -128,9 +130,9 @@ def password_of(
             flush=True,
         )
         return given
-    on_terminal = stdin.isatty()
+    on_terminal = stdin is not None and stdin.isatty()
     if args.password_stdin and not on_terminal:
-        line = stdin.readline()
+        line = stdin.readline() if stdin is not None else ""
         password = line.removesuffix("\n").removesuffix("\r")
         if not password:
             raise CommandError("--password-stdin: standard input has no password on its first line")
@@ -141,10 +143,10 @@ def password_of(
                 "--password asks on a terminal and there is none: give the password on "
                 "standard input with --password-stdin"
             )
-        password = str(ask(prompt, stream=sys.stderr))
+        password = typed(prompt)
         if not password:
             raise CommandError("no password was typed")
-        if confirm and str(ask("The same password again: ", stream=sys.stderr)) != password:
+        if confirm and typed("The same password again: ") != password:
             raise CommandError("the two passwords typed differ; nothing was changed")
         return password
     return None

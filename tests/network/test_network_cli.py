@@ -158,7 +158,10 @@ def typing(monkeypatch: pytest.MonkeyPatch, *typed: str) -> list[str]:
     def ask(prompt: str, stream: object = None) -> str:
         assert stream is sys.stderr  # prompts go to stderr, so stdout stays the status
         prompts.append(prompt)
-        return next(answers)
+        answer = next(answers, None)
+        if answer is None:
+            raise EOFError
+        return answer
 
     monkeypatch.setattr(sys, "stdin", Terminal())
     monkeypatch.setattr("getpass.getpass", ask)
@@ -196,6 +199,9 @@ def test_two_different_passwords_typed_change_nothing(
     typing(monkeypatch, "")
     code, _, err = run(capsys, "network", "join", "Cafe", "--password", "--state-dir", "x")
     assert code == 2 and "no password was typed" in err and nmcli.calls() == []
+    typing(monkeypatch)  # Ctrl-D at the prompt: getpass raises EOFError
+    code, _, err = run(capsys, "network", "join", "Cafe", "--password", "--state-dir", "x")
+    assert code == 2 and err == "companion: no password was typed\n" and nmcli.calls() == []
 
 
 def test_join_asks_once_with_the_network_name(
