@@ -21,6 +21,19 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
     sleep 0.1
 done
 
+# no duplicate address detection anywhere (an address still "tentative" is not used yet), and
+# this namespace routes from the start (the table is loaded later)
+for ns in self "$PHONE" "$VENUE"; do
+    for key in accept_dad dad_transmits; do
+        if [ "$ns" = self ]; then
+            echo 0 >/proc/sys/net/ipv6/conf/default/$key
+        else
+            in_ns "$ns" sh -c "echo 0 >/proc/sys/net/ipv6/conf/default/$key"
+        fi
+    done
+done
+echo 1 >/proc/sys/net/ipv4/ip_forward
+echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
 ip link set lo up
 ip link add hotspot0 type veth peer name phone0
 ip link set phone0 netns "$PHONE"
@@ -52,7 +65,7 @@ reach() {
     local proto=$1 where=$2 address=$3 port=$4 to=${5:-$3} listener
     local code="
 import socket, sys
-proto, address, port, to = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+proto, address, port, to, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), *sys.argv[4:6]
 family = socket.AF_INET6 if ':' in address else socket.AF_INET
 kind = socket.SOCK_DGRAM if proto == 'udp' else socket.SOCK_STREAM
 s = socket.socket(family, kind)
@@ -61,36 +74,43 @@ s.bind((address, port))
 if to.startswith('224.'):  # a multicast group (mDNS): joined on the box's own network
     s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                  socket.inet_aton(to) + socket.inet_aton('10.42.0.1'))
-s.settimeout(1.5)
+if proto == 'tcp':
+    s.listen(1)
+s.settimeout(3.0)
+open(ready, 'w').close()  # listening: the phone may send now
 try:
     if proto == 'udp':
         s.recv(64)
     else:
-        s.listen(1)
         s.accept()
     print('yes')
 except socket.timeout:
     print('no')
 "
+    rm -f "$WORK/ready"
     if [ "$where" = box ]; then
-        "$PY" -c "$code" "$proto" "$address" "$port" "$to" >"$WORK/got" &
+        "$PY" -c "$code" "$proto" "$address" "$port" "$to" "$WORK/ready" >"$WORK/got" &
     else
-        in_ns "$where" "$PY" -c "$code" "$proto" "$address" "$port" "$to" >"$WORK/got" &
+        in_ns "$where" "$PY" -c "$code" "$proto" "$address" "$port" "$to" "$WORK/ready" >"$WORK/got" &
     fi
     listener=$!
-    sleep 0.3
+    for _ in $(seq 300); do # up to 30 s on a busy machine
+        [ -e "$WORK/ready" ] && break
+        sleep 0.1
+    done
     in_ns "$PHONE" "$PY" -c "
-import socket, sys
+import socket, sys, time
 proto, address, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 family = socket.AF_INET6 if ':' in address else socket.AF_INET
 if proto == 'udp':
     s = socket.socket(family, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-    for _ in range(3):
+    for _ in range(3):  # spread out: the first may wait for neighbour discovery
         s.sendto(b'hello', (address, port))
+        time.sleep(0.3)
 else:
     try:
-        socket.create_connection((address, port), timeout=1.0).close()
+        socket.create_connection((address, port), timeout=2.0).close()
     except OSError:
         pass
 " "$proto" "$to" "$port"
@@ -99,8 +119,11 @@ else:
 }
 forwarded() { nft list chain inet companion forward | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'; }
 
-echo 1 >/proc/sys/net/ipv4/ip_forward
-echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
+# every address usable (none tentative) before anything is sent
+for _ in $(seq 100); do
+    [ -z "$(ip -6 addr show tentative; in_ns "$PHONE" ip -6 addr show tentative; in_ns "$VENUE" ip -6 addr show tentative)" ] && break
+    sleep 0.1
+done
 echo "routes-without-table $(reach udp "$VENUE" 192.0.2.50 5000)"
 echo "routes-v6-without-table $(reach udp "$VENUE" 2001:db8::50 5000)"
 nft -f "$RULES"
