@@ -92,7 +92,8 @@ if [ -e "$R$UNIT" ] || [ "$DRY" = 1 ]; then
     fi
     if [ -e "$R$FIREWALL_UNIT" ] || [ "$DRY" = 1 ]; then
         # stopping it deletes the table inet companion (nothing else of the ruleset)
-        system systemctl disable --now companion-firewall.service
+        system systemctl disable --now companion-firewall.service ||
+            note "companion-firewall.service did not stop cleanly (sudo nft delete table inet companion)"
     fi
 else
     note "no $UNIT: nothing to stop"
