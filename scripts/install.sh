@@ -16,7 +16,8 @@
 #   --keep-hostname  do not name the machine "companion" (phones then find it at HOSTNAME.local,
 #                  not companion.local)
 #   --no-network   leave the network alone: no NetworkManager/Avahi packages, no boot-time
-#                  companion-network.service, no polkit rule, no new host name
+#                  companion-network.service, no polkit rule, no new host name, no
+#                  companion-firewall.service (the table that stops the box routing)
 #
 # Running it again updates the code and restarts the service; it never overwrites
 # /etc/companion/companion.toml or companion.env once they exist.
@@ -49,6 +50,13 @@ APT_PI=(python3-picamera2 python3-libcamera python3-lgpio)
 APT_NETWORK=(network-manager dnsmasq-base nftables wpasupplicant wireless-regdb avahi-daemon
     libnss-mdns)
 NETWORK_SERVICE=companion-network.service
+# the box routes nothing: an nftables table of its own (a forward chain, policy drop) loaded at
+# boot, and a NetworkManager dispatcher script that turns IPv4 forwarding off again after the
+# box's own network (NetworkManager's shared mode turns it on and never off)
+FIREWALL_SERVICE=companion-firewall.service
+FIREWALL_RULES=companion-firewall.nft
+DISPATCHER_DIR=/etc/NetworkManager/dispatcher.d
+DISPATCHER=90-companion-no-forward
 POLKIT_DIR=/etc/polkit-1/rules.d
 POLKIT_RULE=50-companion-network.rules
 HOST_NAME=companion
@@ -96,7 +104,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -382,6 +390,12 @@ if [ "$NETWORK" = 1 ]; then
     # join a Wi-Fi, and nothing else
     run install -d -m 0755 "$R$POLKIT_DIR"
     run install -m 0644 "$SRC/systemd/companion-network.rules" "$R$POLKIT_DIR/$POLKIT_RULE"
+    say "the box routes nothing ($FIREWALL_SERVICE, table inet companion)"
+    # neither between the phones on its own network and any other network, nor as a client
+    run install -m 0644 "$SRC/systemd/$FIREWALL_RULES" "$R$APP_DIR/$FIREWALL_RULES"
+    run install -m 0644 "$SRC/systemd/$FIREWALL_SERVICE" "$R$UNIT_DIR/$FIREWALL_SERVICE"
+    run install -d -m 0755 "$R$DISPATCHER_DIR"
+    run install -m 0755 "$SRC/systemd/companion-no-forward.dispatcher" "$R$DISPATCHER_DIR/$DISPATCHER"
     if [ "$KEEP_HOSTNAME" = 1 ]; then
         note "--keep-hostname: phones find the box at $(hostname).local"
     elif [ "$(hostname)" = "$HOST_NAME" ]; then
@@ -391,7 +405,8 @@ if [ "$NETWORK" = 1 ]; then
         system hostnamectl set-hostname "$HOST_NAME"
         system sed -i -E "s/^127\.0\.1\.1([[:space:]].*)?\$/127.0.1.1\t$HOST_NAME/" /etc/hosts
     fi
-    system systemctl enable NetworkManager.service avahi-daemon.service
+    system systemctl enable NetworkManager.service NetworkManager-dispatcher.service \
+        avahi-daemon.service
     system systemctl restart avahi-daemon.service
 fi
 system systemctl daemon-reload
@@ -399,6 +414,10 @@ system udevadm control --reload-rules
 system udevadm trigger --subsystem-match=tty --action=add
 system systemctl enable "$SERVICE"
 if [ "$NETWORK" = 1 ]; then
+    # loaded now and at every boot (before NetworkManager): it only stops the box routing
+    system systemctl enable "$FIREWALL_SERVICE"
+    system systemctl restart "$FIREWALL_SERVICE" ||
+        note "warning: $FIREWALL_SERVICE did not load its table now (a kernel without nftables?): sudo systemctl status $FIREWALL_SERVICE"
     # not started now (it may switch the Wi-Fi under this session): at the next boot
     system systemctl enable "$NETWORK_SERVICE"
     note "at each boot the box joins a known Wi-Fi, else opens its own (now: sudo $VENV/bin/companion network auto)"

@@ -16,6 +16,8 @@ STATE_DIR=/var/lib/companion
 UNIT=/etc/systemd/system/companion.service
 NETWORK_UNIT=/etc/systemd/system/companion-network.service
 POLKIT_RULE=/etc/polkit-1/rules.d/50-companion-network.rules
+FIREWALL_UNIT=/etc/systemd/system/companion-firewall.service
+DISPATCHER=/etc/NetworkManager/dispatcher.d/90-companion-no-forward
 RULE=/etc/udev/rules.d/99-ttr-reader.rules
 MODULES=/etc/modules-load.d/companion.conf
 SERVICE=companion.service
@@ -88,12 +90,18 @@ if [ -e "$R$UNIT" ] || [ "$DRY" = 1 ]; then
         # the box's own network profile (a venue Wi-Fi the host joined stays known)
         system nmcli connection delete id companion-hotspot || note "no companion-hotspot profile"
     fi
+    if [ -e "$R$FIREWALL_UNIT" ] || [ "$DRY" = 1 ]; then
+        # stopping it deletes the table inet companion (nothing else of the ruleset)
+        system systemctl disable --now companion-firewall.service ||
+            note "companion-firewall.service did not stop cleanly (sudo nft delete table inet companion)"
+    fi
 else
     note "no $UNIT: nothing to stop"
 fi
 
 say "removing the unit, the udev rule, the module list and $APP_DIR"
-for path in "$R$UNIT" "$R$NETWORK_UNIT" "$R$POLKIT_RULE" "$R$RULE" "$R$MODULES"; do
+for path in "$R$UNIT" "$R$NETWORK_UNIT" "$R$FIREWALL_UNIT" "$R$DISPATCHER" "$R$POLKIT_RULE" \
+    "$R$RULE" "$R$MODULES"; do
     if [ -e "$path" ] || [ "$DRY" = 1 ]; then run rm -f -- "$path"; fi
 done
 system systemctl daemon-reload

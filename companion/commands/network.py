@@ -1,8 +1,8 @@
 """`companion network ...`: the box's own network, through NetworkManager.
 
     companion network status [--json]
-    companion network hotspot [--password P] [--interface IF]
-    companion network join SSID [--password P] [--interface IF]
+    companion network hotspot [--password | --password-stdin] [--interface IF]
+    companion network join SSID [--password | --password-stdin] [--interface IF]
     companion network auto [--wait S] [--interface IF]
 
 ``hotspot`` without a password opens the open set-up network (and forgets a password set
@@ -10,14 +10,21 @@ before); with one, WPA2, and the password is kept in the state directory (0600) 
 the host page's Wi-Fi QR code. ``auto`` runs at boot (companion-network.service): a known Wi-Fi
 within S seconds (default 45), else the box's own network. Exit 0 done, 2 bad input or no
 NetworkManager (one sentence on stderr).
+
+The password never needs to be on companion's own command line, where every local user can read
+it (``ps``, ``/proc/PID/cmdline``): ``--password`` alone asks for it on the terminal without
+echo (the box's own network's twice), ``--password-stdin`` reads its first line from standard
+input. ``--password P`` still works, with a warning (``network.password_on_command_line``).
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from companion.network import (
     MDNS_NAME,
@@ -52,13 +59,13 @@ def register(sub: Any) -> None:
     st.set_defaults(func=run_status)
 
     hs = nsub.add_parser("hotspot", help="open the box's own network")
-    hs.add_argument("--password", help="WPA2 password, 8-63 characters (none: an open network)")
+    password_options(hs, "a WPA2 password, 8-63 characters (left out: an open network)")
     common(hs)
     hs.set_defaults(func=run_hotspot)
 
     jn = nsub.add_parser("join", help="join a Wi-Fi network (the box's own stays the fallback)")
     jn.add_argument("ssid", metavar="SSID")
-    jn.add_argument("--password", help="the network's password")
+    password_options(jn, "the network's password (left out: an open network)")
     common(jn)
     jn.set_defaults(func=run_join)
 
@@ -72,6 +79,77 @@ def register(sub: Any) -> None:
     )
     common(au)
     au.set_defaults(func=run_auto)
+
+
+ASK = object()  # --password without a value: ask on the terminal
+ARGV_WARNING = "network.password_on_command_line"
+
+
+def password_options(p: Any, what: str) -> None:
+    way = p.add_mutually_exclusive_group()
+    way.add_argument(
+        "--password",
+        nargs="?",
+        const=ASK,
+        metavar="P",
+        help=f"{what}, asked on the terminal without echo; --password P works too, with a "
+        "warning: every user of this machine can read P (ps)",
+    )
+    way.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from the first line of standard input",
+    )
+
+
+def typed(prompt: str) -> str:
+    """What the person types at ``prompt`` on the terminal, without echo."""
+    from companion.cli import CommandError
+
+    try:
+        return getpass.getpass(prompt, stream=sys.stderr)
+    except EOFError:
+        raise CommandError("no password was typed") from None
+
+
+def password_of(args: argparse.Namespace, prompt: str, *, confirm: bool = False) -> str | None:
+    """The password the command line asks for, never from the command line if avoidable:
+    ``--password-stdin`` (the first line; on a terminal, asked without echo), ``--password``
+    alone (asked on the terminal without echo; ``confirm``: twice), ``--password P`` (taken,
+    with a warning on stderr), else None."""
+    from companion.cli import CommandError
+
+    stdin: TextIO | None = sys.stdin
+    given = args.password
+    if isinstance(given, str):
+        print(
+            f"companion: warning: [{ARGV_WARNING}] a password given as --password P is visible "
+            "to every user of this machine while the command runs (ps, /proc); next time use "
+            "--password alone (it asks) or --password-stdin",
+            file=sys.stderr,
+            flush=True,
+        )
+        return given
+    on_terminal = stdin is not None and stdin.isatty()
+    if args.password_stdin and not on_terminal:
+        line = stdin.readline() if stdin is not None else ""
+        password = line.removesuffix("\n").removesuffix("\r")
+        if not password:
+            raise CommandError("--password-stdin: standard input has no password on its first line")
+        return password
+    if given is ASK or args.password_stdin:
+        if not on_terminal:
+            raise CommandError(
+                "--password asks on a terminal and there is none: give the password on "
+                "standard input with --password-stdin"
+            )
+        password = typed(prompt)
+        if not password:
+            raise CommandError("no password was typed")
+        if confirm and typed("The same password again: ") != password:
+            raise CommandError("the two passwords typed differ; nothing was changed")
+        return password
+    return None
 
 
 def network(args: argparse.Namespace) -> NmcliNetwork:
@@ -140,7 +218,9 @@ def checked_password(password: str | None) -> str | None:
 def run_hotspot(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
 
-    password = checked_password(args.password)
+    password = checked_password(
+        password_of(args, "Password of the box's own network (8-63 characters): ", confirm=True)
+    )
     net = network(args)
     where = state_dir(args)
     try:
@@ -163,13 +243,14 @@ def run_join(args: argparse.Namespace) -> int:
     problem = ssid_problem(args.ssid)
     if problem is not None:
         raise CommandError(problem.rstrip("."))
-    problem = None if args.password is None else join_password_problem(args.password)
+    password = password_of(args, f"Password of {args.ssid}: ")
+    problem = None if password is None else join_password_problem(password)
     if problem is not None:
         raise CommandError(problem.rstrip("."))
     net = network(args)
     own = read_password(state_dir(args))
     try:
-        st = join_or_fall_back(net, args.ssid, args.password, own)
+        st = join_or_fall_back(net, args.ssid, password, own)
     except NetworkError as exc:
         raise CommandError(
             f"{exc.message.rstrip('.')}; the box's own network is open again"

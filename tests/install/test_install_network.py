@@ -24,6 +24,9 @@ NETWORK_PACKAGES = (
     "libnss-mdns",
 )
 RULE = REPO / "systemd/companion-network.rules"
+FIREWALL_RULES = REPO / "systemd/companion-firewall.nft"
+FIREWALL_UNIT = REPO / "systemd/companion-firewall.service"
+DISPATCHER = REPO / "systemd/companion-no-forward.dispatcher"
 
 
 def steps_of(out: str) -> list[str]:
@@ -48,7 +51,10 @@ def test_dry_run_installs_the_network_parts(tmp_path: Path) -> None:
     assert not any(
         "start companion-network" in s or "restart companion-network" in s for s in steps
     )
-    assert "systemctl enable NetworkManager.service avahi-daemon.service" in steps
+    assert (
+        "systemctl enable NetworkManager.service NetworkManager-dispatcher.service "
+        "avahi-daemon.service" in steps
+    )
     if socket.gethostname() != "companion":
         assert "hostnamectl set-hostname companion" in steps
         assert any(s.startswith("sed -i -E") and s.endswith(" /etc/hosts") for s in steps)
@@ -57,10 +63,30 @@ def test_dry_run_installs_the_network_parts(tmp_path: Path) -> None:
     )
 
 
+def test_dry_run_makes_the_box_route_nothing(tmp_path: Path) -> None:
+    result = sh(INSTALL, "--dry-run", env=fake_pi(tmp_path))
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(result.stdout)
+    rules = f"install -m 0644 {FIREWALL_RULES} /opt/companion/companion-firewall.nft"
+    unit = f"install -m 0644 {FIREWALL_UNIT} /etc/systemd/system/companion-firewall.service"
+    hook = f"install -m 0755 {DISPATCHER} /etc/NetworkManager/dispatcher.d/90-companion-no-forward"
+    assert {rules, unit, hook} <= set(steps)
+    # never Debian's /etc/nftables.conf (the owner's; its "flush ruleset" would take all)
+    assert "/etc/nftables.conf" not in result.stdout
+    assert steps.index(rules) > steps.index("install -d -m 0755 /opt/companion")
+    assert (
+        steps.index(unit)
+        < steps.index("systemctl daemon-reload")
+        < steps.index("systemctl enable companion-firewall.service")
+        < steps.index("systemctl restart companion-firewall.service")
+    )
+
+
 def test_no_network_and_keep_hostname(tmp_path: Path) -> None:
     result = sh(INSTALL, "--dry-run", "--no-network", env=fake_pi(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "companion-network" not in result.stdout and "polkit" not in result.stdout
+    assert "companion-firewall" not in result.stdout and "dispatcher" not in result.stdout
     apt = next(s for s in steps_of(result.stdout) if "apt-get install" in s).split()
     assert not any(p in apt for p in NETWORK_PACKAGES)
     assert "hostnamectl" not in result.stdout
@@ -75,15 +101,24 @@ def test_staged_files_and_uninstall(tmp_path: Path) -> None:
     for staged, source in {
         "etc/systemd/system/companion-network.service": "systemd/companion-network.service",
         "etc/polkit-1/rules.d/50-companion-network.rules": "systemd/companion-network.rules",
+        "etc/systemd/system/companion-firewall.service": "systemd/companion-firewall.service",
+        "opt/companion/companion-firewall.nft": "systemd/companion-firewall.nft",
     }.items():
         assert (root / staged).read_bytes() == (REPO / source).read_bytes(), staged
         assert (root / staged).stat().st_mode & 0o777 == 0o644
+    hook = root / "etc/NetworkManager/dispatcher.d/90-companion-no-forward"
+    assert hook.read_bytes() == DISPATCHER.read_bytes()
+    assert hook.stat().st_mode & 0o777 == 0o755  # NetworkManager runs it: not writable by others
     result = sh(UNINSTALL, "--prefix", str(root))
     assert result.returncode == 0, result.stderr
     assert not (root / "etc/systemd/system/companion-network.service").exists()
     assert not (root / "etc/polkit-1/rules.d/50-companion-network.rules").exists()
+    assert not (root / "etc/systemd/system/companion-firewall.service").exists()
+    assert not hook.exists()
     dry = sh(UNINSTALL, "--dry-run")
     assert "nmcli connection delete id companion-hotspot" in steps_of(dry.stdout)
+    # stopping the unit deletes its own table only
+    assert "systemctl disable --now companion-firewall.service" in steps_of(dry.stdout)
 
 
 NODE_HARNESS = """

@@ -164,7 +164,7 @@ def run(world: dict[str, Any], opts: dict[str, str], args: list[str], world_path
         device = args[2]
         if not any(d["name"] == device for d in world["devices"]):
             fail(10, f"Device '{device}' not found.")
-        lines = []
+        lines: list[str] = []
         for addr in addresses(world, device):
             key = "IP6.ADDRESS" if ":" in addr else "IP4.ADDRESS"
             n = sum(1 for line in lines if line.startswith(key)) + 1
@@ -197,7 +197,7 @@ def run(world: dict[str, Any], opts: dict[str, str], args: list[str], world_path
             for a in world["around"]
         )
     if args == ["radio", "wifi"]:
-        return world.get("radio", "enabled") + "\n"
+        return str(world.get("radio", "enabled")) + "\n"
     if args == ["radio", "wifi", "on"]:
         world["radio"] = "enabled"
         return ""
