@@ -44,6 +44,16 @@ CODES: dict[str, tuple[str, ...]] = {
         "mode_unknown",
     ),
     "network.mdns": ("mdns_ok", "mdns_none"),
+    "network.routing": (
+        "routing_ok",
+        "routing_not_installed",
+        "routing_unknown",
+        "routing_open",
+        "routing_firewall_off",
+        "routing_table_missing",
+        "routing_forwarding_on",
+        "routing_not_at_boot",
+    ),
     "clock.sync": ("sync_ok", "sync_no", "sync_unknown"),
     "versions.software": ("software_ok",),
 }
@@ -348,6 +358,56 @@ def network_checks(status: NetworkFacts) -> list[Check]:
     else:
         out.append(make("network.mdns", "mdns_none", "warn"))
     return out
+
+
+# --- the box routes nothing ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoutingFacts:
+    """Whether the box could pass traffic on between networks (hardware/README.md, "The box's
+    own network"). ``installed``: the firewall's unit (``companion-firewall.service``) is on this
+    machine; ``active``/``enabled``: systemd's ActiveState and UnitFileState of it (None: systemd
+    cannot be asked); ``forwarding``: IPv4 forwarding on (None: cannot be read); ``table``: the
+    nftables table ``inet companion`` is loaded (None: not looked at: only root can)."""
+
+    installed: bool
+    active: str | None = None
+    enabled: str | None = None
+    forwarding: bool | None = None
+    table: bool | None = None
+
+
+FIREWALL_UNIT = "companion-firewall.service"
+# what the command's text adds to the warnings (the page says it in words: no command)
+ROUTING_HOW = (
+    f"`sudo systemctl status {FIREWALL_UNIT}` tells why; `sudo scripts/install.sh` puts the "
+    "firewall and the script that turns forwarding off in place again and loads the firewall"
+)
+FORWARDING_OFF = "`sudo sysctl -w net.ipv4.ip_forward=0` turns forwarding off now"
+
+
+def routing_check(facts: RoutingFacts) -> Check:
+    """One line: the box's firewall runs (and starts with the box), its table is loaded where
+    that can be seen, and IPv4 forwarding is off. A machine without the firewall's unit (a
+    development machine, an install that leaves the network alone) is told so, not judged."""
+    cid = "network.routing"
+    if not facts.installed:
+        return make(cid, "routing_not_installed", "ok")
+    if facts.active is None or facts.forwarding is None:
+        return make(cid, "routing_unknown", "warn", detail=ROUTING_HOW)
+    if facts.active != "active":
+        name = "routing_open" if facts.forwarding else "routing_firewall_off"
+        return make(cid, name, "warn", detail=f"{FIREWALL_UNIT} is {facts.active}; {ROUTING_HOW}")
+    if facts.table is False:
+        return make(cid, "routing_table_missing", "warn", detail=ROUTING_HOW)
+    if facts.forwarding:
+        detail = f"{FORWARDING_OFF}; {ROUTING_HOW}"
+        return make(cid, "routing_forwarding_on", "warn", detail=detail)
+    if facts.enabled is not None and facts.enabled != "enabled":
+        detail = f"{FIREWALL_UNIT} is {facts.enabled}; {ROUTING_HOW}"
+        return make(cid, "routing_not_at_boot", "warn", detail=detail)
+    return make(cid, "routing_ok", "ok")
 
 
 # --- clock and versions -----------------------------------------------------------------------

@@ -7,8 +7,8 @@
 - :class:`ControlsWatch`: the buttons, LED and buzzer: started or not, and the press test:
   while armed, presses are the test's (ticked, not played) and the LED and buzzer show each
   colour and beep once.
-- :class:`Devices`: all of it, plus the state directory, the network and the clock; its
-  :meth:`Devices.checks` gives the same lines as ``companion doctor``.
+- :class:`Devices`: all of it, plus the state directory, the network, whether the box routes
+  and the clock; its :meth:`Devices.checks` gives the same lines as ``companion doctor``.
 
 Every wait here has a deadline from ``companion/data/doctor.json``; the device threads only
 put an item on a queue or set a flag.
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.doctor import Check, settings
 from companion.doctor.checks import ReaderFacts, camera_checks, reader_checks
-from companion.doctor.probes import Clock, StatusSource, SystemClock
+from companion.doctor.probes import Clock, Routing, StatusSource, SystemClock, SystemRouting
 from companion.doctor.runner import ControlsState, Setup, camera_from_capture, camera_trouble, run
 
 if TYPE_CHECKING:
@@ -252,6 +252,7 @@ class Devices:
     controls: ControlsWatch = field(default_factory=ControlsWatch)
     network: StatusSource | None = None
     clock: Clock = field(default_factory=SystemClock)
+    routing: Routing = field(default_factory=SystemRouting)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def camera_lines(self) -> list[Check]:
@@ -281,6 +282,7 @@ class Devices:
                 controls=self.controls.state_of,
                 network=self.network,
                 clock=self.clock,
+                routing=self.routing,
                 camera_checks=self.camera_lines(),
                 reader_checks=self.reader_lines(),
             )

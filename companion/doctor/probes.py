@@ -6,6 +6,8 @@ interface with a fake twin for the tests.
 - :func:`versions`: companion, Python, numpy, OpenCV and the OS;
 - :class:`StdlibNetwork`: the network's status from the standard library, when no
   ``companion.network`` object is given (it cannot tell the mode, Wi-Fi or the box's own);
+- :class:`SystemRouting` and :class:`FakeRouting`: does the box route? Its firewall's unit
+  (``systemctl show``), IPv4 forwarding (``/proc``) and, as root only, its nftables table;
 - :func:`probe_reader`: open the card reader, wait for its HELLO, optionally a test tap;
 - :func:`camera_software_missing`: the Raspberry Pi camera chosen, and picamera2 cannot be
   imported.
@@ -23,11 +25,11 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.doctor.checks import ReaderFacts, StorageFacts
+from companion.doctor.checks import FIREWALL_UNIT, ReaderFacts, RoutingFacts, StorageFacts
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +241,99 @@ class StdlibNetwork:
         # loopback last: what phones can reach comes first
         found.sort(key=lambda a: a.startswith("127."))
         return LocalStatus(addresses=tuple(found), mdns=mdns)
+
+
+# --- the box routes nothing ----------------------------------------------------------------
+
+# where scripts/install.sh puts the firewall's unit (and where a package would)
+FIREWALL_UNIT_FILES = tuple(
+    Path(d) / FIREWALL_UNIT
+    for d in ("/etc/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
+)
+IP_FORWARD = Path("/proc/sys/net/ipv4/ip_forward")
+FIREWALL_TABLE = ("inet", "companion")
+
+
+class Routing(Protocol):
+    def facts(self) -> RoutingFacts:
+        """Whether the box could pass traffic on between networks."""
+        ...
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+class SystemRouting:
+    """The firewall's unit as systemd tells any user (``systemctl show``: no privilege needed,
+    as ``timedatectl`` for the clock), IPv4 forwarding from ``/proc`` (readable by all) and,
+    only when run as root (``sudo companion doctor``), whether ``nft`` lists the table itself:
+    the service's own user cannot read the ruleset, and an active unit is the sign that its
+    ``nft -f`` loaded the table."""
+
+    def __init__(
+        self,
+        run: Callable[..., Any] = subprocess.run,
+        unit_files: tuple[Path, ...] = FIREWALL_UNIT_FILES,
+        ip_forward: Path = IP_FORWARD,
+        is_root: Callable[[], bool] = _is_root,
+    ) -> None:
+        self._run = run
+        self.unit_files = unit_files
+        self.ip_forward = ip_forward
+        self._is_root = is_root
+
+    def facts(self) -> RoutingFacts:
+        if not any(p.is_file() for p in self.unit_files):
+            return RoutingFacts(installed=False, forwarding=self.forwarding())
+        active, enabled = self.unit_state()
+        table = self.table() if self._is_root() else None
+        return RoutingFacts(True, active, enabled, self.forwarding(), table)
+
+    def forwarding(self) -> bool | None:
+        try:
+            text = self.ip_forward.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeError):
+            return None
+        return None if text not in ("0", "1") else text == "1"
+
+    def _ask(self, args: list[str]) -> Any:
+        try:
+            return self._run(args, capture_output=True, text=True, timeout=5, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.info("%s: %s", args[0], exc)
+            return None
+
+    def unit_state(self) -> tuple[str | None, str | None]:
+        """(ActiveState, UnitFileState); (None, None) when systemd cannot be asked."""
+        done = self._ask(
+            ["systemctl", "show", "-p", "ActiveState", "-p", "UnitFileState", FIREWALL_UNIT]
+        )
+        if done is None or done.returncode != 0:
+            return None, None
+        found: dict[str, str] = {}
+        for line in str(done.stdout or "").splitlines():
+            key, sep, value = line.partition("=")
+            if sep:
+                found[key.strip()] = value.strip()
+        return found.get("ActiveState") or None, found.get("UnitFileState") or None
+
+    def table(self) -> bool | None:
+        """The table in the ruleset (None: nft cannot be asked)."""
+        done = self._ask(["nft", "list", "table", *FIREWALL_TABLE])
+        if done is None:
+            return None
+        if done.returncode == 0:
+            return True
+        return False if "No such file or directory" in str(done.stderr or "") else None
+
+
+@dataclass
+class FakeRouting:
+    value: RoutingFacts = field(default_factory=lambda: RoutingFacts(installed=False))
+
+    def facts(self) -> RoutingFacts:
+        return self.value
 
 
 # --- the card reader --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """One runner for the set-up check: every area's facts gathered and judged, in a fixed order
-(camera, card reader, controls, storage, network, clock, versions).
+(camera, card reader, controls, storage, network and whether the box routes, clock, versions).
 
 The command (``companion doctor``) gives it devices to open; the running service
 (``GET /api/doctor``) gives it what its own devices saw (:mod:`companion.doctor.live`), since
@@ -22,14 +22,17 @@ from companion.doctor.checks import (
     controls_check,
     network_checks,
     reader_checks,
+    routing_check,
     storage_checks,
     versions_check,
 )
 from companion.doctor.probes import (
     Clock,
+    Routing,
     StatusSource,
     StdlibNetwork,
     SystemClock,
+    SystemRouting,
     camera_software_missing,
     probe_reader,
     storage_facts,
@@ -135,7 +138,7 @@ def controls_state(config: Any, pin_factory: Any = None) -> ControlsState:
 class Setup:
     """What to check. ``camera``/``reader``: the names shown (None: not checked);
     ``open_camera``: makes the camera's unopened source; ``network``: a ``companion.network``
-    object (None: the stdlib's fallback)."""
+    object (None: the stdlib's fallback); ``routing``: whether the box passes traffic on."""
 
     state_dir: Path
     camera: str | None = None
@@ -146,6 +149,7 @@ class Setup:
     controls: ControlsState = field(default_factory=ControlsState)
     network: StatusSource | None = None
     clock: Clock = field(default_factory=SystemClock)
+    routing: Routing = field(default_factory=SystemRouting)
     camera_checks: list[Check] | None = None  # already judged (the running service's)
     reader_checks: list[Check] | None = None
 
@@ -175,6 +179,7 @@ def run(setup: Setup) -> list[Check]:
     out.append(controls_check(c.enabled, c.started, c.problem))
     out += storage_checks(storage_facts(setup.state_dir))
     out += network_lines(setup.network)
+    out.append(routing_check(setup.routing.facts()))
     out.append(clock_check(setup.clock.synchronized()))
     out.append(versions_check(versions()))
     return out

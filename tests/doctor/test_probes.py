@@ -12,6 +12,7 @@ import pytest
 
 from companion.doctor.probes import (
     FakeClock,
+    FakeRouting,
     StdlibNetwork,
     SystemClock,
     local_addresses,
@@ -158,7 +159,7 @@ def test_the_runner_orders_every_area(tmp_path: Path, synced: bool) -> None:
 
             return N()
 
-    checks = run(Setup(tmp_path, network=Net(), clock=FakeClock(synced)))
+    checks = run(Setup(tmp_path, network=Net(), clock=FakeClock(synced), routing=FakeRouting()))
     ids = [c.id for c in checks]
     assert ids == [
         "camera.found",
@@ -170,8 +171,10 @@ def test_the_runner_orders_every_area(tmp_path: Path, synced: bool) -> None:
         "network.addresses",
         "network.mode",
         "network.mdns",
+        "network.routing",
         "clock.sync",
         "versions.software",
     ]
     assert checks[7].code == "doctor.network.mode_hotspot"
-    assert checks[9].status == ("ok" if synced else "warn")
+    assert checks[9].code == "doctor.network.routing_not_installed"  # FakeRouting's default
+    assert checks[10].status == ("ok" if synced else "warn")
