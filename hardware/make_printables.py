@@ -1,7 +1,8 @@
 """Printable aids as true-size SVG (print at 100 %, "actual size", no fit-to-page).
 
     .venv/bin/python hardware/make_printables.py [--out hardware] [--card 56x87] [--sticker 25]
-    .venv/bin/python hardware/make_printables.py --table-card [--ssid S] [--password P] [--url U]
+    .venv/bin/python hardware/make_printables.py --table-card [--ssid S]
+                     [--password | --password-stdin] [--url U]
 
 - sticker-guide.svg: an A4 sheet of card outlines with the NFC sticker's circle, to cut into a
   jig: lay the card in the window, stick the NTAG213 in the circle. The same spot on every card
@@ -9,7 +10,11 @@
 - reader-target.svg: the card outline to glue on the reader's lid, centred on the RC522 antenna.
 - table-card-example.svg: the table card of an example box (``--table-card`` writes this box's):
   the Wi-Fi QR code of the box's own network and the QR code of the page's address, so that
-  players join by scanning it. A6, cut along the marks.
+  players join by scanning it. A6, cut along the marks. Its password is never needed on the
+  command line, where every user of the machine can read it (``ps``): ``--password`` alone asks
+  for it on the terminal without echo (twice), ``--password-stdin`` reads the first line of
+  standard input, as ``companion network hotspot`` does; ``--password P`` still works, with a
+  warning on stderr.
 - corner-markers.svg: four ArUco markers (4x4_50, ids 0-3), optional. The vision code finds the
   board by its own outline and does not need them; they are here for tables where the board edge
   is hard to see (dark board on a dark table). Needs cv2.aruco (in opencv-python-headless >= 4.7).
@@ -304,7 +309,27 @@ def write_all(
     return paths
 
 
-def main() -> int:
+def table_card_password(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """The table card's password as ``companion network hotspot`` takes it (asked without echo,
+    read from standard input, or ``--password P`` with a warning); a usage error when none
+    comes or it is not a WPA2 password."""
+    from companion.cli import CommandError
+    from companion.commands.network import HOTSPOT_PROMPT, password_of
+    from companion.network import password_problem
+
+    try:
+        password = password_of(args, HOTSPOT_PROMPT, confirm=True)
+    except CommandError as exc:
+        parser.error(str(exc))
+    problem = None if password is None else password_problem(password)
+    if problem:
+        parser.error(problem)
+    return password
+
+
+def main(argv: list[str] | None = None) -> int:
+    from companion.commands.network import password_options
+
     parser = argparse.ArgumentParser(description="write the printable aids (true-size SVG)")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--card", type=parse_size, default=CARD, help="card size, e.g. 56x87")
@@ -313,21 +338,22 @@ def main() -> int:
         "--table-card", action="store_true", help="write only table-card.svg for this box"
     )
     parser.add_argument("--ssid", help="the box's network (default: this machine's companion-XXXX)")
-    parser.add_argument("--password", help="its WPA2 password (default: none, an open network)")
+    password_options(parser, "its WPA2 password (left out: none, an open network)")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"the page (default {DEFAULT_URL})")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.table_card:
-        from companion.network import default_ssid, password_problem, ssid_problem
+        from companion.network import default_ssid, ssid_problem
 
         ssid = args.ssid if args.ssid is not None else default_ssid()
-        problem = ssid_problem(ssid) or (args.password and password_problem(args.password))
+        problem = ssid_problem(ssid)
         if problem:
             parser.error(problem)
         if not args.url.startswith(("http://", "https://")):
             parser.error("--url must begin with http:// or https://")
+        password = table_card_password(parser, args)
         args.out.mkdir(parents=True, exist_ok=True)
         path = args.out / "table-card.svg"
-        path.write_text(table_card(ssid, args.password, args.url), encoding="utf-8")
+        path.write_text(table_card(ssid, password, args.url), encoding="utf-8")
         print(f"wrote {path}")
         return 0
     if not 10 <= args.sticker <= min(args.card):

@@ -22,12 +22,13 @@ def load(name: str) -> ModuleType:
     return module
 
 
-def make_table_card(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def make_table_card(out: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """`make_printables.py --table-card --out OUT ARGS...` as its own process, on this repo's
-    code only (a bare PATH): its exit code and what it printed."""
+    code only (a bare PATH), ``stdin`` on its standard input (a pipe, not a terminal): its exit
+    code and what it printed."""
     return subprocess.run(
         [sys.executable, str(HARDWARE / "make_printables.py"), "--table-card", "--out", str(out),
          *args],
-        capture_output=True, text=True, timeout=60, check=False,
+        input=stdin, capture_output=True, text=True, timeout=60, check=False,
         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip

@@ -82,6 +82,7 @@ def register(sub: Any) -> None:
 
 
 ASK = object()  # --password without a value: ask on the terminal
+HOTSPOT_PROMPT = "Password of the box's own network (8-63 characters): "
 ARGV_WARNING = "network.password_on_command_line"
 
 
@@ -218,9 +219,7 @@ def checked_password(password: str | None) -> str | None:
 def run_hotspot(args: argparse.Namespace) -> int:
     from companion.cli import CommandError
 
-    password = checked_password(
-        password_of(args, "Password of the box's own network (8-63 characters): ", confirm=True)
-    )
+    password = checked_password(password_of(args, HOTSPOT_PROMPT, confirm=True))
     net = network(args)
     where = state_dir(args)
     try:

@@ -13,6 +13,7 @@ import pytest
 
 from companion.network import wifi_qr_payload
 from tests.hardware_scripts import load, make_table_card
+from tests.network.test_network_cli import typing as typing_at
 
 REPO = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -69,5 +70,44 @@ def test_the_command_writes_this_box_card(tmp_path: Path) -> None:
     svg = (tmp_path / "table-card.svg").read_text(encoding="utf-8")
     assert decode(raster(svg, "wifi-qr")) == "WIFI:T:WPA;S:companion-0042;P:pass\\:word\\;1;;"
     assert decode(raster(svg, "page-qr")) == "http://companion.local:8080/"
+    # the password on the command line still works, with the network commands' warning
+    assert done.stderr.startswith("companion: warning: [network.password_on_command_line] ")
+    assert "pass:word;1" not in done.stderr
     bad = make_table_card(tmp_path, "--ssid", "x", "--password", "short")
     assert bad.returncode == 2 and "8 to 63 characters" in bad.stderr
+
+
+def test_the_password_from_standard_input_stays_off_the_command_line(tmp_path: Path) -> None:
+    done = make_table_card(
+        tmp_path, "--ssid", "companion-0042", "--password-stdin", stdin="piped secret;1\n"
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    svg = (tmp_path / "table-card.svg").read_text(encoding="utf-8")
+    assert decode(raster(svg, "wifi-qr")) == "WIFI:T:WPA;S:companion-0042;P:piped secret\\;1;;"
+    short = make_table_card(tmp_path / "short", "--password-stdin", stdin="short\n")
+    assert short.returncode == 2 and "8 to 63 characters" in short.stderr
+    # --password alone asks on a terminal: without one it says how, and writes nothing
+    alone = make_table_card(tmp_path / "alone", "--ssid", "companion-0042", "--password")
+    assert alone.returncode == 2 and "--password-stdin" in alone.stderr
+    assert not (tmp_path / "alone").exists()
+    both = make_table_card(tmp_path / "both", "--password", "12345678", "--password-stdin")
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_password_alone_asks_twice_without_echo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main = load("make_printables").main
+    argv = ["--table-card", "--out", str(tmp_path), "--ssid", "companion-0042", "--password"]
+    prompts = typing_at(monkeypatch, "typed secret", "typed secret")
+    assert main(argv) == 0
+    assert len(prompts) == 2 and "box's own network" in prompts[0]
+    svg = (tmp_path / "table-card.svg").read_text(encoding="utf-8")
+    assert decode(raster(svg, "wifi-qr")) == "WIFI:T:WPA;S:companion-0042;P:typed secret;;"
+    assert "typed secret" not in capsys.readouterr().err
+    (tmp_path / "table-card.svg").unlink()
+    typing_at(monkeypatch, "typed secret", "typed secreT")
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and "differ" in capsys.readouterr().err
+    assert not (tmp_path / "table-card.svg").exists()
