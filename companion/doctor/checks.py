@@ -396,7 +396,7 @@ def routing_check(facts: RoutingFacts) -> Check:
         return make(cid, "routing_not_installed", "ok")
     if facts.active is None or facts.forwarding is None:
         return make(cid, "routing_unknown", "warn", detail=ROUTING_HOW)
-    if facts.active != "active":
+    if facts.active not in ("active", "reloading"):
         name = "routing_open" if facts.forwarding else "routing_firewall_off"
         return make(cid, name, "warn", detail=f"{FIREWALL_UNIT} is {facts.active}; {ROUTING_HOW}")
     if facts.table is False:

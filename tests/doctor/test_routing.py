@@ -4,13 +4,15 @@ through :class:`SystemRouting` with a fake ``run`` and temporary files, judged b
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion.doctor.checks import FIREWALL_UNIT, RoutingFacts, routing_check
+from companion.doctor.checks import CODES, FIREWALL_UNIT, RoutingFacts, routing_check
 from companion.doctor.probes import FakeRouting, SystemRouting
 from companion.doctor.runner import Setup, run
 from companion.doctor.words import told
@@ -107,6 +109,7 @@ def test_what_cannot_be_asked_or_read_is_not_known(tmp_path: Path) -> None:
         (RoutingFacts(True, "active", "enabled", False), "routing_ok"),
         (RoutingFacts(True, "active", "enabled", False, table=True), "routing_ok"),
         (RoutingFacts(True, "active", None, False), "routing_ok"),
+        (RoutingFacts(True, "reloading", "enabled", False), "routing_ok"),
         (RoutingFacts(True, "inactive", "enabled", True), "routing_open"),
         (RoutingFacts(True, "failed", "enabled", False), "routing_firewall_off"),
         (RoutingFacts(True, "inactive", "disabled", False), "routing_firewall_off"),
@@ -157,3 +160,13 @@ def test_the_running_service_checks_routing_too(tmp_path: Path) -> None:
     assert lines is not None
     by = {c.id: c for c in lines}
     assert by["network.routing"].code == "doctor.network.routing_forwarding_on"
+
+
+def test_the_japanese_words_have_no_latin_letters() -> None:
+    """The host page in Japanese shows no Latin words (no IPv4, no unit name)."""
+    ja = json.loads(
+        Path(__file__).resolve().parents[2].joinpath("web/static/i18n/ja.json").read_text("utf-8")
+    )
+    keys = ["doctor.label.network.routing"]
+    keys += [f"doctor.network.{name}" for name in CODES["network.routing"]]
+    assert len(keys) == 9 and [k for k in keys if re.search("[A-Za-z]", ja[k])] == []
