@@ -418,6 +418,10 @@ if [ "$NETWORK" = 1 ]; then
     system systemctl enable "$FIREWALL_SERVICE"
     system systemctl restart "$FIREWALL_SERVICE" ||
         note "warning: $FIREWALL_SERVICE did not load its table now (a kernel without nftables?): sudo systemctl status $FIREWALL_SERVICE"
+    # forwarding off now too (the dispatcher script does it whenever the box's own network goes up
+    # or down): running the installer again is all the set-up check's advice asks
+    system sysctl -q -w net.ipv4.ip_forward=0 ||
+        note "warning: IPv4 forwarding could not be turned off now: sudo sysctl -w net.ipv4.ip_forward=0"
     # not started now (it may switch the Wi-Fi under this session): at the next boot
     system systemctl enable "$NETWORK_SERVICE"
     note "at each boot the box joins a known Wi-Fi, else opens its own (now: sudo $VENV/bin/companion network auto)"

@@ -79,6 +79,7 @@ def test_dry_run_makes_the_box_route_nothing(tmp_path: Path) -> None:
         < steps.index("systemctl daemon-reload")
         < steps.index("systemctl enable companion-firewall.service")
         < steps.index("systemctl restart companion-firewall.service")
+        < steps.index("sysctl -q -w net.ipv4.ip_forward=0")
     )
 
 
@@ -87,6 +88,7 @@ def test_no_network_and_keep_hostname(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "companion-network" not in result.stdout and "polkit" not in result.stdout
     assert "companion-firewall" not in result.stdout and "dispatcher" not in result.stdout
+    assert "ip_forward" not in result.stdout
     apt = next(s for s in steps_of(result.stdout) if "apt-get install" in s).split()
     assert not any(p in apt for p in NETWORK_PACKAGES)
     assert "hostnamectl" not in result.stdout
