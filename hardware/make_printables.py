@@ -353,7 +353,11 @@ def main(argv: list[str] | None = None) -> int:
         password = table_card_password(parser, args)
         args.out.mkdir(parents=True, exist_ok=True)
         path = args.out / "table-card.svg"
-        path.write_text(table_card(ssid, password, args.url), encoding="utf-8")
+        from companion.durable import write_atomic
+
+        # the card shows the password in words: only its owner reads the file
+        body = table_card(ssid, password, args.url).encode("utf-8")
+        write_atomic(path, body, mode=0o600 if password else 0o644)
         print(f"wrote {path}")
         return 0
     if not 10 <= args.sticker <= min(args.card):

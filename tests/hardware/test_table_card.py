@@ -70,6 +70,8 @@ def test_the_command_writes_this_box_card(tmp_path: Path) -> None:
     svg = (tmp_path / "table-card.svg").read_text(encoding="utf-8")
     assert decode(raster(svg, "wifi-qr")) == "WIFI:T:WPA;S:companion-0042;P:pass\\:word\\;1;;"
     assert decode(raster(svg, "page-qr")) == "http://companion.local:8080/"
+    # the card shows the password in words: only its owner may read the file
+    assert (tmp_path / "table-card.svg").stat().st_mode & 0o777 == 0o600
     # the password on the command line still works, with the network commands' warning
     assert done.stderr.startswith("companion: warning: [network.password_on_command_line] ")
     assert "pass:word;1" not in done.stderr
