@@ -41,8 +41,7 @@ import numpy.typing as npt
 
 from companion.vision.decide import adapt as learn
 from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
-from companion.vision.decide.own_print import Groups, centres
-from companion.vision.decide.own_print import learn as learn_own_print
+from companion.vision.decide.own_print import from_reading as learn_own_print
 from companion.vision.features.integral import rect_sums, window_corners, window_sums
 from companion.vision.types import PLAYER_COLORS
 
@@ -717,13 +716,8 @@ def _adapt(
             got = mine[0][info.space_route]
             sure_free = ((mine[1] >= prior.em_confidence) & (mine[0] == 0))[info.space_route]
             prints = np.where(sure_free & (own >= 0), own, -1)
-        x = learn.own_print_features(feats.printed, cues, prior.scale, prior.own_print_columns)
-        args = (prior.same_min_spaces, prior.own_print_floor, prior.own_print_shrink)
-        open_ = np.where((own >= 0) & ((got == 0) | (got == own + 1)), own, -1)  # not another's
-        ct = centres(prior.printed, *info.printed_index, prior.scale, prior.own_print_columns)
-        g = Groups(trains, prints, open_, sure_free, info.space_route, *ct)
-        opt = (prior.own_print_gate, prior.own_print_like, prior.own_print_pooled)
-        own_print, apart, where = learn_own_print(x, g, args, *opt)
+        seen = (trains, prints, got, sure_free)
+        own_print, apart, where = learn_own_print(feats.printed, cues, prior, info, seen)
     return replace(
         current,
         plastic=plastic,

@@ -25,11 +25,12 @@ say, on the groups it was learnt on. Pure array functions; colours in PLAYER_COL
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.decide.adapt import own_print_apart, own_print_terms
+from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -155,3 +156,27 @@ def centres(
     table = np.stack([look(n) for n in names]) if names else np.zeros((0, len(cols)))
     own = np.stack([look(c) for c in PLAYER_COLORS])
     return np.asarray(table[index], dtype=np.float64), own
+
+
+def from_reading(
+    printed: FloatArray,
+    cues: FloatArray,
+    model: Any,
+    info: Any,
+    seen: tuple[IntArray, IntArray, IntArray, BoolArray],
+) -> tuple[FloatArray, BoolArray, IntArray]:
+    """``learn`` on a reading (``classify._adapt``): ``printed`` and ``cues`` (clipped) of
+    every space as ``classify.space_features`` measures them, ``model`` the ``SpaceModel``
+    (the print as estimated on this picture), ``info`` the ``SpaceLayoutInfo``; ``seen``:
+    per space, ``Groups.trains`` and ``Groups.prints``, its route's hypothesis as read, and
+    whether its route is read free with confidence."""
+    trains, prints, got, sure_free = seen
+    own = info.own_colour
+    x = own_print_features(printed, cues, model.scale, model.own_print_columns)
+    args = (model.same_min_spaces, model.own_print_floor, model.own_print_shrink)
+    open_ = np.where((own >= 0) & ((got == 0) | (got == own + 1)), own, -1)  # not another's
+    names, index = info.printed_index
+    ct = centres(model.printed, names, index, model.scale, model.own_print_columns)
+    g = Groups(trains, prints, open_, sure_free, info.space_route, *ct)
+    opt = (model.own_print_gate, model.own_print_like, model.own_print_pooled)
+    return learn(x, g, args, *opt)
