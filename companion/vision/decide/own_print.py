@@ -63,14 +63,18 @@ def unlikeness(x: FloatArray, g: Groups, floor: float, least: int) -> FloatArray
     looks: the mean over the route's spaces and the features of the squared z-score against
     those trains (per feature mean and variance, at least ``floor``); NaN where that colour's
     trains are seen on fewer than ``least`` spaces, and off ``g.open_``."""
+    k = len(PLAYER_COLORS)
+    has = g.trains >= 0
+    lab = g.trains[has]
+    n = np.bincount(lab, minlength=k).astype(np.float64)
+    sums = np.stack([np.bincount(lab, weights=col, minlength=k) for col in x[has].T], axis=1)
+    squares = np.stack([np.bincount(lab, weights=col * col, minlength=k) for col in x[has].T], 1)
+    mean = sums / np.maximum(n, 1.0)[:, None]
+    var = np.maximum(squares / np.maximum(n, 1.0)[:, None] - mean * mean, floor)
     score = np.full(len(x), np.nan)
-    for c in range(len(PLAYER_COLORS)):
-        t = x[g.trains == c]
-        rows = g.open_ == c
-        if len(t) < least or not rows.any():
-            continue
-        var = np.maximum(t.var(axis=0), floor)
-        score[rows] = (((x[rows] - t.mean(axis=0)) ** 2) / var).mean(axis=1)
+    rows = np.flatnonzero((g.open_ >= 0) & (n[np.maximum(g.open_, 0)] >= least))
+    c = g.open_[rows]
+    score[rows] = (((x[rows] - mean[c]) ** 2) / var[c]).mean(axis=1)
     seen = np.flatnonzero(np.isfinite(score))
     if not len(seen):
         return score
@@ -118,17 +122,19 @@ def learn(
     # their colour's trains (not trains the colours read free)
     plain = (prints >= 0) & (score > pooled[2])
     base = x[plain] - g.centre[plain]
-    for c in range(k):
-        if (prints == c).sum() >= scarce or (g.trains == c).sum() < least or len(base) < least:
-            continue
-        stand_in = base + g.own_centre[c]
-        both = np.concatenate([x, stand_in])
-        trains = np.concatenate([g.trains, np.full(len(base), -1)])
-        group = np.concatenate([np.full(len(x), -1), np.full(len(base), c)])
-        row = own_print_terms(both, trains, group, *args)
-        terms[c] = row[c]
-        apart[c] = own_print_apart(both, trains, group, row, gate[0], pooled[0])[c]
-        where[(g.open_ == c) & ~(score <= like[0])] = -1
+    counts = np.bincount(prints[prints >= 0], minlength=k)
+    seen = np.bincount(g.trains[g.trains >= 0], minlength=k)
+    need = np.flatnonzero((counts < scarce) & (seen >= least))
+    if not len(need) or len(base) < least:
+        return terms, apart, where
+    # every colour's stand-ins at once: its block of the other prints, moved to its look
+    both = np.concatenate([x, *(base + g.own_centre[c] for c in need)])
+    trains = np.concatenate([g.trains, np.full(len(base) * len(need), -1)])
+    group = np.concatenate([np.full(len(x), -1), np.repeat(need, len(base))])
+    rows = own_print_terms(both, trains, group, *args)
+    terms[need] = rows[need]
+    apart[need] = own_print_apart(both, trains, group, rows, gate[0], pooled[0])[need]
+    where[np.isin(g.open_, need) & ~(score <= like[0])] = -1
     return terms, apart, where
 
 
