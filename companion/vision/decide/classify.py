@@ -41,11 +41,8 @@ import numpy.typing as npt
 
 from companion.vision.decide import adapt as learn
 from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
+from companion.vision.decide.own_print import from_reading as learn_own_print
 from companion.vision.features.integral import rect_sums, window_corners, window_sums
-from companion.vision.features.tone import (
-    tone_table as tone_table,  # (moved to tone.py; old path kept)
-)
-from companion.vision.features.tone import white_balance_gains as white_balance_gains
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -80,19 +77,6 @@ def lab8_to_float(lab: U8Array) -> FloatArray:
     out[..., 0] *= LAB_L
     out[..., 1:] -= 128.0
     return out
-
-
-def to_lab(patches: U8Array, exact: bool = False) -> FloatArray:
-    """BGR uint8 patches (..., 3) -> float Lab (L 0..100, a/b about -128..127).
-
-    By default through OpenCV's 8-bit conversion (fast; steps of 0.4 in L, 1 in a and b);
-    ``exact`` converts in floating point."""
-    shape = patches.shape
-    if exact:
-        flat = np.ascontiguousarray(patches, dtype=np.uint8).reshape(1, -1, 3)
-        lab_f = cv2.cvtColor(flat.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-        return np.asarray(lab_f, dtype=np.float64).reshape(shape)
-    return lab8_to_float(lab8(patches))
 
 
 # --------------------------------------------------------------------------------------------
@@ -401,6 +385,9 @@ class SpaceModel:
     own_print_gate: tuple[float, float] = (0.0, 1.0)  # min separation, max error share
     own_print_apart: npt.NDArray[np.bool_] | None = None  # ``adapt.own_print_apart``
     own_print_max_trains: int = 45  # a player's trains: more, and the colour is left out
+    own_print_like: tuple[float, float] = (0.0, 0.1)  # ``own_print.learn``
+    own_print_where: npt.NDArray[np.int64] | None = None  # its spaces' colours (the same)
+    own_print_pooled: tuple[float, int, float] = (0.0, 0, 0.0)  # other prints, a scarce one
 
 
 def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
@@ -435,6 +422,12 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
         own_print_floor=float(a.get("own_print_var_floor", 0.5)),
         own_print_shrink=float(a.get("own_print_shrink", 3.0)),
         own_print_max_trains=int(a.get("own_print_max_trains", 45)),
+        own_print_like=(float(a.get("own_print_like", 0)), float(a.get("own_print_like_floor", 0))),
+        own_print_pooled=(
+            float(a.get("own_print_pooled", 0)),
+            int(a.get("own_print_scarce", 0)),
+            float(a.get("own_print_unlike", 0)),
+        ),
         own_print_gate=(
             float(a.get("own_print_min_separation", 0.0)),
             float(a.get("own_print_max_error", 1.0)),
@@ -715,16 +708,16 @@ def _adapt(
     cues = clip_cues(feats.cues, prior)
     sa = (prior.same_cues, prior.same_weight, prior.same_min_spaces, prior.same_var_floor)
     same = same_colour_terms(cues, trains, prints, prior.same_coef, *sa, prior.same_shrink)
-    own_print = apart = None
+    own_print = apart = where = None
     if prior.own_print_weight > 0.0:  # trains on another colour's print, and the print
         trains[idx] = np.where(own[idx] != colour, colour, -1)
+        got, sure_free = j, sure & (j == 0)
         if mine is not None:  # the print as read with the discriminant (``classify_spaces``)
-            sure_free = (mine[1] >= prior.em_confidence) & (mine[0] == 0)
-            prints = np.where(sure_free[info.space_route] & (own >= 0), own, -1)
-        x = learn.own_print_features(feats.printed, cues, prior.scale, prior.own_print_columns)
-        args = (prior.same_min_spaces, prior.own_print_floor, prior.own_print_shrink)
-        own_print = learn.own_print_terms(x, trains, prints, *args)
-        apart = learn.own_print_apart(x, trains, prints, own_print, *prior.own_print_gate)
+            got = mine[0][info.space_route]
+            sure_free = ((mine[1] >= prior.em_confidence) & (mine[0] == 0))[info.space_route]
+            prints = np.where(sure_free & (own >= 0), own, -1)
+        seen = (trains, prints, got, sure_free)
+        own_print, apart, where = learn_own_print(feats.printed, cues, prior, info, seen)
     return replace(
         current,
         plastic=plastic,
@@ -733,6 +726,7 @@ def _adapt(
         same_coef=same,
         own_print=own_print,
         own_print_apart=apart,
+        own_print_where=where,
     )
 
 
@@ -772,7 +766,8 @@ def classify_spaces(
             dist, cues, model.coef, info.same_colour, current.same_coef
         )
         if current.own_print is not None:  # a train on its own print, as this picture shows
-            op, w, own = current.own_print, model.own_print_weight, info.own_colour
+            op, w, own = current.own_print, model.own_print_weight, current.own_print_where
+            own = info.own_colour if own is None else own
             if left > 0 or current.own_print_apart is None:  # EM rounds: every colour learnt
                 scores = learn.own_print_scores(scores, x, own, op, w)
             else:  # the final round: the colours apart, per route, within a player's trains

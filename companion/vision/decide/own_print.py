@@ -1,0 +1,188 @@
+"""A train on the print of its own colour: this picture's discriminant, learnt on clean groups.
+
+``adapt.own_print_terms`` learns, per player colour, the discriminant between that colour's
+trains on routes printed in other colours (the colours tell those apart from any print) and its
+print read free with confidence. Two things spoil the print group:
+
+* **its own trains read free.** Where the colours cannot tell a train from its print, the
+  trains standing on it are read free with confidence at first, join the print group and draw
+  the discriminant towards themselves (the more of a colour's print is claimed, the more of
+  its print group is trains). Those trains look like the colour's trains elsewhere in every
+  feature; print does not. The print group keeps only the routes unlike those trains: the mean
+  over a route's spaces and the features of the squared z-score against them (per feature
+  mean and variance) above ``unlike``;
+* **too little print left.** Late in a game most of a colour's routes may be claimed, and no
+  print of it is free to learn from. The relief of print (its spread, outline, shading, fine
+  lines, highlight) is that of the board's paper and ink, and every other printed colour shows
+  it on this picture: where fewer than ``min_spaces`` spaces of its own print are left, the
+  print group is every free space read with confidence, each moved from its own print's
+  fitted look to this colour's (the lightness and colour columns; the relief stays as seen).
+
+Whether the final decision uses a colour's discriminant stays ``adapt.own_print_apart``'s to
+say, on the groups it was learnt on. Pure array functions; colours in PLAYER_COLORS order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
+from companion.vision.types import PLAYER_COLORS
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Groups:
+    """What the groups are made of, per space (n,): ``trains``: the colour index of a train read
+    with confidence on a route printed in another colour, else -1; ``prints``: the colour index
+    of a space printed in that player colour and read free with confidence, else -1;
+    ``open_``: the colour index of a space printed in that player colour and not read as
+    another colour's train, else -1; ``free``: read free with confidence, whatever its printed
+    colour; ``route``: its route; ``centre`` (n, n_features): its own print's fitted look in
+    the features (zero in the relief columns); ``own_centre`` (5, n_features): each player
+    colour's print's."""
+
+    trains: IntArray
+    prints: IntArray
+    open_: IntArray
+    free: BoolArray
+    route: IntArray
+    centre: FloatArray
+    own_centre: FloatArray
+
+
+def unlikeness(x: FloatArray, g: Groups, floor: float, least: int) -> FloatArray:
+    """(n,) per space of ``g.open_``, how unlike its colour's trains on other prints its route
+    looks: the mean over the route's spaces and the features of the squared z-score against
+    those trains (per feature mean and variance, at least ``floor``); NaN where that colour's
+    trains are seen on fewer than ``least`` spaces, and off ``g.open_``."""
+    k = len(PLAYER_COLORS)
+    has = g.trains >= 0
+    lab = g.trains[has]
+    n = np.bincount(lab, minlength=k).astype(np.float64)
+    sums = np.stack([np.bincount(lab, weights=col, minlength=k) for col in x[has].T], axis=1)
+    squares = np.stack([np.bincount(lab, weights=col * col, minlength=k) for col in x[has].T], 1)
+    mean = sums / np.maximum(n, 1.0)[:, None]
+    var = np.maximum(squares / np.maximum(n, 1.0)[:, None] - mean * mean, floor)
+    score = np.full(len(x), np.nan)
+    rows = np.flatnonzero((g.open_ >= 0) & (n[np.maximum(g.open_, 0)] >= least))
+    c = g.open_[rows]
+    score[rows] = (((x[rows] - mean[c]) ** 2) / var[c]).mean(axis=1)
+    seen = np.flatnonzero(np.isfinite(score))
+    if not len(seen):
+        return score
+    r = g.route[seen]
+    total = np.bincount(r, weights=score[seen], minlength=int(g.route.max()) + 1)
+    spaces = np.bincount(r, minlength=len(total))
+    score[seen] = (total / np.maximum(spaces, 1))[r]
+    return score
+
+
+def learn(
+    x: FloatArray,
+    g: Groups,
+    args: tuple[int, float, float],
+    gate: tuple[float, float],
+    like: tuple[float, float],
+    pooled: tuple[float, int, float],
+) -> tuple[FloatArray, BoolArray, IntArray]:
+    """This picture's ``own_print_terms`` (5, 2 + n_features), ``own_print_apart`` (5,) on the
+    groups of the module doc, and each space's colour for ``adapt.own_print_scores`` (n,: its
+    printed player colour where the discriminant may read it, else -1). ``args``: min spaces,
+    variance floor and shrink of ``own_print_terms``; ``gate``: min separation and max error
+    share of ``own_print_apart``; ``like``: the bound on ``unlikeness`` at or under which a
+    route looks like its colour's trains (0: the print group as read) and its variance floor:
+    such routes leave the print group and, for a colour learnt on stand-ins, are the only
+    ones it may read as trains (a stand-in is not that colour's print); ``pooled``: the gate's
+    max error share on the stand-ins (their spread is wider; 0: none), and the fewest spaces
+    of its own print a colour is learnt on (fewer, in a picture whose trains look like their
+    print, are likely its trains: the stand-ins replace them), and the ``unlikeness`` above
+    which a print may stand in (clearly print)."""
+    least = args[0]
+    prints = g.prints
+    where = g.open_.copy()
+    score = np.full(len(x), np.nan)
+    if like[0] > 0.0:
+        score = unlikeness(x, g, like[1], least)
+        prints = np.where(score <= like[0], -1, prints)  # NaN: as read
+    terms = own_print_terms(x, g.trains, prints, *args)
+    apart = own_print_apart(x, g.trains, prints, terms, *gate)
+    if pooled[0] <= 0.0:
+        return terms, apart, where
+    scarce = max(least, pooled[1])
+    k = len(PLAYER_COLORS)
+    # the plain prints of the player colours (grey has wagons, ferries), where clearly unlike
+    # their colour's trains (not trains the colours read free)
+    plain = (prints >= 0) & (score > pooled[2])
+    base = x[plain] - g.centre[plain]
+    counts = np.bincount(prints[prints >= 0], minlength=k)
+    seen = np.bincount(g.trains[g.trains >= 0], minlength=k)
+    need = np.flatnonzero((counts < scarce) & (seen >= least))
+    if not len(need) or len(base) < least:
+        return terms, apart, where
+    # every colour's stand-ins at once: its block of the other prints, moved to its look
+    both = np.concatenate([x, *(base + g.own_centre[c] for c in need)])
+    trains = np.concatenate([g.trains, np.full(len(base) * len(need), -1)])
+    group = np.concatenate([np.full(len(x), -1), np.repeat(need, len(base))])
+    rows = own_print_terms(both, trains, group, *args)
+    terms[need] = rows[need]
+    apart[need] = own_print_apart(both, trains, group, rows, gate[0], pooled[0])[need]
+    where[np.isin(g.open_, need) & ~(score <= like[0])] = -1
+    return terms, apart, where
+
+
+def centres(
+    printed: dict[str, FloatArray],
+    names: list[str],
+    index: IntArray,
+    scale: FloatArray,
+    columns: tuple[int, ...],
+) -> tuple[FloatArray, FloatArray]:
+    """``Groups.centre`` and ``Groups.own_centre`` from the prints' looks (``printed``: L, a, b,
+    L spread per printed colour name; ``names`` and ``index``: each space's printed colour)
+    over the model's ``scale``, in the ``columns`` of ``adapt.own_print_features`` (lightness
+    and colour only: the relief columns are zero)."""
+    cols = np.array(columns, dtype=np.int64)
+    keep = cols < 3  # L, a, b: the print's own; its spread and the cues: the paper's
+
+    def look(name: str) -> FloatArray:
+        row = np.zeros(len(cols))
+        if name in printed:
+            both = np.concatenate([np.asarray(printed[name][:4]) / scale, np.zeros(4)])
+            row[keep] = both[cols[keep]]
+        return row
+
+    table = np.stack([look(n) for n in names]) if names else np.zeros((0, len(cols)))
+    own = np.stack([look(c) for c in PLAYER_COLORS])
+    return np.asarray(table[index], dtype=np.float64), own
+
+
+def from_reading(
+    printed: FloatArray,
+    cues: FloatArray,
+    model: Any,
+    info: Any,
+    seen: tuple[IntArray, IntArray, IntArray, BoolArray],
+) -> tuple[FloatArray, BoolArray, IntArray]:
+    """``learn`` on a reading (``classify._adapt``): ``printed`` and ``cues`` (clipped) of
+    every space as ``classify.space_features`` measures them, ``model`` the ``SpaceModel``
+    (the print as estimated on this picture), ``info`` the ``SpaceLayoutInfo``; ``seen``:
+    per space, ``Groups.trains`` and ``Groups.prints``, its route's hypothesis as read, and
+    whether its route is read free with confidence."""
+    trains, prints, got, sure_free = seen
+    own = info.own_colour
+    x = own_print_features(printed, cues, model.scale, model.own_print_columns)
+    args = (model.same_min_spaces, model.own_print_floor, model.own_print_shrink)
+    open_ = np.where((own >= 0) & ((got == 0) | (got == own + 1)), own, -1)  # not another's
+    names, index = info.printed_index
+    ct = centres(model.printed, names, index, model.scale, model.own_print_columns)
+    g = Groups(trains, prints, open_, sure_free, info.space_route, *ct)
+    opt = (model.own_print_gate, model.own_print_like, model.own_print_pooled)
+    return learn(x, g, args, *opt)
