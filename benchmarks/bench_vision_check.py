@@ -51,7 +51,14 @@ from companion.sim.perturb import (  # noqa: E402
     resize_width,
     saturation,
 )
-from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
+from companion.sim.render import (  # noqa: E402
+    BoardRenderer,
+    Scene,
+    own_print_game,
+    random_scene,
+    random_view,
+    within_the_rules,
+)
 from companion.vision.decide.check import CheckConfig, load_check_data  # noqa: E402
 from companion.vision.decide.classify import (  # noqa: E402
     CUE_FEATURES,
@@ -360,9 +367,12 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
     """Smaller pictures: the shared photos (located) and rendered games (read at their true
     corners) scaled to whole boards 500-1,300 px wide and re-encoded. Rendered: games of seeds
     700+, held-out games (seeds 730+) and held-out games with trains on the print of their own
-    colour (seeds 250+); nothing is tuned on the held-out seeds (the own-print gate in
-    data/vision.json was chosen on 720-723 and 240-243, its weights on 700-711 and 200-211), and
-    tools/fit_calibration.py fits on seeds 9000+."""
+    colour (seeds 250+), each kept within the rules as a table shows them (no colour over 45
+    trains or 3 stations: companion.sim.render.within_the_rules; before 2026-11-27 they were not,
+    and a colour held up to 70 trains). Nothing is tuned on the held-out seeds (the own-print
+    gate in data/vision.json was chosen on 720-723 and 240-243, its weights on 700-711 and
+    200-211, its groups on 5000-5007, 6000-6031 and 6400-6407), and tools/fit_calibration.py
+    fits on seeds 9000+."""
     print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
     CURRENT[0] = "smaller pictures (photos, renders)"
     photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []
@@ -372,11 +382,14 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
     gb = renderer.geometry
     n = 1 if quick else 3
     held = 4 if quick else 8  # held out: nothing is tuned or fitted on these seeds
+
+    def game(seed: int) -> Scene:
+        """A random game as a rules-keeping table could show it (45 trains, 3 stations)."""
+        return within_the_rules(random_scene(rng(seed), gb, claimed=0.6), gb, seed + 1)
+
     scenes = {  # name: (seed, scene)
-        "renders": [(700 + k, random_scene(rng(700 + k), gb, claimed=0.6)) for k in range(n)],
-        "held-out renders": [
-            (730 + k, random_scene(rng(730 + k), gb, claimed=0.6)) for k in range(held)
-        ],
+        "renders": [(700 + k, game(700 + k)) for k in range(n)],
+        "held-out renders": [(730 + k, game(730 + k)) for k in range(held)],
         "own-print renders": [
             (250 + k, own_print_scene(250 + k, renderer, 0.5)) for k in range(held)
         ],
@@ -586,17 +599,9 @@ LIGHTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 
 def own_print_scene(seed: int, renderer: BoardRenderer, claimed: float) -> Scene:
-    """A random game (``claimed``, 5 stations) whose routes printed in a player colour are,
-    each at even odds, claimed by that colour (where its twin lane is not already)."""
-    gb = renderer.geometry
-    rng = np.random.default_rng(seed)
-    sc = random_scene(rng, gb, claimed=claimed, stations=5)
-    routes = dict(sc.routes)
-    for r in gb.drawable_routes():
-        c = gb.routes[r].color
-        if c in PLAYER_COLORS and rng.random() < 0.5 and routes.get(gb.routes[r].twin) != c:
-            routes[r] = c
-    return Scene(routes=routes, stations=sc.stations, seed=sc.seed)
+    """A random game whose routes printed in a player colour are, each at even odds, claimed by
+    that colour, within the rules (``companion.sim.render.own_print_game``)."""
+    return own_print_game(seed, renderer.geometry, claimed)
 
 
 def render_section(ctx: ReadContext, quick: bool) -> None:

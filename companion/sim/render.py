@@ -558,6 +558,49 @@ def random_scene(
     return Scene(routes=routes, stations=st, hands=hs, seed=int(rng.integers(0, 2**31)))
 
 
+def within_the_rules(scene: Scene, geometry: DrawnBoard, seed: int) -> Scene:
+    """``scene`` as a rules-keeping table could show it: no colour over a player's trains (45)
+    or stations (3) in Europe (``data/europe.json``). Routes and stations are kept in a seeded
+    order while they fit; the rest are left free (hands and the scene's seed stay)."""
+    rules = load_json("europe.json")
+    order = sorted(scene.routes)
+    np.random.default_rng(seed).shuffle(order)
+    trains = dict.fromkeys(PLAYER_COLORS, 0)
+    routes: dict[str, str] = {}
+    for r in order:
+        colour, length = scene.routes[r], geometry.routes[r].length
+        if trains[colour] + length <= int(rules["trains_per_player"]):
+            trains[colour] += length
+            routes[r] = colour
+    built = dict.fromkeys(PLAYER_COLORS, 0)
+    stations: dict[str, str] = {}
+    for city in sorted(scene.stations):
+        colour = scene.stations[city]
+        if built[colour] < int(rules["stations_per_player"]):
+            built[colour] += 1
+            stations[city] = colour
+    return Scene(
+        routes=routes, stations=stations, hands=scene.hands, shadows=scene.shadows, seed=scene.seed
+    )
+
+
+def own_print_game(seed: int, geometry: DrawnBoard, claimed: float) -> Scene:
+    """A random game (``claimed``, 5 stations) whose routes printed in a player colour are, each
+    at even odds, claimed by that colour (where its twin lane is not already), kept within the
+    rules (``within_the_rules``): trains on their own print, where colour alone cannot tell them
+    from it."""
+    rng = np.random.default_rng(seed)
+    sc = random_scene(rng, geometry, claimed=claimed, stations=5)
+    routes = dict(sc.routes)
+    for r in geometry.drawable_routes():
+        c, twin = geometry.routes[r].color, geometry.routes[r].twin
+        if c in PLAYER_COLORS and rng.random() < 0.5 and (twin is None or routes.get(twin) != c):
+            routes[r] = c
+    return within_the_rules(
+        Scene(routes=routes, stations=sc.stations, seed=sc.seed), geometry, seed + 1
+    )
+
+
 def own_print_routes(rng: np.random.Generator, geometry: DrawnBoard) -> dict[str, str]:
     """Trains of their own colour on about half the routes printed in a player colour (never
     both lanes of a double): what the reader cannot tell from the print by colour alone."""

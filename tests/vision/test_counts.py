@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from companion.sim.perturb import jpeg, resize_width
-from companion.sim.render import BoardRenderer, Scene, random_scene
+from companion.sim.render import BoardRenderer, own_print_game, random_scene
 from companion.vision.decide.adapt import print_estimate
 from companion.vision.decide.context import ReadContext, take_samples
 from companion.vision.geometry.geometry import load_geometry
@@ -60,30 +60,6 @@ def games(
     return out
 
 
-def _own_print_game(seed: int, renderer: BoardRenderer) -> Scene:
-    """A game as a rules-keeping table plays it (no player over 45 trains) whose routes printed
-    in a player colour are, each at even odds, claimed by that colour: trains on their own
-    print, where the colours cannot tell them from it (the benchmark's own-print games, capped
-    at 45 trains a colour by dropping routes in a seeded order)."""
-    gb = renderer.geometry
-    rng = np.random.default_rng(seed)
-    sc = random_scene(rng, gb, claimed=0.5, stations=5)
-    routes = dict(sc.routes)
-    for r in gb.drawable_routes():
-        c = gb.routes[r].color
-        if c in PLAYER_COLORS and rng.random() < 0.5 and routes.get(gb.routes[r].twin) != c:
-            routes[r] = c
-    order = sorted(routes)
-    np.random.default_rng(seed + 1).shuffle(order)
-    used = dict.fromkeys(PLAYER_COLORS, 0)
-    kept = {}
-    for r in order:
-        if used[routes[r]] + gb.routes[r].length <= 45:
-            used[routes[r]] += gb.routes[r].length
-            kept[r] = routes[r]
-    return Scene(routes=kept, stations=sc.stations, seed=sc.seed)
-
-
 @pytest.mark.parametrize("seed", [6006, 6010, 6012])
 def test_trains_on_their_own_print_are_counted_within_two_trains_and_the_rest_listed(
     ctx: ReadContext, renderer: BoardRenderer, seed: int
@@ -92,7 +68,7 @@ def test_trains_on_their_own_print_are_counted_within_two_trains_and_the_rest_li
     picture's own discriminant between a colour's trains and its print, learnt on a print
     group cleared of that colour's trains (and on the other colours' print where its own is
     all claimed), reads them (before: off by 3, 14 and 10 trains)."""
-    scene = _own_print_game(seed, renderer)
+    scene = own_print_game(seed, renderer.geometry, 0.5)
     truth = {r: scene.routes.get(r) for r in ctx.geometry.route_ids}
     reading = read_whole(_smaller(renderer.render_board(scene, 2400), 1100), ctx)
     errors = _count_errors(reading, truth)

@@ -15,10 +15,13 @@ from companion.sim.render import (
     Shadow,
     View,
     load_render_config,
+    own_print_game,
     random_scene,
     random_view,
+    within_the_rules,
 )
 from companion.vision.geometry.board import load_geometry
+from companion.vision.types import PLAYER_COLORS
 
 
 def _px(img: np.ndarray, x: float, y: float) -> np.ndarray:
@@ -155,3 +158,32 @@ def test_geometry_without_a_route_still_renders() -> None:
     assert first not in geo2.drawable_routes()
     img = r.render_board(Scene(routes={first: "red"}), 600)
     assert img.shape == (400, 600, 3)
+
+
+@pytest.mark.parametrize("seed", [730, 250, 6006])
+def test_games_within_the_rules_keep_a_players_trains_and_stations(
+    renderer: BoardRenderer, seed: int
+) -> None:
+    gb = renderer.geometry
+    wild = random_scene(np.random.default_rng(seed), gb, claimed=0.9, stations=30)
+    for scene in (within_the_rules(wild, gb, seed), own_print_game(seed, gb, 0.9)):
+        trains = {c: 0 for c in PLAYER_COLORS}
+        for r, c in scene.routes.items():
+            trains[c] += gb.routes[r].length
+        assert max(trains.values()) <= 45, trains
+        assert max(list(scene.stations.values()).count(c) for c in PLAYER_COLORS) <= 3
+    kept = within_the_rules(wild, gb, seed)
+    # only what the rules forbid is dropped: every colour that was over is now nearly full
+    assert (
+        kept.routes.items() <= wild.routes.items()
+        and kept.stations.items() <= wild.stations.items()
+    )
+
+    def trains_of(scene: Scene, colour: str) -> int:
+        return sum(gb.routes[r].length for r, c in scene.routes.items() if c == colour)
+
+    over = [c for c in PLAYER_COLORS if trains_of(wild, c) > 45]
+    assert over and len(kept.routes) < len(wild.routes)
+    assert all(trains_of(kept, c) >= 45 - 8 for c in over)  # the longest route is 8
+    assert all(trains_of(kept, c) == trains_of(wild, c) for c in PLAYER_COLORS if c not in over)
+    assert within_the_rules(wild, gb, seed) == kept  # seeded
