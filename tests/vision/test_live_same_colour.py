@@ -1,0 +1,138 @@
+"""The live watcher's same-colour guess (trains on a route printed in their own colour, which the
+reader cannot see): one look never guesses several routes, never a colour nobody plays, and a
+change of the room's light is no guess at all. A real claim of that kind is still guessed.
+
+Frames come from the simulated camera (the project's renderer); the reader is the simulator's
+truth, blind to trains on a route printed in their colour (the real reader's weak spot)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.sim.camera import SimulatedCamera
+from companion.sim.live_oracle import OracleReader
+from companion.sim.render import BoardRenderer
+from companion.vision.live.live import ClaimSeen, LiveConfig, LiveWatcher
+from companion.vision.live.live_hints import SameColourHints
+from companion.vision.live.sources import Frame
+from companion.vision.types import BoardReading
+
+SIZE = (480, 270)
+FPS = 5.0
+YELLOW = ["amsterdam-essen", "barcelona-madrid", "munchen-zurich", "smolensk-wilno"]
+
+
+class _BlindToTheirOwnColour(OracleReader):
+    """Trains on a route printed in their own colour read free; nothing else is misread."""
+
+    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
+        r = super().read(frame, corners)
+        routes = {
+            rid: (None if c == self.geometry.routes[rid].color else c)
+            for rid, c in r.routes.items()
+        }
+        return BoardReading(routes, r.stations, r.confidence)
+
+
+def _run(
+    renderer: BoardRenderer,
+    script: Sequence[dict[str, Any]],
+    *,
+    players: Sequence[str] | None = None,
+    light: Callable[[float], float] | None = None,
+    until: float = 14.0,
+) -> tuple[list[ClaimSeen], LiveWatcher]:
+    """The script before the camera; ``light(t)``: the room's brightness (1: as rendered)."""
+    cam = SimulatedCamera(
+        [*script, {"t": until - 0.5, "until": until, "shadow": [0.9, 0.9]}],
+        seed=5,
+        fps=FPS,
+        size=SIZE,
+        renderer=renderer,
+        flicker=0.01,
+    )
+    reader = _BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=5)
+    watcher = LiveWatcher(reader, geometry=renderer.geometry, players=players)
+    claims: list[ClaimSeen] = []
+    with cam:
+        for f in cam:
+            gain = 1.0 if light is None else light(f.timestamp)
+            if gain != 1.0:
+                f = Frame(cv2.convertScaleAbs(f.image, alpha=gain), f.timestamp, f.index, f.truth)
+            claims.extend(e for e in watcher.process(f) if isinstance(e, ClaimSeen))
+    return claims, watcher
+
+
+def test_a_lamp_switched_off_guesses_nothing(renderer: BoardRenderer) -> None:
+    """The room gets 6 % darker at 4 s and stays so. Before the evidence took the board's
+    brightness into account, 16 free routes printed in a player colour became claims of their
+    print's colour in the same read (5 yellow, 5 blue, 3 green, 3 red), whoever played; at
+    4.5 % darker, 8 (7 yellow: the brightest player print, where a few per cent is over the
+    evidence's 8 grey levels first)."""
+    claims, watcher = _run(renderer, [], light=lambda t: 0.94 if t >= 4.0 else 1.0)
+    assert claims == []
+    assert watcher.stats["reads"] > 20
+    assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
+
+
+def test_several_routes_at_once_are_held_then_taken_as_they_look(
+    renderer: BoardRenderer,
+) -> None:
+    """Two yellow-printed routes change in the same look (no turn does that: the board's look
+    changed): neither is guessed, and once that lasts they are the board's new look. A real
+    yellow claim on yellow print later is guessed, once."""
+    script = [
+        {"t": 2.0, "claim": YELLOW[0], "color": "yellow"},
+        {"t": 2.0, "claim": YELLOW[1], "color": "yellow"},
+        {"t": 8.0, "claim": YELLOW[2], "color": "yellow"},
+    ]
+    claims, watcher = _run(renderer, script)
+    assert [(c.route, c.color, c.unsure) for c in claims] == [(YELLOW[2], "yellow", True)]
+    cfg = watcher.config
+    assert watcher.stats["hints_held"] == cfg.same_colour_hold_reads
+    assert watcher.stats["hints_settled"] == 2 and watcher.stats["hints"] == 1
+    assert claims[0].t >= 8.0
+
+
+def test_a_colour_nobody_plays_is_never_guessed(renderer: BoardRenderer) -> None:
+    """Yellow trains on yellow print with yellow not playing: no guess (the route's look is
+    taken as it is); the same with yellow playing is one unsure claim. The colours can change
+    while the watcher runs (the service starts another game)."""
+    script = [{"t": 2.0, "claim": YELLOW[3], "color": "yellow"}]
+    claims, watcher = _run(renderer, script, players=["blue", "red"])
+    assert claims == [] and watcher.players == frozenset({"blue", "red"})
+    assert watcher.stats["hints_settled"] == 1 and watcher.stats["hints"] == 0
+
+    claims, watcher = _run(renderer, script, players=["blue", "yellow"])
+    assert [(c.route, c.color, c.unsure) for c in claims] == [(YELLOW[3], "yellow", True)]
+
+    watcher.players = None  # no game known: any player colour may be guessed
+    assert watcher.players is None
+
+
+def test_the_rulings_one_read_at_a_time() -> None:
+    cfg = LiveConfig.load({"confirm_reads": 2, "same_colour_burst": 2, "same_colour_hold_reads": 3})
+    hints = SameColourHints(cfg)
+    hints.follow(["red", "yellow"])
+    assert hints.judge({"a": "red"}).guess is None  # one read: not yet
+    assert hints.judge({"a": "red"}).guess == "a"
+    # two at once: held; one goes away, the other is then guessed when due
+    assert hints.judge({"b": "red", "c": "yellow"}).held
+    ruling = hints.judge({"b": "red"})
+    assert not ruling.held and ruling.guess == "b"
+    # a lasting burst is settled after hold reads, and counts start again
+    assert hints.judge({"d": "red", "e": "yellow"}).held
+    assert hints.judge({"d": "red", "e": "yellow"}).settle == ()
+    assert hints.judge({"d": "red", "e": "yellow"}).settle == ("d", "e")
+    assert hints.counts == {} and hints.held_reads == 0
+    # a colour nobody plays: taken as it looks when due, never guessed
+    hints.judge({"f": "green"})
+    assert hints.judge({"f": "green"}).settle == ("f",)
+    # refused by the rules: not counted again
+    hints.refuse("g")
+    assert hints.judge({"g": "red"}) == hints.judge({"g": "red"})
+    assert hints.counts == {}
