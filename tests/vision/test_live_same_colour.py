@@ -17,7 +17,7 @@ from companion.sim.camera import SimulatedCamera
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
 from companion.vision.live.live import ClaimSeen, LiveConfig, LiveWatcher
-from companion.vision.live.live_hints import SameColourHints
+from companion.vision.live.live_hints import HintRuling, SameColourHints
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
 
@@ -99,19 +99,60 @@ def test_several_routes_at_once_are_held_then_taken_as_they_look(
 
 
 def test_a_colour_nobody_plays_is_never_guessed(renderer: BoardRenderer) -> None:
-    """Yellow trains on yellow print with yellow not playing: no guess (the route's look is
-    taken as it is); the same with yellow playing is one unsure claim. The colours can change
-    while the watcher runs (the service starts another game)."""
+    """Yellow trains on yellow print with yellow not playing: no guess; the same with yellow
+    playing is one unsure claim. The colours can change while the watcher runs (the service
+    starts another game)."""
     script = [{"t": 2.0, "claim": YELLOW[3], "color": "yellow"}]
     claims, watcher = _run(renderer, script, players=["blue", "red"])
     assert claims == [] and watcher.players == frozenset({"blue", "red"})
-    assert watcher.stats["hints_settled"] == 1 and watcher.stats["hints"] == 0
+    assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
 
     claims, watcher = _run(renderer, script, players=["blue", "yellow"])
     assert [(c.route, c.color, c.unsure) for c in claims] == [(YELLOW[3], "yellow", True)]
 
     watcher.players = None  # no game known: any player colour may be guessed
     assert watcher.players is None
+
+
+class _LateOn(_BlindToTheirOwnColour):
+    """Also misses every train on ``route`` until ``until`` seconds (read free)."""
+
+    def __init__(self, renderer: BoardRenderer, route: str, until: float) -> None:
+        super().__init__(renderer.geometry, flip=0.0, seed=5)
+        self.route, self.until = route, until
+
+    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
+        r = super().read(frame, corners)
+        if frame.timestamp < self.until:
+            r.routes[self.route] = None
+        return r
+
+
+def test_trains_on_the_print_of_a_colour_nobody_plays_are_theirs(
+    renderer: BoardRenderer,
+) -> None:
+    """Blue trains on a yellow-printed route, read free at first (the camera's first reads
+    missed them), yellow not playing. Before, the guess made them yellow (an unsure claim the
+    game vetoes) and took the route's look as reported: the blue read later had no change left
+    to show and was never reported. Now: nothing until the reader sees them, then blue."""
+    route = YELLOW[1]
+    script = [{"t": 2.0, "claim": route, "color": "blue"}]
+    cam = SimulatedCamera(
+        [*script, {"t": 9.5, "until": 10.0, "shadow": [0.9, 0.9]}],
+        seed=5,
+        fps=FPS,
+        size=SIZE,
+        renderer=renderer,
+        flicker=0.01,
+    )
+    reader = _LateOn(renderer, route, until=6.0)
+    watcher = LiveWatcher(reader, geometry=renderer.geometry, players=["blue", "red"])
+    claims: list[ClaimSeen] = []
+    with cam:
+        for f in cam:
+            claims.extend(e for e in watcher.process(f) if isinstance(e, ClaimSeen))
+    assert [(c.route, c.color, c.unsure) for c in claims] == [(route, "blue", False)]
+    assert claims[0].t >= 6.0 and watcher.stats["vetoes"] == 0
 
 
 def test_the_rulings_one_read_at_a_time() -> None:
@@ -129,9 +170,10 @@ def test_the_rulings_one_read_at_a_time() -> None:
     assert hints.judge({"d": "red", "e": "yellow"}).settle == ()
     assert hints.judge({"d": "red", "e": "yellow"}).settle == ("d", "e")
     assert hints.counts == {} and hints.held_reads == 0
-    # a colour nobody plays: taken as it looks when due, never guessed
-    hints.judge({"f": "green"})
-    assert hints.judge({"f": "green"}).settle == ("f",)
+    # a colour nobody plays: never guessed, never held, left as it is
+    assert hints.judge({"f": "green"}) == hints.judge({"f": "green"}) == HintRuling()
+    assert hints.judge({"f": "green", "h": "blue"}) == HintRuling()
+    assert hints.counts == {}
     # refused by the rules: not counted again
     hints.refuse("g")
     assert hints.judge({"g": "red"}) == hints.judge({"g": "red"})

@@ -477,7 +477,7 @@ class LiveWatcher:
             candidates(free, self.geometry, lambda r: self._evidence(("route", r), flat), cfg)
         )
         self.stats["hints_held"] += ruling.held
-        for route in ruling.settle:  # the board's look changed, or a colour nobody plays
+        for route in ruling.settle:  # the board's look changed for a while: taken as it is
             log.info("same-colour guess on %s not made: its look is taken as it is", route)
             self._refresh(("route", route), flat)
             self.stats["hints_settled"] += 1

@@ -8,12 +8,14 @@ pixel off, something lying still taken as the new normal) changes every such rou
 three rules, kept here:
 
 * only a colour that plays is guessed (the service says which: ``players``; None while no game
-  is known). A route printed in a colour nobody plays whose look changed is taken as it now looks;
-  the reader still sees another player's trains there;
-* one turn puts down one route: when several routes are candidates in the same read (whatever
-  their colours), none is guessed. They are held while that lasts; a change that goes away leaves
-  the real one, if any, alone and guessed; one that stays ``same_colour_hold_reads`` reads is the
-  board's new look (its routes are taken as they now look, nothing is reported);
+  is known). A route printed in a colour nobody plays whose look changed is left as it is, its
+  reference too: what changed there can only be another player's trains, which the reader may
+  still see (the evidence gate then passes, as for any claim);
+* one turn puts down one route: when several routes printed in a colour that plays are
+  candidates in the same read, none is guessed. They are held while that lasts; a change that
+  goes away leaves the real one, if any, alone and guessed; one that stays
+  ``same_colour_hold_reads`` reads is the board's new look (its routes are taken as they now
+  look, nothing is reported);
 * a guess the rules refused is not made again on that route.
 
 Pure bookkeeping: the watcher measures the pixels and applies what :meth:`SameColourHints.judge`
@@ -80,8 +82,13 @@ class SameColourHints:
 
     def judge(self, candidates: dict[str, str]) -> HintRuling:
         """``candidates``: this read's routes (id -> printed colour) that pass the pixel test.
-        Counts them (a route missing from one read starts again) and rules."""
-        self.counts = {r: self.counts.get(r, 0) + 1 for r in candidates if r not in self.refused}
+        Counts those that may be guessed (a route missing from one read starts again) and
+        rules."""
+        self.counts = {
+            r: self.counts.get(r, 0) + 1
+            for r, color in candidates.items()
+            if r not in self.refused and self.plays(color)
+        }
         if len(self.counts) >= self.config.same_colour_burst:
             self.held_reads += 1
             if self.held_reads < self.config.same_colour_hold_reads:
@@ -94,11 +101,8 @@ class SameColourHints:
         due = [r for r, n in self.counts.items() if n >= self.config.confirm_reads]
         if not due:
             return HintRuling()
-        route = due[0]
-        del self.counts[route]
-        if not self.plays(candidates[route]):
-            return HintRuling(settle=(route,))
-        return HintRuling(guess=route)
+        del self.counts[due[0]]
+        return HintRuling(guess=due[0])
 
     def refuse(self, route: str) -> None:
         """The rules refused the guess on ``route``: it is not made again there."""
