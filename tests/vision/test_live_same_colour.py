@@ -178,3 +178,18 @@ def test_the_rulings_one_read_at_a_time() -> None:
     hints.refuse("g")
     assert hints.judge({"g": "red"}) == hints.judge({"g": "red"})
     assert hints.counts == {}
+
+
+def test_the_camera_loops_take_the_services_colours() -> None:
+    from companion.commands.devices import playing_colours
+
+    class _Service:
+        def __init__(self, players: list[dict[str, Any]]) -> None:
+            self.players = players
+
+        def state(self) -> dict[str, Any]:
+            return {"players": self.players}
+
+    assert playing_colours(_Service([])) is None  # no game: not known
+    two = [{"name": "アキ", "color": "red"}, {"name": "Bo", "color": "blue"}]
+    assert playing_colours(_Service(two)) == frozenset({"red", "blue"})
