@@ -12,6 +12,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from companion.sim.camera import SimulatedCamera
 from companion.sim.live_oracle import OracleReader
@@ -193,3 +194,19 @@ def test_the_camera_loops_take_the_services_colours() -> None:
     assert playing_colours(_Service([])) is None  # no game: not known
     two = [{"name": "アキ", "color": "red"}, {"name": "Bo", "color": "blue"}]
     assert playing_colours(_Service(two)) == frozenset({"red", "blue"})
+
+
+def test_the_boards_brightness_is_the_papers_where_no_piece_goes(
+    renderer: BoardRenderer,
+) -> None:
+    """Pieces darken the route spaces and city spots; the brightness the evidence is scaled by
+    is measured on the paper elsewhere, so a board filling up with trains is not a dimmer room."""
+    from companion.vision.live.live_board import WorkBoard
+
+    board = WorkBoard(renderer.geometry, LiveConfig.load())
+    rng = np.random.default_rng(3)
+    gray = rng.uniform(120.0, 220.0, board.zone.shape).astype(np.float32)
+    full = gray.copy()
+    full[board.zone] = 20.0  # every space and city covered by dark pieces
+    assert board.level(full) == board.level(gray)
+    assert board.level(gray * 0.9) == pytest.approx(0.9 * board.level(gray), rel=1e-4)

@@ -38,7 +38,7 @@ import numpy as np
 
 from companion.vision.geometry.board import DrawnBoard, load_geometry
 from companion.vision.live import live_steady as steady
-from companion.vision.live.live_board import Patches, WorkBoard, level
+from companion.vision.live.live_board import Patches, WorkBoard
 from companion.vision.live.live_events import (
     OK,
     BoardFound,
@@ -168,7 +168,7 @@ class LiveWatcher:
         self._prev: np.ndarray | None = None
         self._ref: np.ndarray | None = None  # float32 BGR work image of the clean board
         self._ref_gray: np.ndarray | None = None
-        self._ref_level = 0.0  # the reference's brightness (see live_board.level)
+        self._ref_level = 0.0  # the reference's brightness (see WorkBoard.level)
         self._patches = Patches(self.board.key_idx)
         self._steady = 0
         self._steady_t0: float | None = None
@@ -295,7 +295,7 @@ class LiveWatcher:
             self._set("occluded", motion, area, "reader: no board")
             return events
         self.stats["reads"] += 1
-        self._ref, self._ref_gray, self._ref_level = small, gray, level(gray)
+        self._ref, self._ref_gray, self._ref_level = small, gray, self.board.level(gray)
         self._consider(reading, small, frame, events)
         self._set("read", motion, area)
         return events
@@ -376,7 +376,7 @@ class LiveWatcher:
     def _adopt(
         self, small: np.ndarray, gray: np.ndarray, small_u8: np.ndarray, *, first: bool
     ) -> None:
-        self._ref, self._ref_gray, self._ref_level = small, gray, level(gray)
+        self._ref, self._ref_gray, self._ref_level = small, gray, self.board.level(gray)
         flat = small.reshape(-1, 3)
         self._patches.adopt(flat, self._ref_level, first=first)
         self._occluded_t0 = None

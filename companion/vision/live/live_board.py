@@ -27,6 +27,8 @@ class WorkBoard:
         self.key_idx = self._key_pixels()
         self.zone = self._piece_zone()
         self.near = self._neighbours()
+        # a sparse grid of the paper where no piece can go: the board's brightness (``level``)
+        self.paper = np.flatnonzero(~self.zone.reshape(-1))[::5]
 
     def _key_pixels(self) -> dict[Key, np.ndarray]:
         ww, wh = self.size
@@ -109,6 +111,11 @@ class WorkBoard:
         grown = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         out: np.ndarray = np.asarray(grown) > 0
         return out
+
+    def level(self, gray: np.ndarray) -> float:
+        """The board's brightness in a work picture (grey): the median of its paper away from
+        the route spaces and city spots, which no piece ever changes (a light does)."""
+        return float(np.median(gray.reshape(-1)[self.paper]))
 
     def warp(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
         """The board, downscaled and warped to the work size (float32 BGR, lightly blurred)."""
@@ -226,8 +233,3 @@ class Patches:
         diff = np.abs(flat[idx] - before * gain).max(axis=1)
         changed = int(np.count_nonzero(diff > pixel))
         return changed / max(1, int(diff.size))
-
-
-def level(gray: np.ndarray) -> float:
-    """The board's brightness in a work picture (grey): its median, on a sparse grid."""
-    return float(np.median(gray[::4, ::4]))
