@@ -179,9 +179,8 @@ class LiveWatcher:
         self._pending: dict[tuple[str, str], _Pending] = {}
         self._vetoed: dict[tuple[str, str], str | None] = {}
         self._awaiting: dict[tuple[str, str], Change] = {}
-        # routes printed in a player colour whose pixels changed while the reader saw nothing
-        self._hints = SameColourHints(self.config)
-        self._hints.follow(players)
+        self._hints = SameColourHints(self.config)  # the same-colour guess (live_hints)
+        self.players = players
         self._lost_reported = False
 
     # -- public API --------------------------------------------------------------------------
@@ -467,11 +466,14 @@ class LiveWatcher:
         return self._evidence(("route", twin), flat) > evidence + self.config.twin_margin
 
     def _same_colour(
-        self, free: list[str], flat: np.ndarray, frame: Frame, events: list[Event], reading: Any
+        self,
+        free: list[str],
+        flat: np.ndarray,
+        frame: Frame,
+        out: list[Event],
+        reading: BoardReading,
     ) -> None:
-        """The same-colour guess on the routes read free (``free``): see ``live_hints``. A
-        guess is reported as an unsure claim (the game asks a human), once; the rules' vetoes
-        apply as to any claim."""
+        """The same-colour guess on the routes read free (``free``): see ``live_hints``."""
         cfg = self.config
         ruling = self._hints.judge(
             candidates(free, self.geometry, lambda r: self._evidence(("route", r), flat), cfg)
@@ -490,7 +492,7 @@ class LiveWatcher:
             self.stats["hints_vetoed"] += 1
             return
         self.stats["hints"] += 1
-        self._accept(change, flat, frame.index, frame.timestamp, events, reading, unsure=True)
+        self._accept(change, flat, frame.index, frame.timestamp, out, reading, unsure=True)
 
     def _accept(
         self,
