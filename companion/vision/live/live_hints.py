@@ -3,9 +3,10 @@
 The reader cannot tell such trains from their print, so the watcher guesses from the pixels: a
 free route printed in a player colour, read free, whose pixels changed on most of its area (more
 than its twin's) for ``confirm_reads`` reads in a row. That guess is only as good as the pixels,
-and anything that changes the whole board's look at once (the room's light, a board registered a
-pixel off, something lying still taken as the new normal) changes every such route at once. Hence
-three rules, kept here:
+and anything that changes the whole board's look at once (a board registered a pixel off,
+something lying still taken as the new normal; the room's light, until the evidence took the
+board's brightness out: ``live_board.Patches``) changes every such route at once. Hence three
+rules, kept here:
 
 * only a colour that plays is guessed (the service says which: ``players``; None while no game
   is known). A route printed in a colour nobody plays whose look changed is left as it is, its
