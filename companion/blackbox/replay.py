@@ -191,6 +191,16 @@ def _profiles(rec: Recording) -> dict[int, Any]:
     return out
 
 
+def players_of(rec: Recording) -> frozenset[str] | None:
+    """The colours of the recorded game (its log's new game), which the live camera was told
+    as the service's: the watcher guesses no other."""
+    first = rec.events[0].action if rec.events else {}
+    if first.get("type") != "new_game":
+        return None
+    colours = frozenset(str(p["color"]) for p in first.get("players") or [] if p.get("color"))
+    return colours or None
+
+
 def see_again(
     rec: Recording, progress: Callable[[int, int], None] | None = None
 ) -> tuple[list[Sighting], Counter[tuple[str, str]], int]:
@@ -228,6 +238,7 @@ def see_again(
     )
     watch = rec.start.get("watch") or {}
     watcher.state = WatchState(dict(watch.get("routes") or {}), dict(watch.get("stations") or {}))
+    watcher.players = players_of(rec)  # as the live camera was told: the game's colours
     seen: list[Sighting] = []
     others: Counter[tuple[str, str]] = Counter()
     t = 0.0

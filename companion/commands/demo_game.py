@@ -255,6 +255,7 @@ class DeviceTable:
             camera_notice,
             camera_observation,
             forget_refused,
+            playing_colours,
             watch_refusals,
         )
         from companion.service import Actor
@@ -286,6 +287,7 @@ class DeviceTable:
                     if self.frame_tap is not None:
                         self.frame_tap(frame)
                     forget_refused(watcher, refused, recorder)
+                    watcher.players = playing_colours(self.service)
                     events = as_questions(watcher, watcher.process(frame))
                     if recorder is not None:
                         recorder.look(frame, watcher, events)

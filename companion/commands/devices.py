@@ -166,6 +166,14 @@ def forget_refused(
             n += 1
 
 
+def playing_colours(service: Any) -> frozenset[str] | None:
+    """The colours of the game the service is running (its public state), or None while no
+    game is (the watcher then may guess any player colour)."""
+    players = service.state().get("players") or []
+    colours = frozenset(str(p["color"]) for p in players if p.get("color"))
+    return colours or None
+
+
 def camera_id(spec: str) -> str:
     """The id a camera's table profile is kept under: its source, as configured."""
     return (spec or "auto").strip() or "auto"
@@ -223,6 +231,7 @@ def start_camera(
                     if tap is not None:
                         tap(frame)
                     forget_refused(watcher, refused, recorder)
+                    watcher.players = playing_colours(service)
                     events = as_questions(watcher, watcher.process(frame))
                     if recorder is not None:  # queues only: never waits for the disk
                         recorder.look(frame, watcher, events)

@@ -116,6 +116,7 @@ class SimulatedTable:
         from companion.service import Actor
 
         players = [{"name": c, "color": c} for c in self.script.players]
+        self.watcher.players = self.script.players  # as serve's camera is told its game's
         # the simulated table enters no first tickets: its turns do not wait for them
         start = {"type": "new_game", "mode": "table", "players": players, "tickets_tracked": False}
         self.service.act(start, Actor.host())

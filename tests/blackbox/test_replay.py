@@ -39,6 +39,13 @@ def test_the_recording_replays_identical(
     assert data["game_id"] == recorded["game_id"]
     assert data["seen_then"] >= 20 and data["seen_now"] == data["seen_then"]
     assert data["frames"] >= data["seen_then"]
+    # the replay's watcher guesses only the colours of the recorded game, as the camera's did
+    from companion.blackbox.replay import players_of
+    from companion.commands.devices import playing_colours
+
+    colours = {p["color"] for p in recorded["state"]["players"]}
+    assert players_of(open_recording(Path(recorded["dir"]))) == colours
+    assert playing_colours(recorded["service"]) == colours and len(colours) == 2
 
 
 def camera_claim(folder: Path) -> tuple[int, dict[str, Any]]:

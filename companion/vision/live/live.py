@@ -58,6 +58,7 @@ from companion.vision.live.live_events import (
     needs_confirmation,
     veto,
 )
+from companion.vision.live.live_hints import SameColourHints, candidates
 from companion.vision.live.readers import CallableReader, FrameReader, VisionReader
 from companion.vision.live.sources import Frame
 from companion.vision.types import PLAYER_COLORS, BoardReading, NoBoardError
@@ -132,6 +133,8 @@ STAT_KEYS = (
     "read_errors",
     "hints",
     "hints_vetoed",
+    "hints_held",
+    "hints_settled",
 )
 
 
@@ -147,6 +150,7 @@ class LiveWatcher:
         geometry: DrawnBoard | None = None,
         initial: BoardReading | None = None,
         corners: Any = None,
+        players: Iterable[str] | None = None,
     ) -> None:
         self.reader = reader
         self.config = config or LiveConfig.load()
@@ -164,6 +168,7 @@ class LiveWatcher:
         self._prev: np.ndarray | None = None
         self._ref: np.ndarray | None = None  # float32 BGR work image of the clean board
         self._ref_gray: np.ndarray | None = None
+        self._ref_level = 0.0  # the reference's brightness (see WorkBoard.level)
         self._patches = Patches(self.board.key_idx)
         self._steady = 0
         self._steady_t0: float | None = None
@@ -174,12 +179,20 @@ class LiveWatcher:
         self._pending: dict[tuple[str, str], _Pending] = {}
         self._vetoed: dict[tuple[str, str], str | None] = {}
         self._awaiting: dict[tuple[str, str], Change] = {}
-        # routes printed in a player colour whose pixels changed while the reader saw nothing
-        self._hints: dict[tuple[str, str], int] = {}
-        self._hint_refused: set[tuple[str, str]] = set()
+        self._hints = SameColourHints(self.config)  # the same-colour guess (live_hints)
+        self.players = players
         self._lost_reported = False
 
     # -- public API --------------------------------------------------------------------------
+
+    @property
+    def players(self) -> frozenset[str] | None:
+        """The colours that play (the service's game; None: not known): see ``live_hints``."""
+        return self._hints.players
+
+    @players.setter
+    def players(self, colours: Iterable[str] | None) -> None:
+        self._hints.follow(colours)
 
     def process_all(self, frames: Iterable[Frame]) -> list[Event]:
         events: list[Event] = []
@@ -281,8 +294,7 @@ class LiveWatcher:
             self._set("occluded", motion, area, "reader: no board")
             return events
         self.stats["reads"] += 1
-        self._ref = small
-        self._ref_gray = gray
+        self._ref, self._ref_gray, self._ref_level = small, gray, self.board.level(gray)
         self._consider(reading, small, frame, events)
         self._set("read", motion, area)
         return events
@@ -363,32 +375,31 @@ class LiveWatcher:
     def _adopt(
         self, small: np.ndarray, gray: np.ndarray, small_u8: np.ndarray, *, first: bool
     ) -> None:
-        self._ref = small
-        self._ref_gray = gray
+        self._ref, self._ref_gray, self._ref_level = small, gray, self.board.level(gray)
         flat = small.reshape(-1, 3)
-        self._patches.adopt(flat, first=first)
+        self._patches.adopt(flat, self._ref_level, first=first)
         self._occluded_t0 = None
         self._occluded_frames = 0
 
-    def _evidence(self, key: tuple[str, str], flat: np.ndarray, gain: float) -> float:
-        return self._patches.evidence(key, flat, gain, self.config.evidence_pixel)
+    def _evidence(self, key: tuple[str, str], flat: np.ndarray) -> float:
+        return self._patches.evidence(key, flat, self._ref_level, self.config.evidence_pixel)
 
     def _refresh(self, key: tuple[str, str], flat: np.ndarray) -> None:
         """Take the present look of ``key`` as its reference, forgetting any half-read change
         (one turn puts down one route or one station, never a route and its neighbours)."""
-        if self._patches.take(key, flat):
+        if self._patches.take(key, flat, self._ref_level):
             self._pending.pop(key, None)
 
     def _refresh_patch(self, key: tuple[str, str], flat: np.ndarray) -> None:
         """Take the present look of ``key`` as its reference (keeping any half-read change)."""
-        self._patches.take(key, flat)
+        self._patches.take(key, flat, self._ref_level)
 
     def _consider(
         self, reading: BoardReading, small: np.ndarray, frame: Frame, events: list[Event]
     ) -> None:
         cfg = self.config
         flat = small.reshape(-1, 3)
-        gain = 1.0
+        free: list[str] = []  # routes read free, as reported: the same-colour guess's ground
         for kind, values in (("route", reading.routes), ("station", reading.stations)):
             for key_id, value in values.items():
                 key = (kind, key_id)
@@ -398,20 +409,19 @@ class LiveWatcher:
                     self._vetoed.pop(key, None)
                     self._awaiting.pop(key, None)
                     if kind == "route" and value is None:
-                        self._same_colour_hint(key_id, flat, gain, frame, events, reading)
+                        free.append(key_id)
                     continue
-                self._hints.pop(key, None)
                 if key in self._vetoed and self._vetoed[key] == value:
                     continue
                 waiting = self._awaiting.get(key)
                 if waiting is not None and waiting.new == value:
                     continue
-                evidence = self._evidence(key, flat, gain)
+                evidence = self._evidence(key, flat)
                 if evidence < cfg.evidence_share:
                     self.stats["no_evidence"] += 1
                     self._pending.pop(key, None)
                     continue
-                if kind == "route" and self._twin_stronger(key_id, evidence, flat, gain):
+                if kind == "route" and self._twin_stronger(key_id, evidence, flat):
                     # the change is stronger on the other route of the double: its trains
                     # spill over here, and the reader may be confusing the two
                     self.stats["twin_spill"] += 1
@@ -445,50 +455,44 @@ class LiveWatcher:
                     self._vetoed[key] = value
                     self.stats["vetoes"] += 1
                     events.append(Vetoed(change, verdict.reason, frame.index, frame.timestamp))
+        self._same_colour(free, flat, frame, events, reading)
 
-    def _twin_stronger(self, route: str, evidence: float, flat: np.ndarray, gain: float) -> bool:
+    def _twin_stronger(self, route: str, evidence: float, flat: np.ndarray) -> bool:
         """Did the other route of this double change more than ``evidence`` (this route's,
         plus ``twin_margin``)? Then its trains spill over here."""
         twin = self.geometry.routes[route].twin
         if twin is None:
             return False
-        return self._evidence(("route", twin), flat, gain) > evidence + self.config.twin_margin
+        return self._evidence(("route", twin), flat) > evidence + self.config.twin_margin
 
-    def _same_colour_hint(
+    def _same_colour(
         self,
-        route: str,
+        free: list[str],
         flat: np.ndarray,
-        gain: float,
         frame: Frame,
-        events: list[Event],
+        out: list[Event],
         reading: BoardReading,
     ) -> None:
-        """A free route printed in a player's colour whose pixels changed (most of them, and
-        more than its twin's) for ``confirm_reads`` reads in a row while the reader still sees
-        it free: trains of that colour were most likely put on it. Reported as an unsure
-        claim (the game asks a human), once; the rules' vetoes apply as to any claim."""
+        """The same-colour guess on the routes read free (``free``): see ``live_hints``."""
         cfg = self.config
-        key = ("route", route)
-        info = self.geometry.routes[route]
-        if info.color not in PLAYER_COLORS or key in self._hint_refused:
+        ruling = self._hints.judge(
+            candidates(free, self.geometry, lambda r: self._evidence(("route", r), flat), cfg)
+        )
+        self.stats["hints_held"] += ruling.held
+        for route in ruling.settle:  # the board's look changed for a while: taken as it is
+            log.info("same-colour guess on %s not made: its look is taken as it is", route)
+            self._refresh(("route", route), flat)
+            self.stats["hints_settled"] += 1
+        if ruling.guess is None:
             return
-        evidence = self._evidence(key, flat, gain)
-        if evidence < cfg.same_colour_evidence or self._twin_stronger(route, evidence, flat, gain):
-            self._hints.pop(key, None)
-            return
-        count = self._hints.get(key, 0) + 1
-        self._hints[key] = count
-        if count < cfg.confirm_reads:
-            return
-        del self._hints[key]
-        change = Change("route", route, None, info.color, cfg.same_colour_confidence)
-        verdict = self.validator(change, self.state)
-        if verdict.action == "veto":
-            self._hint_refused.add(key)
+        info = self.geometry.routes[ruling.guess]
+        change = Change("route", ruling.guess, None, info.color, cfg.same_colour_confidence)
+        if self.validator(change, self.state).action == "veto":
+            self._hints.refuse(ruling.guess)
             self.stats["hints_vetoed"] += 1
             return
         self.stats["hints"] += 1
-        self._accept(change, flat, frame.index, frame.timestamp, events, reading, unsure=True)
+        self._accept(change, flat, frame.index, frame.timestamp, out, reading, unsure=True)
 
     def _accept(
         self,
@@ -505,7 +509,7 @@ class LiveWatcher:
         self.state.apply(change)
         if flat is None and self._ref is not None:
             flat = self._ref.reshape(-1, 3)
-        if flat is not None and self._patches.take(key, flat):
+        if flat is not None and self._patches.take(key, flat, self._ref_level):
             info = self.geometry.routes.get(change.key) if change.kind == "route" else None
             if info is not None:
                 # new trains spill onto the other route of a double and the cities at the ends

@@ -27,6 +27,8 @@ class WorkBoard:
         self.key_idx = self._key_pixels()
         self.zone = self._piece_zone()
         self.near = self._neighbours()
+        # a sparse grid of the paper where no piece can go: the board's brightness (``level``)
+        self.paper = np.flatnonzero(~self.zone.reshape(-1))[::5]
 
     def _key_pixels(self) -> dict[Key, np.ndarray]:
         ww, wh = self.size
@@ -110,6 +112,11 @@ class WorkBoard:
         out: np.ndarray = np.asarray(grown) > 0
         return out
 
+    def level(self, gray: np.ndarray) -> float:
+        """The board's brightness in a work picture (grey): the median of its paper away from
+        the route spaces and city spots, which no piece ever changes (a light does)."""
+        return float(np.median(gray.reshape(-1)[self.paper]))
+
     def warp(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
         """The board, downscaled and warped to the work size (float32 BGR, lightly blurred)."""
         ww, wh = self.size
@@ -187,35 +194,42 @@ class WorkBoard:
 
 
 class Patches:
-    """Per route and city, its pixels in the work picture when its state was last reported:
-    what a later change is measured against (the evidence that pieces were put down)."""
+    """Per route and city, its pixels in the work picture when its state was last reported, and
+    the board's brightness then (``level``: the work picture's median grey): what a later change
+    is measured against (the evidence that pieces were put down), with the room's light taken
+    out (a lamp switched off darkens every route; it puts no piece down)."""
 
     def __init__(self, key_idx: dict[Key, np.ndarray]) -> None:
         self.key_idx = key_idx
         self.seen: dict[Key, np.ndarray] = {}
+        self.levels: dict[Key, float] = {}
 
-    def adopt(self, flat: np.ndarray, *, first: bool) -> None:
+    def adopt(self, flat: np.ndarray, level: float, *, first: bool) -> None:
         """Take ``flat`` (the work picture, (n, 3)) for every key (``first``) or the new ones."""
         for key, idx in self.key_idx.items():
             if first or key not in self.seen:
                 self.seen[key] = flat[idx].copy()
+                self.levels[key] = level
 
-    def take(self, key: Key, flat: np.ndarray) -> bool:
+    def take(self, key: Key, flat: np.ndarray, level: float) -> bool:
         """Take the present look of ``key`` as its reference (False: no pixels of its own)."""
         idx = self.key_idx.get(key)
         if idx is None:
             return False
         self.seen[key] = flat[idx].copy()
+        self.levels[key] = level
         return True
 
-    def evidence(self, key: Key, flat: np.ndarray, gain: float, pixel: float) -> float:
+    def evidence(self, key: Key, flat: np.ndarray, level: float, pixel: float) -> float:
         """Share of the route's spaces (or the city's spot) that changed (by more than
-        ``pixel``) since its state was last reported: pieces put down change most of it, a
-        neighbour's crooked train a bit."""
+        ``pixel``) since its state was last reported, the board's brightness then scaled to
+        ``level`` (now's): pieces put down change most of it, a neighbour's crooked train a
+        bit, a change of the room's light nothing."""
         idx = self.key_idx.get(key)
         before = self.seen.get(key)
         if idx is None or before is None:
             return 1.0
+        gain = min(2.0, max(0.5, level / max(1.0, self.levels.get(key, level))))
         diff = np.abs(flat[idx] - before * gain).max(axis=1)
         changed = int(np.count_nonzero(diff > pixel))
         return changed / max(1, int(diff.size))

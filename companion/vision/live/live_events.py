@@ -47,6 +47,8 @@ class LiveConfig:
     evidence_share: float = 0.5
     same_colour_evidence: float = 0.8
     same_colour_confidence: float = 0.3
+    same_colour_burst: int = 2
+    same_colour_hold_reads: int = 5
     twin_margin: float = 0.1
     relocate_after_frames: int = 4
     relocate_shift: float = 0.004
