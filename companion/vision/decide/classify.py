@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from companion.vision.decide import adapt as learn
 from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
-from companion.vision.decide.core import CORE, across_asymmetry, core_stats, lane_core, lane_cut
+from companion.vision.decide.core import CORE, core_stats, lane_asymmetry, lane_core
 from companion.vision.decide.own_print import from_reading as learn_own_print
 from companion.vision.features.integral import window_corners, window_sums
 from companion.vision.types import PLAYER_COLORS
@@ -322,9 +322,7 @@ def space_features_lab8(
         return np.asarray(np.minimum(inside, outside) - edge, dtype=np.float64)
 
     end_outline = np.minimum(outline(cols, -0.5, 1, lo.x), outline(cols, 0.5, -1, lo.x))
-    asymmetry = across_asymmetry(rows, lo, 0.5)
-    if len(moved):  # off the other lane's trains, as the core
-        asymmetry[moved] = across_asymmetry(rows[moved], lo, 0.5 - lane_cut()[0])
+    asymmetry = lane_asymmetry(rows, lo, lane_side, moved)  # off the other lane's trains
     inner = big_l[:, lo.y(-0.4) - 1 : lo.y(0.4) + 1, xa:xb]
     d2 = inner[:, :-2] + inner[:, 2:]
     d2 -= 2 * inner[:, 1:-1]

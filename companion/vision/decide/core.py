@@ -33,12 +33,16 @@ CORE = (-0.3, 0.3, -0.35, 0.35)  # across (box widths), along (box lengths) from
 
 
 @cache
-def lane_cut() -> tuple[float, float]:
-    """``space_model.lane_core_cut`` and ``lane_core_margin`` of ``data/vision.json``: how much
-    (box widths) of the core's side facing the other lane the moved core leaves out (0: not
-    used), and by how much (L) it must be the more even to be kept."""
+def lane_cut() -> tuple[float, float, float]:
+    """``space_model.lane_core_cut``, ``lane_core_margin`` and ``lane_asymmetry_margin`` of
+    ``data/vision.json``: how much (box widths) of the core's side facing the other lane the
+    moved core leaves out (0: not used), by how much (L) it must be the more even to be kept,
+    and by how much (L) the across asymmetry must be the smaller without that side to be
+    measured so where the core is not moved (0: never)."""
     m = load_json("vision.json")["space_model"]
-    return float(m.get("lane_core_cut", 0.0)), float(m.get("lane_core_margin", 0.0))
+    keys = ("lane_core_cut", "lane_core_margin", "lane_asymmetry_margin")
+    cut, margin, asym = (float(m.get(k, 0.0)) for k in keys)
+    return cut, margin, asym
 
 
 def core_stats(
@@ -80,6 +84,30 @@ def across_asymmetry(rows: FloatArray, layout: Any, reach: float) -> FloatArray:
     return np.asarray(np.abs(upper - lower[:, : upper.shape[1]]).mean(axis=1), dtype=np.float64)
 
 
+def lane_asymmetry(
+    rows: FloatArray,
+    layout: Any,
+    lane_side: FloatArray | None,
+    moved: npt.NDArray[np.int64],
+) -> FloatArray:
+    """(n,) every space's across asymmetry (``across_asymmetry`` over the box), measured
+    without the side facing the other lane (``lane_cut``) on the spaces whose core was
+    ``moved`` (``lane_core``), and on those of a double route where that makes it smaller by
+    ``lane_asymmetry_margin``: the other lane's trains, bright beside dark print, make even
+    print look lit on one side (seed 5046's free black madrid-pamplona-1, its core clean)."""
+    out = across_asymmetry(rows, layout, 0.5)
+    cut, _, margin = lane_cut()
+    if lane_side is None or cut <= 0.0:
+        return out
+    lanes = np.flatnonzero(lane_side != 0)
+    narrow = across_asymmetry(rows[lanes], layout, 0.5 - cut)
+    take = np.isin(lanes, moved)
+    if margin > 0.0:
+        take |= out[lanes] - narrow >= margin
+    out[lanes[take]] = narrow[take]
+    return out
+
+
 def lane_core(
     core: FloatArray,
     lab: U8Array,
@@ -94,7 +122,7 @@ def lane_core(
     (``lane_cut``) is the more even by the margin: the print as seen off the other lane's
     trains (a train's own relief moves its spread less than the margin); and those spaces
     (their across asymmetry is then measured off the other lane too: ``across_asymmetry``)."""
-    cut, margin = lane_cut()
+    cut, margin, _ = lane_cut()
     taken: list[npt.NDArray[np.int64]] = []
     if lane_side is None or cut <= 0.0:
         return core, np.zeros(0, dtype=np.int64)
