@@ -265,7 +265,7 @@ def explain(route: str, truth: str | None, got: str | None) -> str:
 
 def features(samples: Any, ctx: ReadContext) -> Any:
     lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
-    return space_features_lab8(lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+    return space_features_lab8(lab, ctx.layout, ctx.windows, ctx.info.tunnel, ctx.info.lane_side)
 
 
 def score(reading: BoardReading, truth: Truth, tally: Tally, name: str) -> None:

@@ -85,7 +85,7 @@ def jpeg_bytes(image: np.ndarray) -> bytes:
 
 def features(samples: Any, ctx: ReadContext) -> Any:
     lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
-    return space_features_lab8(lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+    return space_features_lab8(lab, ctx.layout, ctx.windows, ctx.info.tunnel, ctx.info.lane_side)
 
 
 def empty_profile(renderer: BoardRenderer, view: Any, seed: int, ctx: ReadContext) -> TableProfile:

@@ -371,7 +371,9 @@ def stations_held_out(
 
 
 def photo_features(samples: Samples, ctx: ReadContext) -> SpaceFeatures:
-    return space_features(samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel)
+    return space_features(
+        samples.spaces, ctx.layout, ctx.windows, ctx.info.tunnel, ctx.info.lane_side
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

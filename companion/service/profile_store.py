@@ -544,7 +544,9 @@ class TableProfiles:
         h = np.asarray(loc.homography, dtype=np.float64)
         samples = take_samples(look.image, h, ctx, offsets=loc.offsets)
         assert samples.spaces_lab is not None
-        feats = space_features_lab8(samples.spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+        feats = space_features_lab8(
+            samples.spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel, ctx.info.lane_side
+        )
         reading = read_samples(samples, ctx)[0] if read else None
         return ctx, feats, reading
 

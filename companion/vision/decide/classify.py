@@ -41,8 +41,9 @@ import numpy.typing as npt
 
 from companion.vision.decide import adapt as learn
 from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
+from companion.vision.decide.core import CORE, core_stats, lane_asymmetry, lane_core
 from companion.vision.decide.own_print import from_reading as learn_own_print
-from companion.vision.features.integral import rect_sums, window_corners, window_sums
+from companion.vision.features.integral import window_corners, window_sums
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -252,16 +253,25 @@ class SpaceFeatures:
 
 
 def space_features(
-    patches: U8Array, layout: PatchLayout, windows: WindowSet, tunnel: BoolArray
+    patches: U8Array,
+    layout: PatchLayout,
+    windows: WindowSet,
+    tunnel: BoolArray,
+    lane_side: FloatArray | None = None,
 ) -> SpaceFeatures:
     """Features of every space patch (n, ny, nx, 3) BGR (x along the track, y across)."""
-    return space_features_lab8(lab8(patches), layout, windows, tunnel)
+    return space_features_lab8(lab8(patches), layout, windows, tunnel, lane_side)
 
 
 def space_features_lab8(
-    lab: U8Array, layout: PatchLayout, windows: WindowSet, tunnel: BoolArray
+    lab: U8Array,
+    layout: PatchLayout,
+    windows: WindowSet,
+    tunnel: BoolArray,
+    lane_side: FloatArray | None = None,
 ) -> SpaceFeatures:
-    """Features of every space patch given as OpenCV 8-bit Lab (n, ny, nx, 3).
+    """Features of every space patch given as OpenCV 8-bit Lab (n, ny, nx, 3); ``lane_side``
+    (``SpaceLayoutInfo.lane_side``): the print's core off the other lane's trains (core.py).
 
     Window and core sums come from integral images of the patches stacked one above the other
     (exact integer sums; a window never crosses its patch's border)."""
@@ -289,27 +299,13 @@ def space_features_lab8(
     np.multiply(mean8[..., 0], LAB_L, out=win[..., 0])
     np.subtract(mean8[..., 1:], 128.0, out=win[..., 1:3])
 
-    # Printed core at the nominal place (narrower inside a tunnel's black border): medians of
-    # L, a, b (monotone in the 8-bit codes) and the L standard deviation.
-    def core_stats(ya: float, yb: float, xa: float, xb: float, sel: Any) -> FloatArray:
-        r0, r1, c0, c1 = lo.y(ya), lo.y(yb), lo.x(xa), lo.x(xb)
-        m = (r1 - r0) * (c1 - c0)
-        # Channel-major rows of the core's codes: the medians by sorting along rows.
-        core = np.ascontiguousarray(np.moveaxis(lab[sel, r0:r1, c0:c1].reshape(-1, m, 3), 2, 0))
-        k95 = min(m - 1, int(0.95 * (m - 1) + 0.5))
-        part = np.sort(core, axis=2, kind="stable")  # 8-bit codes: a radix sort, fast
-        med8 = (part[..., (m - 1) // 2].astype(np.float64) + part[..., m // 2]) / 2.0  # (3, k)
-        sq = rect_sums(sq_int, top[sel], r0, r1, c0, c1) / m
-        mean_l = rect_sums(s_int[..., 0], top[sel], r0, r1, c0, c1) / m
-        std = np.sqrt(np.maximum(sq - mean_l**2, 0.0)) * LAB_L
-        # Last column: how far the brightest few pixels stand above the median (a glossy
-        # piece's specular highlight; matte print has none).
-        high = (part[0, :, k95] - med8[0]) * LAB_L
-        return np.stack([med8[0] * LAB_L, med8[1] - 128.0, med8[2] - 128.0, std, high], axis=1)
-
-    core = core_stats(-0.3, 0.3, -0.35, 0.35, slice(None))
+    # Printed core at the nominal place (narrower inside a tunnel's black border; off the other
+    # lane's trains where that is more even: core.py): L, a, b, L spread, highlight.
+    ints = (s_int, sq_int)
+    core = core_stats(lab, ints, top, lo, CORE, slice(None))
     if tunnel.any():
-        core[tunnel] = core_stats(-0.2, 0.2, -0.3, 0.3, tunnel)
+        core[tunnel] = core_stats(lab, ints, top, lo, (-0.2, 0.2, -0.3, 0.3), tunnel)
+    core, moved = lane_core(core, lab, ints, top, lo, lane_side, tunnel)
     printed = np.ascontiguousarray(core[:, :4])
     highlight = core[:, 4]
     # Colour-free cues (on float L).
@@ -326,11 +322,7 @@ def space_features_lab8(
         return np.asarray(np.minimum(inside, outside) - edge, dtype=np.float64)
 
     end_outline = np.minimum(outline(cols, -0.5, 1, lo.x), outline(cols, 0.5, -1, lo.x))
-    c = lo.y(0.0)
-    half = lo.y(0.5) - c
-    upper = rows[:, c - half : c]
-    lower = rows[:, c + half - 1 : c - 1 : -1] if c > 0 else rows[:, c + half - 1 :: -1]
-    asymmetry = np.abs(upper - lower[:, : upper.shape[1]]).mean(axis=1)
+    asymmetry = lane_asymmetry(rows, lo, lane_side, moved)  # off the other lane's trains
     inner = big_l[:, lo.y(-0.4) - 1 : lo.y(0.4) + 1, xa:xb]
     d2 = inner[:, :-2] + inner[:, 2:]
     d2 -= 2 * inner[:, 1:-1]

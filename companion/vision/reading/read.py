@@ -56,7 +56,8 @@ def read_samples(
     ``profile``: a ``profile.TableProfile`` of this camera (its colours and empty looks)."""
     spaces_lab = samples.spaces_lab if samples.spaces_lab is not None else lab8(samples.spaces)
     cities_lab = samples.cities_lab if samples.cities_lab is not None else lab8(samples.cities)
-    feats = space_features_lab8(spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+    info = ctx.info
+    feats = space_features_lab8(spaces_lab, ctx.layout, ctx.windows, info.tunnel, info.lane_side)
     model = ctx.model if profile is None else profile.model(ctx.model)
     res = classify_spaces(feats, ctx.info, model, ctx.windows, start=start, rounds=rounds)
     stations, station_conf = classify_stations_lab8(cities_lab, res.model, ctx.cfg, ctx.city_mask)
