@@ -351,15 +351,22 @@ def assess(
             problems.append(Problem(tuple(built), "too-many-stations", colour, len(built)))
             for x in built:
                 put(x, "too-many-stations")
-    for cid, st in reading.stations.items():
-        raw = reading.confidence.get(cid, 1.0)
-        calibrated[cid] = raw
-        if calibration is not None:
-            kind = station_kind(st, playing)
-            calibrated[cid] = float(calibration(kind, logit(raw)))
-            if calibrated[cid] < (cfg.sure or 0.0):
-                put(cid, "station-unsure")
-        elif raw < cfg.station_confidence:
+    cities = list(reading.stations)
+    raws = [reading.confidence.get(cid, 1.0) for cid in cities]
+    calibrated.update(zip(cities, raws, strict=True))
+    if calibration is not None:  # one call per kind of station reading, not one per city
+        station_kinds = [station_kind(reading.stations[cid], playing) for cid in cities]
+        raw_grades = logit(raws)
+        for kind in set(station_kinds):
+            rows = [k for k, x in enumerate(station_kinds) if x == kind]
+            for k, v in zip(rows, calibration(kind, raw_grades[rows]).tolist(), strict=True):
+                calibrated[cities[k]] = v
+    for cid, raw in zip(cities, raws, strict=True):
+        if (
+            calibrated[cid] < (cfg.sure or 0.0)
+            if calibration is not None
+            else raw < cfg.station_confidence
+        ):
             put(cid, "station-unsure")
     order = {rid: i for i, rid in enumerate(ids)}
     order.update({cid: len(ids) + i for i, cid in enumerate(reading.stations)})
