@@ -30,6 +30,7 @@ from companion.vision.live.live import (
 )
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
+from tests.live_readers import BlindToTheirOwnColour
 
 SIZE = (480, 270)
 FPS = 5.0
@@ -329,19 +330,6 @@ def test_a_forgotten_sighting_lets_the_real_claim_through(renderer: BoardRendere
     assert watcher.state.routes == {"berlin-wien": "blue"}
 
 
-class _BlindToTheirOwnColour(OracleReader):
-    """A reader that cannot see trains on a route printed in their own colour (the real
-    reader's weak spot): such a route reads free."""
-
-    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
-        r = super().read(frame, corners)
-        routes = {
-            rid: (None if c == self.geometry.routes[rid].color else c)
-            for rid, c in r.routes.items()
-        }
-        return BoardReading(routes, r.stations, r.confidence)
-
-
 def test_trains_on_a_route_printed_in_their_colour_become_one_question(
     renderer: BoardRenderer,
 ) -> None:
@@ -350,7 +338,7 @@ def test_trains_on_a_route_printed_in_their_colour_become_one_question(
         {"t": 5.0, "claim": "berlin-essen", "color": "red"},  # printed blue: seen
         {"t": 12.0, "until": 12.5, "shadow": [0.9, 0.9]},
     ]
-    reader = _BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=3)
+    reader = BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=3)
     events, watcher, _ = _run(renderer, script, reader=reader)
     claims = _claims(events)
     assert [(c.route, c.color, c.unsure) for c in claims] == [
@@ -367,7 +355,7 @@ def test_trains_on_a_route_printed_in_their_colour_become_one_question(
 
 def test_no_question_when_nothing_was_put_on_a_same_colour_route(renderer: BoardRenderer) -> None:
     script = [{"t": 6.0, "until": 6.4, "shadow": [0.5, 0.5]}]
-    reader = _BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=4)
+    reader = BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=4)
     events, watcher, _ = _run(renderer, script, reader=reader)
     assert _claims(events) == []
     assert watcher.stats["hints"] == 0

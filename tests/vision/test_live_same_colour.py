@@ -15,28 +15,16 @@ import numpy as np
 import pytest
 
 from companion.sim.camera import SimulatedCamera
-from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
 from companion.vision.live.live import ClaimSeen, LiveConfig, LiveWatcher
 from companion.vision.live.live_hints import HintRuling, SameColourHints
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
+from tests.live_readers import BlindToTheirOwnColour
 
 SIZE = (480, 270)
 FPS = 5.0
 YELLOW = ["amsterdam-essen", "barcelona-madrid", "munchen-zurich", "smolensk-wilno"]
-
-
-class _BlindToTheirOwnColour(OracleReader):
-    """Trains on a route printed in their own colour read free; nothing else is misread."""
-
-    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
-        r = super().read(frame, corners)
-        routes = {
-            rid: (None if c == self.geometry.routes[rid].color else c)
-            for rid, c in r.routes.items()
-        }
-        return BoardReading(routes, r.stations, r.confidence)
 
 
 def _run(
@@ -56,7 +44,7 @@ def _run(
         renderer=renderer,
         flicker=0.01,
     )
-    reader = _BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=5)
+    reader = BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=5)
     watcher = LiveWatcher(reader, geometry=renderer.geometry, players=players)
     claims: list[ClaimSeen] = []
     with cam:
@@ -115,7 +103,7 @@ def test_a_colour_nobody_plays_is_never_guessed(renderer: BoardRenderer) -> None
     assert watcher.players is None
 
 
-class _LateOn(_BlindToTheirOwnColour):
+class _LateOn(BlindToTheirOwnColour):
     """Also misses every train on ``route`` until ``until`` seconds (read free)."""
 
     def __init__(self, renderer: BoardRenderer, route: str, until: float) -> None:
