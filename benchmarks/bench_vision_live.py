@@ -36,6 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.results import WRITE_HELP, Results
+from benchmarks.timing import percentile
 from companion.sim.camera import SimulatedCamera, simulated_game
 from companion.sim.live_oracle import OracleReader
 from companion.sim.render import BoardRenderer
@@ -255,7 +256,7 @@ def speed(renderer: BoardRenderer, seed: int, frames: int) -> dict[str, float]:
         t_render.append(time.perf_counter() - a)
     out: dict[str, float] = {
         "render_ms_mean": 1000 * statistics.mean(t_render[1:]),
-        "render_ms_p95": 1000 * float(np.percentile(t_render[1:], 95)),
+        "render_ms_p95": 1000 * percentile(list(t_render[1:]), 95),
     }
     for kind in ("oracle", "vision"):
         reader: Any = (
@@ -275,7 +276,7 @@ def speed(renderer: BoardRenderer, seed: int, frames: int) -> dict[str, float]:
             if watcher.stats["reads"] > reads:
                 read_times.append(dt)
         out[f"{kind}_ms_mean"] = 1000 * statistics.mean(times[1:])
-        out[f"{kind}_ms_p95"] = 1000 * float(np.percentile(times[1:], 95))
+        out[f"{kind}_ms_p95"] = 1000 * percentile(list(times[1:]), 95)
         if read_times:
             out[f"{kind}_read_frame_ms"] = 1000 * statistics.mean(read_times)
         no_read = [t for t in times[1:] if t not in read_times]
@@ -329,7 +330,7 @@ def main() -> int:
                 f"{reader:8} {seed:>4} {r['frames']:>6} {r['hand_frames']:>6} "
                 f"{r['claims_true']:>5} {r['found']:>5} {r['false']:>5} "
                 f"{r['false_per_1000']:>8.2f} {statistics.median(lat):>7.1f} "
-                f"{np.percentile(lat, 95):>7.1f} {max(lat):>7d} {r['watch_ms']:>8.1f}"
+                f"{percentile(list(lat), 95):>7.1f} {max(lat):>7d} {r['watch_ms']:>8.1f}"
             )
             for idx, kind, what, color, want in r["false_list"]:
                 label = "wrong question" if kind == "question" else "false"

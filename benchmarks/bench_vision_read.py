@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import Results, wants_write  # noqa: E402
-from benchmarks.timing import load  # noqa: E402
+from benchmarks.timing import load, percentile  # noqa: E402
 from companion.sim.perturb import CAMERA_VARIATIONS  # noqa: E402
 from companion.vision.decide.context import make_context  # noqa: E402
 from companion.vision.geometry.geometry import corners_homography  # noqa: E402
@@ -81,7 +81,7 @@ def stats(label: str, fn, repeat: int, warm: int = 1) -> float:
     """Print the wall and CPU times of ``fn``; return the CPU median (ms)."""
     wall, cpu = timed(fn, repeat, warm)
     print(
-        f"  {label}: wall median {np.median(wall):.1f} ms, p95 {np.percentile(wall, 95):.1f} ms; "
+        f"  {label}: wall median {np.median(wall):.1f} ms, p95 {percentile(wall, 95):.1f} ms; "
         f"CPU median {np.median(cpu):.1f} ms  (n={repeat})"
     )
     return float(np.median(cpu))

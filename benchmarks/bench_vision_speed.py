@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_vision_read import load, warp_onto  # noqa: E402
 from benchmarks.results import WRITE_HELP, Results  # noqa: E402
+from benchmarks.timing import percentile  # noqa: E402
 from companion.sim.render import BoardRenderer, Scene, random_scene, random_view  # noqa: E402
 from companion.vision.decide.classify import lab8, space_features_lab8  # noqa: E402
 from companion.vision.decide.context import ReadContext, make_context, take_samples  # noqa: E402
@@ -216,7 +217,7 @@ def run_speed(
     for n in calls:
         a, w = np.array(cpu[n]), np.array(wall[n])
         print(
-            f"  {n:14s} median {np.median(a):6.1f}  p95 {np.percentile(a, 95):6.1f}  "
+            f"  {n:14s} median {np.median(a):6.1f}  p95 {percentile(list(a), 95):6.1f}  "
             f"min {a.min():6.1f}  max {a.max():6.1f}   wall median {np.median(w):6.1f}  "
             f"(n={len(a)})"
         )
