@@ -119,6 +119,16 @@ class Clock(Protocol):
         ...
 
 
+def ask(run: Callable[..., Any], args: list[str]) -> Any:
+    """``run(args)`` with its output captured and a 5 s bound, as the system probes ask systemd
+    and nft; None (logged) when the program cannot be run."""
+    try:
+        return run(args, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.info("%s: %s", args[0], exc)
+        return None
+
+
 class SystemClock:
     """systemd's answer (``timedatectl show -p NTPSynchronized --value``): a Pi has no battery
     clock, so until it reaches a time server its clock may be days off."""
@@ -127,16 +137,8 @@ class SystemClock:
         self._run = run
 
     def synchronized(self) -> bool | None:
-        try:
-            done = self._run(
-                ["timedatectl", "show", "-p", "NTPSynchronized", "--value"],
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            log.info("timedatectl: %s", exc)
+        done = ask(self._run, ["timedatectl", "show", "-p", "NTPSynchronized", "--value"])
+        if done is None:
             return None
         answer = str(done.stdout or "").strip().lower()
         if done.returncode != 0 or answer not in ("yes", "no"):
@@ -297,17 +299,11 @@ class SystemRouting:
             return None
         return None if text not in ("0", "1") else text == "1"
 
-    def _ask(self, args: list[str]) -> Any:
-        try:
-            return self._run(args, capture_output=True, text=True, timeout=5, check=False)
-        except (OSError, subprocess.SubprocessError) as exc:
-            log.info("%s: %s", args[0], exc)
-            return None
-
     def unit_state(self) -> tuple[str | None, str | None]:
         """(ActiveState, UnitFileState); (None, None) when systemd cannot be asked."""
-        done = self._ask(
-            ["systemctl", "show", "-p", "ActiveState", "-p", "UnitFileState", FIREWALL_UNIT]
+        done = ask(
+            self._run,
+            ["systemctl", "show", "-p", "ActiveState", "-p", "UnitFileState", FIREWALL_UNIT],
         )
         if done is None or done.returncode != 0:
             return None, None
@@ -320,7 +316,7 @@ class SystemRouting:
 
     def table(self) -> bool | None:
         """The table in the ruleset (None: nft cannot be asked)."""
-        done = self._ask(["nft", "list", "table", *FIREWALL_TABLE])
+        done = ask(self._run, ["nft", "list", "table", *FIREWALL_TABLE])
         if done is None:
             return None
         if done.returncode == 0:
