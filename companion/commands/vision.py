@@ -37,4 +37,9 @@ def register(sub: Any) -> None:
     watch.add_argument("--frames", type=int, help="stop after N frames")
     watch.add_argument("--reader", default="auto", help="auto | vision | oracle (sim only)")
     watch.add_argument("--fps", type=float, help="frame rate of image sequences and sim")
+    watch.add_argument(
+        "--colours",
+        help="the colours that play, e.g. red,blue (the same-colour guess is made only for "
+        "them; default: every colour, or the simulated game's)",
+    )
     watch.set_defaults(func=handler("companion.commands.vision_watch", "watch_main"))

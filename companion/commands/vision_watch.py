@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from companion.sim.camera import SimulatedCamera, open_camera
 from companion.vision.live.live import Event, FrameReader, LiveWatcher, VisionReader
 from companion.vision.live.sources import FrameSource, SourceError
+from companion.vision.types import PLAYER_COLORS
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,39 @@ def _load_calibration(path: str | None) -> Any:
         return cal_mod.load(Path(path))
     except ValueError as exc:  # CalibrationError is a ValueError
         raise CommandError(str(exc)) from None
+
+
+def parse_colours(text: str | None) -> frozenset[str] | None:
+    """``--colours red,blue``: the colours that play (None: not given). Raises CommandError on
+    an unknown colour, a colour named twice or an empty list."""
+    if text is None:
+        return None
+    from companion.cli import CommandError
+    from companion.core.cards import parse_player_color
+    from companion.core.errors import NotationError
+
+    names = [part for part in (p.strip() for p in text.split(",")) if part]
+    if not names:
+        raise CommandError("--colours needs at least one player colour, e.g. red,blue")
+    try:
+        colours = [parse_player_color(name) for name in names]
+    except NotationError as exc:
+        raise CommandError(f"--colours: {exc}") from None
+    twice = sorted({c for c in colours if colours.count(c) > 1})
+    if twice:
+        raise CommandError(f"--colours names {', '.join(twice)} more than once")
+    return frozenset(colours)
+
+
+def guess_line(players: frozenset[str] | None) -> str:
+    """The sentence that says for which colours the same-colour guess is made."""
+    if players is None:
+        return (
+            "same-colour guess: for every player colour (pass --colours to name the colours "
+            "that play)"
+        )
+    ordered = [c for c in PLAYER_COLORS if c in players]
+    return f"same-colour guess: only for {', '.join(ordered)}"
 
 
 def _print(event: Event, as_json: bool, out: TextIO) -> None:
@@ -89,11 +123,14 @@ def watch_main(args: argparse.Namespace) -> int:
     fps = getattr(args, "fps", None)
     if fps is not None and fps <= 0:
         raise CommandError("--fps must be positive")
+    players = parse_colours(getattr(args, "colours", None))
     calibration = _load_calibration(getattr(args, "calibration", None))
     try:
         source = open_camera(getattr(args, "source", "auto") or "auto", fps=fps)
         reader = _reader_for(getattr(args, "reader", "auto") or "auto", source, calibration)
-        watcher = LiveWatcher(reader)
+        if players is None and isinstance(source, SimulatedCamera):
+            players = frozenset(source.script.players)  # as the table simulator is told
+        watcher = LiveWatcher(reader, players=players)
         n = watch(source, watcher, frames=frames, as_json=bool(getattr(args, "json", False)))
     except SourceError as exc:
         raise CommandError(str(exc)) from None
@@ -104,4 +141,5 @@ def watch_main(args: argparse.Namespace) -> int:
         f"occluded, {s['moving']} moving",
         file=sys.stderr,
     )
+    print(guess_line(watcher.players), file=sys.stderr)
     return 0

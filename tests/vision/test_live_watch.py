@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -47,6 +48,9 @@ def test_watch_text_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["--source", "sim", "--frames", "0"], "--frames"),
         (["--source", "sim", "--reader", "psychic"], "unknown reader"),
         (["--source", "sim", "--calibration", "/no/such/cal.json"], "calibration"),
+        (["--source", "sim", "--colours", "red,pink"], "unknown player colour 'pink'"),
+        (["--source", "sim", "--colours", "red,Red"], "names red more than once"),
+        (["--source", "sim", "--colours", " , "], "at least one player colour"),
     ],
 )
 def test_bad_input_is_one_sentence_and_exit_2(
@@ -90,3 +94,33 @@ def test_callable_reader_with_fixed_corners(tmp_path: Path) -> None:
     assert [type(e).__name__ for e in events] == ["BoardFound"]
     with pytest.raises(ValueError, match="locate function or fixed corners"):
         CallableReader(read)
+
+
+def test_colours_limit_the_same_colour_guess(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--colours reaches the watcher (its same-colour guess); without it the output says the
+    guess is made for every colour."""
+    import companion.commands.vision_watch as vw
+
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((50, 80, 3), 120, np.uint8))
+    told: list[frozenset[str] | None] = []
+    real = vw.watch
+
+    def spy(source: Any, watcher: LiveWatcher, **kw: Any) -> int:
+        told.append(watcher.players)
+        return real(source, watcher, **kw)
+
+    monkeypatch.setattr(vw, "watch", spy)
+    source = ["--source", f"file:{tmp_path}", "--frames", "1"]
+    assert main(["vision", "watch", *source, "--colours", " Red, blue"]) == 0
+    assert "same-colour guess: only for blue, red" in capsys.readouterr().err
+    assert main(["vision", "watch", *source]) == 0
+    assert "same-colour guess: for every player colour" in capsys.readouterr().err
+    assert told == [frozenset({"red", "blue"}), None]
+
+
+def test_a_simulated_game_tells_its_colours(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "watch", "--source", "sim:3@480x270", "--frames", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "same-colour guess: only for " in err and "every player colour" not in err
