@@ -246,7 +246,9 @@ def start_camera(
                             code, params = camera_notice(event)
                             service.notice(str(data), "warning", code=code, params=params)
         except SourceError as exc:  # no camera (or it went away): one line, no traceback
-            log.error("the camera stopped: %s", exc)
+            from companion.doctor.words import source_problem
+
+            log.error("the camera stopped: %s", source_problem(exc))
             service.notice("The camera stopped; see the log.", "error", code="camera.stopped")
         except Exception:
             log.exception("the camera stopped")

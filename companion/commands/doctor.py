@@ -54,13 +54,11 @@ def configured_camera_problem(camera: CameraConfig) -> str | None:
     software is said as the set-up check says it (its ``software_missing`` line: the words, the
     command in brackets); the rest is the configuration's ``camera_backend_problem``."""
     from companion.config import camera_backend_problem
-    from companion.doctor.checks import camera_checks
     from companion.doctor.probes import camera_software_missing
-    from companion.doctor.words import told
+    from companion.doctor.words import software_missing_line
 
     if camera_software_missing(camera.source or None):
-        (line,) = camera_checks(camera.source, None, software=False)
-        return told(line.code, line.params)
+        return software_missing_line(camera.source)
     return camera_backend_problem(camera)
 
 

@@ -121,7 +121,9 @@ def _frame_from_source(spec: str) -> Any:
         with src:
             frame = src.read()
     except (SourceError, OSError) as exc:
-        raise CommandError(f"camera: {exc}") from None
+        from companion.doctor.words import source_problem
+
+        raise CommandError(f"camera: {source_problem(exc)}") from None
     if frame is None:
         raise CommandError(f"camera {spec} gave no frame")
     return frame.image

@@ -133,7 +133,9 @@ def watch_main(args: argparse.Namespace) -> int:
         watcher = LiveWatcher(reader, players=players)
         n = watch(source, watcher, frames=frames, as_json=bool(getattr(args, "json", False)))
     except SourceError as exc:
-        raise CommandError(str(exc)) from None
+        from companion.doctor.words import source_problem
+
+        raise CommandError(source_problem(exc)) from None
     s = watcher.stats
     print(
         f"{n} frames: {s['claims']} claims, {s['stations']} stations, {s['vetoes']} vetoed, "

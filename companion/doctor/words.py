@@ -42,3 +42,22 @@ def told(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     detail = params.get("detail")
     text = sentence(code, params, lang)
     return f"{text} ({detail})" if detail else text
+
+
+def software_missing_line(source: str) -> str:
+    """The camera check's ``software_missing`` line for the camera ``source``, for a terminal
+    (the words, the command in brackets): ``serve``'s warning, ``vision watch``'s error."""
+    from companion.doctor.checks import camera_checks
+
+    (line,) = camera_checks(source, None, software=False)
+    return told(line.code, line.params)
+
+
+def source_problem(exc: Exception) -> str:
+    """A frame source's ``SourceError`` in one sentence for a terminal: the Pi camera without
+    its software as the set-up check says it, anything else in the source's own words."""
+    from companion.vision.live.sources import CameraSoftwareMissing
+
+    if isinstance(exc, CameraSoftwareMissing):
+        return software_missing_line(exc.source)
+    return str(exc)

@@ -44,7 +44,7 @@ def test_watch_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "message"),
     [
         (["--source", "file:/no/such/video.mp4"], "no such file"),
-        (["--source", "picamera2"], "picamera2"),
+        (["--source", "picamera2"], "install it with `sudo apt install python3-picamera2`"),
         (["--source", "sim", "--frames", "0"], "--frames"),
         (["--source", "sim", "--reader", "psychic"], "unknown reader"),
         (["--source", "sim", "--calibration", "/no/such/cal.json"], "calibration"),
@@ -124,3 +124,20 @@ def test_a_simulated_game_tells_its_colours(capsys: pytest.CaptureFixture[str]) 
     assert main(["vision", "watch", "--source", "sim:3@480x270", "--frames", "1"]) == 0
     err = capsys.readouterr().err
     assert "same-colour guess: only for " in err and "every player colour" not in err
+
+
+def test_a_missing_pi_camera_is_said_as_the_set_up_check_says_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from companion.doctor.words import software_missing_line, source_problem
+    from companion.vision.live.sources import CameraSoftwareMissing, SourceError
+
+    monkeypatch.setitem(sys.modules, "picamera2", None)
+    assert main(["vision", "watch", "--source", "picamera2:1280x720"]) == 2
+    line = software_missing_line("picamera2")
+    assert capsys.readouterr().err.strip() == f"companion: {line}"
+    assert "software" in line and "(install it with" in line
+    assert source_problem(CameraSoftwareMissing("picamera2")) == line
+    assert source_problem(SourceError("no such file: x.mp4")) == "no such file: x.mp4"

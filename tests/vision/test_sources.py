@@ -11,7 +11,13 @@ import pytest
 
 from companion.sim.camera import SimEvent, SimulatedCamera, open_camera, simulated_game
 from companion.sim.render import BoardRenderer
-from companion.vision.live.sources import FileSource, Picamera2Source, SourceError, V4L2Source
+from companion.vision.live.sources import (
+    CameraSoftwareMissing,
+    FileSource,
+    Picamera2Source,
+    SourceError,
+    V4L2Source,
+)
 
 
 def _write_images(folder: Path, n: int) -> list[np.ndarray]:
@@ -88,8 +94,9 @@ def test_missing_picamera2_is_a_clear_message(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails as when not installed
     src = open_camera("picamera2:1280x720")
     assert isinstance(src, Picamera2Source) and src.size == (1280, 720)
-    with pytest.raises(SourceError, match="picamera2 is not installed"):
+    with pytest.raises(CameraSoftwareMissing) as caught:
         src.open()
+    assert isinstance(caught.value, SourceError) and caught.value.source == "picamera2"
 
 
 def test_factory_builds_each_kind() -> None:

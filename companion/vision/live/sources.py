@@ -12,7 +12,9 @@
 - ``auto``: the Pi camera if picamera2 is installed, else the first USB camera.
 
 Every source is a context manager and an iterator of :class:`Frame`. A missing backend or an
-unreadable path raises :class:`SourceError` with one plain sentence.
+unreadable path raises :class:`SourceError` with one plain sentence; the Pi camera without its
+software raises :class:`CameraSoftwareMissing`, which the commands say in the set-up check's
+words (``companion.doctor.words.source_problem``: its ``software_missing`` line).
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 class SourceError(ValueError):
     """A frame source cannot be opened or read (missing backend, no camera, bad path)."""
+
+
+class CameraSoftwareMissing(SourceError):
+    """The Raspberry Pi camera's module cannot be imported. Its words are the set-up check's
+    (``software_missing``), not this module's: ``str()`` only names the source."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(f"{source}: the camera's module cannot be imported")
+        self.source = source
 
 
 @dataclass
@@ -130,12 +141,9 @@ class Picamera2Source(FrameSource):
     def open(self) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise SourceError(
-                "picamera2 is not installed: on Raspberry Pi OS install python3-picamera2 "
-                "and create the virtual environment with --system-site-packages, "
-                "or use a USB camera (v4l2:/dev/video0)"
-            ) from None
+        except ImportError as exc:
+            log.info("the Raspberry Pi camera's module cannot be imported: %s", exc)
+            raise CameraSoftwareMissing(self.name) from None
         try:
             cam = Picamera2(self.camera_num)
             config = cam.create_video_configuration(main={"size": self.size, "format": "RGB888"})
