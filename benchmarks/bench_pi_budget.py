@@ -12,7 +12,7 @@ time (``time.process_time``), so another process on the machine does not inflate
    at the live frame rate), with the project's pixel reader (``VisionReader``: the frame shrunk to
    1280 px and ``read_board``) placed on the board from the simulator's truth (a fixed camera is
    calibrated once). The watcher reads only steady, clear frames: the table gives the mean over
-   all frames, the 90th percentile, and the cost of a frame that reads.
+   all frames, the 90th percentile (nearest rank), and the cost of a frame that reads.
 2. ``watcher``: the same frames through the watcher with the simulator's oracle as reader (the
    watcher's own cost: warp, motion, occlusion tests).
 3. ``reference``: a representative OpenCV pipeline that does not depend on the vision package:
@@ -59,13 +59,16 @@ from typing import Any
 
 import numpy as np
 
-from companion.config import CameraConfig
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # run as a script: the package beside it (it is imported too)
+
+from benchmarks.timing import percentile  # noqa: E402
+from companion.config import CameraConfig  # noqa: E402
 
 PI4_FACTOR = 6.0
 PI5_FACTOR = 2.5
 PI_CAMERA_MB = 60.0
 FRAME = (1920, 1080)
-REPO = Path(__file__).resolve().parents[1]
 
 
 def cpu_name() -> str:
@@ -92,7 +95,7 @@ class Timing:
 
     @property
     def p90(self) -> float:
-        return float(np.percentile(self.times, 90))
+        return percentile(self.times, 90)  # nearest rank, as the other benchmarks
 
     @property
     def read_mean(self) -> float | None:
@@ -456,9 +459,9 @@ def main() -> int:
                 "(steady, clear board only)"
             )
     print()
-    print("ms = mean CPU per frame over all frames; p90 over all frames; read fr. = mean of the")
-    print("frames on which the board was read. core% = share of ONE core at the live rate")
-    print(f"(mean ms x {args.fps:g} fps).")
+    print("ms = mean CPU per frame over all frames; p90 over all frames (nearest rank); read fr. =")
+    print("mean of the frames on which the board was read. core% = share of ONE core at the live")
+    print(f"rate (mean ms x {args.fps:g} fps).")
     live = next((t for t in timings if t.name.startswith("live: watcher +")), None)
     if live is not None and live.read_mean is not None:
         for pi, factor in (("Pi 4", args.pi4), ("Pi 5", args.pi5)):
