@@ -67,7 +67,9 @@ def space_stats(
     )
     samples = take_samples(image, _full_frame_h(image), ctx)
     assert samples.spaces_lab is not None
-    feats = space_features_lab8(samples.spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel)
+    feats = space_features_lab8(  # as the reader: the print's core off the other lane's trains
+        samples.spaces_lab, ctx.layout, ctx.windows, ctx.info.tunnel, ctx.info.lane_side
+    )
     model = ctx.model
     # across profile (mean L of the box's middle columns): outline rows (+-0.45 box widths)
     # and pale rim rows (+-0.35)
