@@ -252,7 +252,10 @@ def assess(
     ``print_distance``: every space's distance to its print (``SpaceResult.print_distance``):
     a route read free that its print does not explain either is listed;
     ``print_unsettled``: printed colours whose print this picture did not show
-    (``adapt.print_estimate``): every claim on them is listed."""
+    (``adapt.print_estimate``): every claim on them is listed. A colour's trains are counted
+    once, from ``info`` (``trains_read``, as the calibration's ``room_left``):
+    ``route_lengths`` is no longer read (the same lengths; kept so that callers need not
+    change)."""
     cfg = config or CheckConfig.load()
     lsm = log_softmax(scores)  # (n_spaces, 6)
     lp = np.asarray(route_log_prob_matrix(lsm, info, model.route_temperature), dtype=np.float64)
@@ -331,16 +334,18 @@ def assess(
             problems.append(Problem((a, b), "double-same-color", c))
             put(a, "double-same-color")
             put(b, "double-same-color")
+    length = lengths(info).tolist()
+    used = trains_read(ev.choice, info).tolist()  # as room_left counts them
     for colour in PLAYER_COLORS:
         mine = [k for k, rid in enumerate(ids) if routes[rid] == colour]
-        trains = sum(route_lengths.get(ids[k], 0) for k in mine)
+        trains = used[HYPOTHESES.index(colour)]
         if trains > cfg.trains_per_player:
             # the least sure of them, until the excess is covered
             excess = trains - cfg.trains_per_player
             least_sure: list[str] = []
             for k in sorted(mine, key=lambda k: (ev.confidence[k], ev.weakest[k])):
                 least_sure.append(ids[k])
-                excess -= route_lengths.get(ids[k], 0)
+                excess -= length[k]
                 if excess <= 0 and len(least_sure) >= 2:
                     break
             problems.append(Problem(tuple(least_sure), "too-many-trains", colour, trains))
@@ -442,13 +447,20 @@ def lengths(info: SpaceLayoutInfo) -> IntArray:
     return out
 
 
+def trains_read(choice: IntArray, info: SpaceLayoutInfo) -> IntArray:
+    """Per hypothesis (``HYPOTHESES`` order; free first): the trains of the routes read so,
+    their spaces summed (``choice``: each route's hypothesis index)."""
+    used: IntArray = np.zeros(len(HYPOTHESES), dtype=np.int64)
+    np.add.at(used, choice, lengths(info))
+    return used
+
+
 def room_left(choice: IntArray, info: SpaceLayoutInfo, trains_per_player: int) -> IntArray:
     """Per route: the trains its printed colour's player would have left were the route theirs
     too (``trains_per_player`` less the spaces of the routes read in that colour and the
     route's own); a large number where the print is no player colour."""
     length = lengths(info)
-    used = np.zeros(len(HYPOTHESES), dtype=np.int64)
-    np.add.at(used, choice, length)
+    used = trains_read(choice, info)
     own = np.asarray(info.own_colour)[info.route_starts] + 1  # 0: no player colour
     left = trains_per_player - used[own] - length
     out: IntArray = np.where(own > 0, left, 1 << 20).astype(np.int64)
