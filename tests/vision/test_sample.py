@@ -1,19 +1,27 @@
-"""Sampling only the part of a picture the board covers gives the very samples of the whole."""
+"""Sampling only the part of a picture the board covers gives the very samples of the whole;
+the faster ways of sampling (four-channel remap, maps projected in chunks) the very same values."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import cv2
 import numpy as np
 import pytest
 
 from companion.vision.decide.context import ReadContext, sampling_maps
 from companion.vision.features.sample import (
+    PART_KEY,
+    SampleMaps,
     decimate,
+    make_maps,
     maps_region,
+    remap_points,
     sample_all,
     sample_decimated,
     shifted_grids,
 )
-from companion.vision.geometry.geometry import corners_homography
+from companion.vision.geometry.geometry import corners_homography, project
 
 
 def _picture(h: int, w: int, seed: int) -> np.ndarray:
@@ -82,5 +90,82 @@ def test_a_large_picture_is_decimated_where_the_board_is_and_kept(ctx: ReadConte
         assert np.array_equal(got.body, whole.body)
         assert np.array_equal(got.wb, whole.wb)
         assert k not in store  # the whole picture was never decimated
-        part = store[-k]
-        assert part.shape[0] * part.shape[1] < 0.8 * (3000 // k) * (4000 // k)
+        r0, r1, c0, c1 = store[-k - PART_KEY].view(np.int64).tolist()
+        assert (r1 - r0) * (c1 - c0) < 0.8 * (3000 // k) * (4000 // k)
+        assert store[-k].shape[:2] == (3000 // k, 4000 // k)  # the part in its place
+
+
+def _plain_remap(image: np.ndarray, maps: SampleMaps) -> np.ndarray:
+    out = cv2.remap(image, maps.xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out).reshape(-1, 3)
+
+
+@pytest.mark.parametrize("bgra", [True, False])
+def test_remapping_as_bgra_gives_the_bgr_values(
+    ctx: ReadContext, bgra: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever OpenCV this is, the four-channel remap (OpenCV 5's fast one) samples every
+    point as the three-channel one does: inside, between and beyond the picture's edges."""
+    import companion.vision.features.sample as sample
+
+    monkeypatch.setattr(sample, "REMAP_BGRA", bgra)
+    image = _picture(540, 960, 5)
+    rng = np.random.default_rng(6)
+    n = 64 * 3000
+    xy = np.column_stack([rng.uniform(-20, 980, n), rng.uniform(-20, 560, n)])
+    maps = SampleMaps(xy.astype(np.float32).reshape(-1, 64, 2), n)
+    assert sample._remaps_bgra(image.shape, n) == bgra
+    assert np.array_equal(remap_points(image, maps).reshape(-1, 3), _plain_remap(image, maps))
+    four = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)  # a BGRA picture: its alpha is dropped
+    assert np.array_equal(remap_points(four, maps).reshape(-1, 3), _plain_remap(image, maps))
+
+
+@pytest.mark.parametrize("bgra", [True, False])
+def test_a_frame_at_a_known_place_is_decimated_where_the_board_is(
+    ctx: ReadContext, bgra: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1080p frame read at a known place (no store): only the board's part is decimated,
+    into its place, and the samples are those of the whole decimated frame, remapped plainly."""
+    import companion.vision.features.sample as sample
+
+    monkeypatch.setattr(sample, "REMAP_BGRA", bgra)
+    parts: list[tuple[int, ...]] = []
+    real = sample.decimate
+
+    def spy(image: np.ndarray, k: int, store: Any = None) -> np.ndarray:
+        parts.append(image.shape[:2])
+        return real(image, k, store)
+
+    monkeypatch.setattr(sample, "decimate", spy)
+    image = _picture(1080, 1920, 8)
+    for corners in (
+        [[298, 54], [1766, 78], [1758, 989], [265, 1009.0]],
+        [[-400, 100], [1500, 80], [1520, 1070], [-380, 1075.0]],  # cut off at the left
+    ):
+        hom = corners_homography(np.array(corners))
+        k, maps = sampling_maps(image, hom, ctx.grids)
+        assert k == 2
+        parts.clear()
+        got = sample_decimated(image, k, maps, ctx.grids, h=hom)
+        assert len(parts) == 1 and parts[0][0] * parts[0][1] < 0.8 * 1080 * 1920
+        whole = _plain_remap(real(image, k), maps)
+        n_wb, n_sp, n_ci = ctx.grids.counts
+        assert np.array_equal(got.wb, whole[:n_wb])
+        assert np.array_equal(got.body, whole[n_wb : n_wb + n_sp + n_ci])
+
+
+def test_maps_projected_in_chunks_are_projected_at_once(
+    ctx: ReadContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import companion.vision.features.sample as sample
+
+    hom = corners_homography(np.array([[300, 120], [1620, 100], [1650, 980], [270, 1000.0]]))
+    pts = ctx.grids.points
+    once = project(hom, pts).astype(np.float32)
+    for chunk in (1000, 16_384, len(pts) + 1):
+        monkeypatch.setattr(sample, "PROJECT_CHUNK", chunk)
+        maps = make_maps(hom, ctx.grids)
+        flat = maps.xy.reshape(-1, 2)
+        assert maps.n_points == len(pts)
+        assert np.array_equal(flat[: len(pts)], once)
+        assert not flat[len(pts) :].any()  # the padding is zero

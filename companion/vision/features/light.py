@@ -32,6 +32,8 @@ from companion.vision.features.sample import U8Array
 from companion.vision.geometry.geometry import FloatArray
 
 GROUPS = 4  # chromaticity groups of the paper (quantiles of blue - red chromaticity)
+# where the surface's span over the board is taken: a 5 x 5 grid over it, corners included
+_SPAN_POINTS = np.array([[u, v] for u in np.linspace(0, 1, 5) for v in np.linspace(0, 1, 5)])
 
 
 def _terms(uv: FloatArray) -> FloatArray:
@@ -63,8 +65,7 @@ def light_surface(paper: U8Array, uv: FloatArray) -> tuple[FloatArray, float] | 
         spread = 1.4826 * float(np.median(np.abs(resid[keep])))
         keep = np.abs(resid) < 2.5 * max(spread, 1e-3)
     surface = coef[GROUPS:]
-    corners = np.array([[u, v] for u in np.linspace(0, 1, 5) for v in np.linspace(0, 1, 5)])
-    s = _terms(corners) @ surface
+    s = _terms(_SPAN_POINTS) @ surface
     return np.asarray(surface, dtype=np.float64), float(s.max() - s.min())
 
 

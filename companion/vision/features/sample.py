@@ -29,6 +29,9 @@ U8Array = npt.NDArray[np.uint8]
 
 MAP_WIDTH = 64  # columns of the stacked remap output (rows = points / MAP_WIDTH)
 REGION_PIXELS = 4_000_000  # pictures this large decimate only the part the board covers
+REMAP_BGRA = int(cv2.__version__.split(".")[0]) >= 5  # see ``_remaps_bgra``
+BGRA_POINTS_PER_PIXEL = 8  # remap as BGRA when points x this >= the picture's pixels
+PROJECT_CHUNK = 16_384  # points projected at a time by ``make_maps``
 
 
 def white_balance_grid() -> FloatArray:
@@ -126,11 +129,16 @@ class SampleMaps:
 
 
 def make_maps(h: FloatArray, grids: SampleGrids) -> SampleMaps:
+    """The maps of ``grids`` under ``h``: projected in double precision, ``PROJECT_CHUNK``
+    points at a time (each chunk's doubles stay in the cache on their way to float32)."""
     pts = grids.points
     n = pts.shape[0]
     rows = -(-n // MAP_WIDTH)
-    xy = np.zeros((rows * MAP_WIDTH, 2), dtype=np.float32)
-    xy[:n] = project(h, pts)
+    xy = np.empty((rows * MAP_WIDTH, 2), dtype=np.float32)
+    xy[n:] = 0.0
+    for a in range(0, n, PROJECT_CHUNK):
+        b = min(n, a + PROJECT_CHUNK)
+        xy[a:b] = project(h, pts[a:b])
     return SampleMaps(xy.reshape(rows, MAP_WIDTH, 2), n)
 
 
@@ -149,11 +157,32 @@ class RawSamples:
         return s[0] * s[1] * s[2]
 
 
-def sample_all(image: U8Array, maps: SampleMaps, grids: SampleGrids) -> RawSamples:
+def _remaps_bgra(shape: tuple[int, ...], n_points: int) -> bool:
+    """Whether to remap a BGR picture of ``shape`` as BGRA (``n_points`` points): OpenCV 5's
+    remap has a vector path for four channels and not for three, so a reading's points are
+    sampled in about half the time as BGRA (the same values, channel by channel). It pays
+    when the points are many for the picture's size (the conversion is paid per pixel, the
+    saving per point); OpenCV 4's remap is about as fast in both, so there it never pays."""
+    if not REMAP_BGRA or len(shape) != 3 or shape[2] != 3:
+        return False
+    return n_points * BGRA_POINTS_PER_PIXEL >= shape[0] * shape[1]
+
+
+def remap_points(image: U8Array, maps: SampleMaps) -> U8Array:
+    """The BGR pixels of ``image`` (BGR, or BGRA: its alpha is dropped) at every point of
+    ``maps`` (bilinear, the picture's edge replicated), as (rows, MAP_WIDTH, 3)."""
+    four = _remaps_bgra(image.shape, maps.n_points)
+    src = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA) if four else image
     out = cv2.remap(  # type: ignore[call-overload]  # one interleaved float map, no map2
-        image, maps.xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        src, maps.xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    flat = np.asarray(out, dtype=np.uint8).reshape(-1, 3)
+    if src.ndim == 3 and src.shape[2] == 4:
+        out = cv2.cvtColor(out, cv2.COLOR_BGRA2BGR)
+    return np.asarray(out, dtype=np.uint8)
+
+
+def sample_all(image: U8Array, maps: SampleMaps, grids: SampleGrids) -> RawSamples:
+    flat = remap_points(image, maps).reshape(-1, 3)
     n_wb, n_sp, n_ci = grids.counts
     return RawSamples(
         wb=flat[:n_wb],
@@ -274,16 +303,20 @@ def sample_decimated(
 ) -> RawSamples:
     """``sample_all(decimate(image, k, store), maps, grids)``, decimating only the part of the
     picture the maps reach when the store does not hold the whole decimated picture: ``region``
-    (kept by a caller that samples many frames alike), or, for a large picture, the part the
-    board covers under ``h`` (the homography the maps were made with; without it, found from
-    the maps), kept in ``store`` with a margin for the next samplings of the same board."""
+    (kept by a caller that samples many frames alike), or the part the board covers under
+    ``h`` (the homography the maps were made with; without it, for a large picture, found from
+    the maps), kept in ``store`` with a margin for the next samplings of the same board. The
+    part is decimated into its place in a picture of the decimated size whose other pixels are
+    never read (every point keeps its two pixels around it inside the part, or the picture's
+    own edge), so the maps are used as they are and the samples are exactly the same."""
     if k <= 1 or (store is not None and k in store):
         return sample_all(decimate(image, k, store), maps, grids)
     if region is not None:
         part = decimate(image[region.y0 : region.y1, region.x0 : region.x1], k)
         return sample_all(part, region.maps, grids)
     hk, wk = image.shape[0] // k, image.shape[1] // k
-    if image.shape[0] * image.shape[1] < REGION_PIXELS or hk < 8 or wk < 8:
+    small = image.shape[0] * image.shape[1] < REGION_PIXELS
+    if (small and h is None) or hk < 8 or wk < 8:
         return sample_all(decimate(image, k, store), maps, grids)
     if h is not None:
         need = board_span(decimated_homography(h, k), grids, hk, wk)
@@ -293,7 +326,8 @@ def sample_decimated(
     if kept is None or need is None or not _within(need, kept[1]):
         if need is None:
             return sample_all(decimate(image, k, store), maps, grids)
-        m = 4 + int(0.03 * max(hk, wk))  # a margin for the next samplings (the board nudged)
+        # a margin for the next samplings (the board nudged) when there is a store to keep it
+        m = 4 + int(0.03 * max(hk, wk)) if store is not None else 0
         wide = (
             max(0, need[0] - m),
             min(hk, need[1] + m),
@@ -302,13 +336,27 @@ def sample_decimated(
         )
         if _area(wide) > 0.8 * hk * wk:
             return sample_all(decimate(image, k, store), maps, grids)
-        r0, r1, c0, c1 = wide
-        kept = (decimate(image[r0 * k : r1 * k, c0 * k : c1 * k], k), wide)
+        kept = (_decimated_part(image, k, wide, maps.n_points), wide)
         if store is not None:
             store[-k] = kept[0]
             store[-k - PART_KEY] = np.array(wide, dtype=np.int64).view(np.uint8)
-    part, (r0, _, c0, _) = kept
-    return sample_all(part, moved_maps(maps, r0, c0), grids)
+    return sample_all(kept[0], maps, grids)
+
+
+def _decimated_part(image: U8Array, k: int, span: Span, n_points: int) -> U8Array:
+    """A picture of ``image``'s k-times decimated size holding the decimated ``span`` (rows
+    r0:r1, columns c0:c1 of it) in its place, its other pixels left as they were allocated
+    (never read); BGRA when it is to be remapped so (``_remaps_bgra``)."""
+    hk, wk = image.shape[0] // k, image.shape[1] // k
+    r0, r1, c0, c1 = span
+    part = decimate(image[r0 * k : r1 * k, c0 * k : c1 * k], k)
+    if _remaps_bgra((hk, wk, *image.shape[2:]), n_points):
+        four = np.empty((hk, wk, 4), dtype=np.uint8)
+        four[r0:r1, c0:c1] = cv2.cvtColor(part, cv2.COLOR_BGR2BGRA)
+        return four
+    whole = np.empty((hk, wk, *image.shape[2:]), dtype=np.uint8)
+    whole[r0:r1, c0:c1] = part
+    return whole
 
 
 def patch_px(h: FloatArray, grids: SampleGrids) -> float:

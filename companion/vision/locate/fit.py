@@ -7,7 +7,6 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from companion.vision.decide.classify import FIT_FEATURES, FitModel, fit_distances, fit_features
@@ -20,10 +19,12 @@ from companion.vision.decide.context import (
 from companion.vision.features.sample import (
     RawSamples,
     SampleGrids,
+    SampleMaps,
     U8Array,
     make_maps,
     patch_px,
     prefilter_step,
+    remap_points,
     subset_grids,
 )
 from companion.vision.geometry.geometry import FloatArray
@@ -98,11 +99,9 @@ def fits_many(
     grids = fs.grids
     if len(hs) < 2 or any(prefilter_step(patch_px(h, grids)) != 1 for h in hs):
         return [fit_one(image, h, ctx, fs) for h in hs]
-    maps = np.concatenate([make_maps(h, grids).xy for h in hs])
-    out = cv2.remap(  # type: ignore[call-overload]  # as sample.sample_all, all at once
-        image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    flat = np.asarray(out, dtype=np.uint8).reshape(len(hs), -1, 3)
+    each = [make_maps(h, grids) for h in hs]
+    maps = SampleMaps(np.concatenate([m.xy for m in each]), sum(m.n_points for m in each))
+    flat = remap_points(image, maps).reshape(len(hs), -1, 3)  # as sample.sample_all, all at once
     n_wb, n_sp, n_ci = grids.counts
     sp, ci = grids.spaces.shape[:3], grids.cities.shape[:3]
     spaces = [

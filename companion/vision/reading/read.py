@@ -135,8 +135,9 @@ def read_board(
     if cache is not None and location is not None:
         result: BoardReading = cache.read(image_bgr, location, ctx, profile=profile)
         return result
-    store: dict[int, U8Array] = {}  # decimated copies shared by locating and reading
+    store: dict[int, U8Array] | None = None  # decimated copies shared by locating and reading
     if location is None:
+        store = {}
         location = locate_board(image_bgr, context=ctx, store=store)
     h = np.asarray(location.homography, dtype=np.float64)
     grids = reading_grids(ctx, getattr(location, "offsets", None))
