@@ -9,6 +9,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.vision.decide.beside_station import list_covered
 from companion.vision.decide.check import assess
 from companion.vision.decide.classify import (
     SpaceModel,
@@ -86,6 +87,7 @@ def read_samples(
         print_distance=res.print_distance,
         print_unsettled=res.print_unsettled,
     )
+    reading = list_covered(reading, g)  # a station may stand on a one-space route
     if samples.space_px is not None:
         reading = _resolution_limits(reading, samples.space_px, spaces_lab, ctx)
     return reading, res
