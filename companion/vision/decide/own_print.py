@@ -202,15 +202,18 @@ def from_reading(
     model: Any,
     info: Any,
     seen: tuple[IntArray, IntArray, IntArray, BoolArray],
+    x: FloatArray | None = None,
 ) -> tuple[FloatArray, BoolArray, IntArray]:
     """``learn`` on a reading (``classify._adapt``): ``printed`` and ``cues`` (clipped) of
     every space as ``classify.space_features`` measures them, ``model`` the ``SpaceModel``
     (the print as estimated on this picture), ``info`` the ``SpaceLayoutInfo``; ``seen``:
     per space, ``Groups.trains`` and ``Groups.prints``, its route's hypothesis as read, and
-    whether its route is read free with confidence."""
+    whether its route is read free with confidence. ``x``: ``own_print_features`` of them, when
+    the caller has them (``classify_spaces`` does: the same every round)."""
     trains, prints, got, sure_free = seen
     own = info.own_colour
-    x = own_print_features(printed, cues, model.scale, model.own_print_columns)
+    if x is None:
+        x = own_print_features(printed, cues, model.scale, model.own_print_columns)
     args = (model.same_min_spaces, model.own_print_floor, model.own_print_shrink)
     open_ = np.where((own >= 0) & ((got == 0) | (got == own + 1)), own, -1)  # not another's
     names, index = info.printed_index
