@@ -155,10 +155,12 @@ def learn(
     group = np.concatenate([np.full(len(x), -1), np.repeat(need, len(base))])
     rows = own_print_terms(both, trains, group, *args)
     standing = own_print_apart(both, trains, group, rows, sep, most)
-    # the print group cleared by the stand-ins' discriminant: a space it calls trains leaves
-    # it; a colour with enough print left, and apart on it, is learnt on its own print
+    # the print group cleared by the stand-ins' discriminant: a space it calls trains, and not
+    # clearly print (``pooled[2]``), leaves it; a colour with enough print left, and apart on
+    # it, is learnt on its own print
     for c in need[standing[need]]:
-        prints = np.where((prints == c) & (x @ rows[c, 2:] + rows[c, 1] > 0), -1, prints)
+        called = (x @ rows[c, 2:] + rows[c, 1] > 0) & ~(score > pooled[2])
+        prints = np.where((prints == c) & called, -1, prints)
     again = own_print_terms(x, g.trains, prints, *args)
     ok = own_print_apart(x, g.trains, prints, again, *gate)
     left = np.bincount(prints[prints >= 0], minlength=k)
