@@ -371,8 +371,8 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
     trains or 3 stations: companion.sim.render.within_the_rules; before 2026-11-27 they were not,
     and a colour held up to 70 trains). Nothing is tuned on the held-out seeds (the own-print
     gate in data/vision.json was chosen on 720-723 and 240-243, its weights on 700-711 and
-    200-211, its groups on 5000-5007, 6000-6031 and 6400-6407), and tools/fit_calibration.py
-    fits on seeds 9000+."""
+    200-211, its groups on 5000-5007, 6000-6031 and 6400-6407, its stand-ins on 5000-5099 and
+    6000-6099 with tools/count_stats.py), and tools/fit_calibration.py fits on seeds 9000+."""
     print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
     CURRENT[0] = "smaller pictures (photos, renders)"
     photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []

@@ -4,6 +4,8 @@ on hand-made numbers."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from companion.vision.decide.own_print import Groups, centres, learn, unlikeness
@@ -13,6 +15,7 @@ RED = PLAYER_COLORS.index("red")
 BLUE = PLAYER_COLORS.index("blue")
 ARGS = (3, 0.5, 3.0)  # min spaces, variance floor, shrink
 GATE = (3.0, 0.03)
+STAND = (2.5, 6.0, 0.03)  # the stand-ins: min separation, bound on unlikeness, max error (others)
 
 
 def _groups(trains: np.ndarray, prints: np.ndarray, open_: np.ndarray, shift: float) -> Groups:
@@ -88,3 +91,50 @@ def test_the_stand_in_takes_the_colour_of_its_print_and_keeps_the_relief() -> No
     centre, own = centres(printed, ["grey", "red"], np.array([1, 0, 1]), scale, (0, 3, 5))
     assert np.allclose(centre[0], [7.0, 0.0, 0.0]) and np.allclose(centre[1], [59 / 6, 0, 0])
     assert np.allclose(own[RED], [7.0, 0.0, 0.0]) and np.allclose(own[BLUE], 0.0)
+
+
+def test_a_colour_not_apart_for_its_own_trains_in_its_print_is_cleared_by_the_stand_ins() -> None:
+    """Red's print group holds 8 spaces of red print and 6 of red trains the colours read free,
+    unlike red's trains elsewhere (so they stay in it) and spoiling the gate. The blue print
+    standing in tells those 6 trains; they leave the group and red is learnt on its own print
+    after all: apart, read on every red space. Without the stand-ins, red is not apart."""
+    rng = np.random.default_rng(11)
+    tb = rng.normal([0.0, 4.0], 0.5, (20, 2))  # blue trains on other prints
+    t = rng.normal([3.0, 2.0], 0.5, (20, 2))  # red trains on other prints
+    red = rng.normal([-2.0, -1.0], 0.4, (8, 2))  # red print, free
+    odd = rng.normal([3.6, 0.8], 0.15, (6, 2))  # red trains on red print, read free
+    blue = rng.normal([-1.0, -2.0], 0.4, (12, 2))  # blue print, free
+    x = np.vstack([tb, t, red, odd, blue])
+    trains = np.r_[np.full(20, BLUE), np.full(20, RED), np.full(26, -1)]
+    prints = np.r_[np.full(40, -1), np.full(14, RED), np.full(12, BLUE)]
+    g = _groups(trains, prints, prints, 0.0)
+    score = unlikeness(x, g, 0.1, 3)[48:54]
+    assert (score > 3.0).all() and (score <= 8.0).all()  # in the print group, not clearly print
+    _, alone, _ = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.0, 6, 8.0))
+    assert not alone[RED]
+    terms, apart, where = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.1, 6, 8.0), STAND)
+    assert apart[RED] and np.array_equal(where, prints)
+    llr = x @ terms[RED, 2:] + terms[RED, 1]
+    assert (llr[48:54] > 0).all() and (llr[40:48] < 0).all()
+
+
+def test_the_other_prints_stand_in_when_the_player_colours_are_all_claimed() -> None:
+    """Every red space holds a red train and no player colour's print is free: only white
+    print (``Groups.others``) is left to stand in. With it red is learnt and calls its trains
+    on red print trains; without it nothing is learnt for red."""
+    rng = np.random.default_rng(12)
+    t = rng.normal([3.0, 2.0], 0.5, (20, 2))  # red trains on other prints
+    own = rng.normal([3.0, 2.0], 0.5, (10, 2))  # red trains on red print (read free)
+    white = rng.normal([-1.0, -2.0], 0.4, (12, 2))  # white print, free
+    x = np.vstack([t, own, white])
+    trains = np.r_[np.full(20, RED), np.full(22, -1)]
+    prints = np.r_[np.full(20, -1), np.full(10, RED), np.full(12, -1)]
+    g = _groups(trains, prints, prints, 0.0)
+    others = np.r_[np.zeros(30, dtype=bool), np.ones(12, dtype=bool)]
+    with_white = dataclasses.replace(g, others=others)
+    terms, apart, where = learn(x, with_white, ARGS, GATE, (3.0, 0.1), (0.1, 6, 8.0), STAND)
+    assert apart[RED] and (where[20:30] == RED).all()
+    assert (own @ terms[RED, 2:] + terms[RED, 1] > 0).all()
+    assert (white @ terms[RED, 2:] + terms[RED, 1] < 0).all()
+    none, _, _ = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.1, 6, 8.0), STAND)
+    assert np.isnan(none[RED]).all()

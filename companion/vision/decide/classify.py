@@ -642,6 +642,7 @@ def _adapt(
     best: npt.NDArray[np.int64],
     fitted: dict[str, FloatArray] | None = None,
     mine: tuple[npt.NDArray[np.int64], FloatArray] | None = None,
+    x: FloatArray | None = None,
 ) -> SpaceModel:
     """Re-estimate the class means from the routes read with confidence, shrunk to the prior.
 
@@ -709,7 +710,7 @@ def _adapt(
             sure_free = ((mine[1] >= prior.em_confidence) & (mine[0] == 0))[info.space_route]
             prints = np.where(sure_free & (own >= 0), own, -1)
         seen = (trains, prints, got, sure_free)
-        own_print, apart, where = learn_own_print(feats.printed, cues, prior, info, seen)
+        own_print, apart, where = learn_own_print(feats.printed, cues, prior, info, seen, x)
     return replace(
         current,
         plastic=plastic,
@@ -771,7 +772,7 @@ def classify_spaces(
         left -= 1  # the class means adapt to the reading without the discriminant
         mine = (choice, conf)
         choice, conf = (choice, conf) if scores is base else decide(base)
-        current = _adapt(feats, info, model, current, choice, conf, best, fitted, mine)
+        current = _adapt(feats, info, model, current, choice, conf, best, fitted, mine, x)
     owners = [HYPOTHESES[c] for c in choice.tolist()]
     owner = dict(zip(info.route_ids, owners, strict=True))
     labels: list[str | None] = [owners[r] for r in info.space_route.tolist()]

@@ -17,6 +17,9 @@ print read free with confidence. Two things spoil the print group:
   it on this picture: where fewer than ``min_spaces`` spaces of its own print are left, the
   print group is every free space read with confidence, each moved from its own print's
   fitted look to this colour's (the lightness and colour columns; the relief stays as seen).
+  So too where its print group is not apart (its trains unlike its trains elsewhere left in
+  it): the stand-ins' discriminant then clears the group of what it calls trains. Where the
+  player colours' print is nearly all claimed, the other inks' (``Groups.others``) stand in.
 
 Whether the final decision uses a colour's discriminant stays ``adapt.own_print_apart``'s to
 say, on the groups it was learnt on. Pure array functions; colours in PLAYER_COLORS order.
@@ -25,11 +28,13 @@ say, on the groups it was learnt on. Pure array functions; colours in PLAYER_COL
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
 from companion.vision.types import PLAYER_COLORS
 
@@ -56,6 +61,7 @@ class Groups:
     route: IntArray
     centre: FloatArray
     own_centre: FloatArray
+    others: BoolArray | None = None
 
 
 def unlikeness(x: FloatArray, g: Groups, floor: float, least: int) -> FloatArray:
@@ -92,6 +98,7 @@ def learn(
     gate: tuple[float, float],
     like: tuple[float, float],
     pooled: tuple[float, int, float],
+    stand: tuple[float, float, float] | None = None,
 ) -> tuple[FloatArray, BoolArray, IntArray]:
     """This picture's ``own_print_terms`` (5, 2 + n_features), ``own_print_apart`` (5,) on the
     groups of the module doc, and each space's colour for ``adapt.own_print_scores`` (n,: its
@@ -104,7 +111,17 @@ def learn(
     max error share on the stand-ins (their spread is wider; 0: none), and the fewest spaces
     of its own print a colour is learnt on (fewer, in a picture whose trains look like their
     print, are likely its trains: the stand-ins replace them), and the ``unlikeness`` above
-    which a print may stand in (clearly print)."""
+    which a print may stand in (clearly print). ``stand``: the stand-ins' min separation and
+    the bound on ``unlikeness`` at or under which a colour learnt on them may read a route as
+    trains, and the max error share when ``g.others`` stand in (default: the gate's,
+    ``like``'s and ``pooled[0]``).
+
+    A colour is learnt on stand-ins where its own print is scarce or its two groups are not
+    apart (its own trains, unlike its trains elsewhere, left in the print group); their
+    discriminant, where apart, then clears its print group of what it calls trains, and a
+    colour with ``pooled[1]`` spaces of print left and apart on them is learnt on its own print
+    after all. Where the player colours' clear prints are fewer than ``pooled[1]`` (most of
+    them claimed), ``g.others`` stand in too."""
     least = args[0]
     prints = g.prints
     where = g.open_.copy()
@@ -121,10 +138,15 @@ def learn(
     # the plain prints of the player colours (grey has wagons, ferries), where clearly unlike
     # their colour's trains (not trains the colours read free)
     plain = (prints >= 0) & (score > pooled[2])
+    sep, bound, most = stand if stand is not None else (gate[0], like[0], pooled[0])
+    if g.others is not None and plain.sum() < scarce:  # most of them claimed
+        plain |= g.others
+    else:
+        most = pooled[0]
     base = x[plain] - g.centre[plain]
     counts = np.bincount(prints[prints >= 0], minlength=k)
     seen = np.bincount(g.trains[g.trains >= 0], minlength=k)
-    need = np.flatnonzero((counts < scarce) & (seen >= least))
+    need = np.flatnonzero(((counts < scarce) | ~apart) & (seen >= least))
     if not len(need) or len(base) < least:
         return terms, apart, where
     # every colour's stand-ins at once: its block of the other prints, moved to its look
@@ -132,9 +154,21 @@ def learn(
     trains = np.concatenate([g.trains, np.full(len(base) * len(need), -1)])
     group = np.concatenate([np.full(len(x), -1), np.repeat(need, len(base))])
     rows = own_print_terms(both, trains, group, *args)
-    terms[need] = rows[need]
-    apart[need] = own_print_apart(both, trains, group, rows, gate[0], pooled[0])[need]
-    where[np.isin(g.open_, need) & ~(score <= like[0])] = -1
+    standing = own_print_apart(both, trains, group, rows, sep, most)
+    # the print group cleared by the stand-ins' discriminant: a space it calls trains, and not
+    # clearly print (``pooled[2]``), leaves it; a colour with enough print left, and apart on
+    # it, is learnt on its own print
+    for c in need[standing[need]]:
+        called = (x @ rows[c, 2:] + rows[c, 1] > 0) & ~(score > pooled[2])
+        prints = np.where((prints == c) & called, -1, prints)
+    again = own_print_terms(x, g.trains, prints, *args)
+    ok = own_print_apart(x, g.trains, prints, again, *gate)
+    left = np.bincount(prints[prints >= 0], minlength=k)
+    own = need[ok[need] & (left[need] >= scarce)]
+    terms[own], apart[own] = again[own], True
+    need = np.setdiff1d(need, own)
+    terms[need], apart[need] = rows[need], standing[need]
+    where[np.isin(g.open_, need) & ~(score <= bound)] = -1
     return terms, apart, where
 
 
@@ -170,19 +204,39 @@ def from_reading(
     model: Any,
     info: Any,
     seen: tuple[IntArray, IntArray, IntArray, BoolArray],
+    x: FloatArray | None = None,
 ) -> tuple[FloatArray, BoolArray, IntArray]:
     """``learn`` on a reading (``classify._adapt``): ``printed`` and ``cues`` (clipped) of
     every space as ``classify.space_features`` measures them, ``model`` the ``SpaceModel``
     (the print as estimated on this picture), ``info`` the ``SpaceLayoutInfo``; ``seen``:
     per space, ``Groups.trains`` and ``Groups.prints``, its route's hypothesis as read, and
-    whether its route is read free with confidence."""
+    whether its route is read free with confidence. ``x``: ``own_print_features`` of them, when
+    the caller has them (``classify_spaces`` does: the same every round)."""
     trains, prints, got, sure_free = seen
     own = info.own_colour
-    x = own_print_features(printed, cues, model.scale, model.own_print_columns)
+    if x is None:
+        x = own_print_features(printed, cues, model.scale, model.own_print_columns)
     args = (model.same_min_spaces, model.own_print_floor, model.own_print_shrink)
     open_ = np.where((own >= 0) & ((got == 0) | (got == own + 1)), own, -1)  # not another's
     names, index = info.printed_index
     ct = centres(model.printed, names, index, model.scale, model.own_print_columns)
-    g = Groups(trains, prints, open_, sure_free, info.space_route, *ct)
+    cfg = stand_in_config()
+    plain = np.array([n in cfg["others"] for n in names], dtype=np.bool_)
+    others = sure_free & plain[index] & ~info.tunnel
+    g = Groups(trains, prints, open_, sure_free, info.space_route, *ct, others)
     opt = (model.own_print_gate, model.own_print_like, model.own_print_pooled)
-    return learn(x, g, args, *opt)
+    return learn(x, g, args, *opt, (cfg["min_separation"], cfg["like"], cfg["others_max_error"]))
+
+
+@cache
+def stand_in_config() -> dict[str, Any]:
+    """``space_model.adapt.own_print_stand_in`` of ``data/vision.json``: ``learn``'s
+    ``stand`` and the printed colours (not the player colours') whose free spaces away from
+    tunnels may stand in (``Groups.others``)."""
+    cfg = load_json("vision.json")["space_model"]["adapt"]["own_print_stand_in"]
+    return {
+        "min_separation": float(cfg["min_separation"]),
+        "like": float(cfg["like"]),
+        "others_max_error": float(cfg["others_max_error"]),
+        "others": frozenset(str(c) for c in cfg["others"]),
+    }
