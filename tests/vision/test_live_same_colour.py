@@ -17,6 +17,7 @@ import pytest
 from companion.sim.camera import SimulatedCamera
 from companion.sim.render import BoardRenderer
 from companion.vision.live.live import ClaimSeen, LiveConfig, LiveWatcher
+from companion.vision.live.live_board import Patches
 from companion.vision.live.live_hints import HintRuling, SameColourHints
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
@@ -32,10 +33,11 @@ def _run(
     script: Sequence[dict[str, Any]],
     *,
     players: Sequence[str] | None = None,
-    light: Callable[[float], float] | None = None,
+    light: Callable[[float], float | np.ndarray] | None = None,
     until: float = 14.0,
 ) -> tuple[list[ClaimSeen], LiveWatcher]:
-    """The script before the camera; ``light(t)``: the room's brightness (1: as rendered)."""
+    """The script before the camera; ``light(t)``: the room's brightness (1: as rendered), or
+    an array of it over the frame (rows, columns, 1)."""
     cam = SimulatedCamera(
         [*script, {"t": until - 0.5, "until": until, "shadow": [0.9, 0.9]}],
         seed=5,
@@ -50,7 +52,10 @@ def _run(
     with cam:
         for f in cam:
             gain = 1.0 if light is None else light(f.timestamp)
-            if gain != 1.0:
+            if isinstance(gain, np.ndarray):
+                lit = np.clip(f.image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+                f = Frame(lit, f.timestamp, f.index, f.truth)
+            elif gain != 1.0:
                 f = Frame(cv2.convertScaleAbs(f.image, alpha=gain), f.timestamp, f.index, f.truth)
             claims.extend(e for e in watcher.process(f) if isinstance(e, ClaimSeen))
     return claims, watcher
@@ -66,6 +71,59 @@ def test_a_lamp_switched_off_guesses_nothing(renderer: BoardRenderer) -> None:
     assert claims == []
     assert watcher.stats["reads"] > 20
     assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
+
+
+def _lamp_aside(darkest: float, t0: float, *, across: bool = True) -> Callable[[float], Any]:
+    """A lamp on one side of the table switched off at ``t0``: the frame darkens towards the
+    far side, to ``darkest`` of its light (``across``: from right to left, else bottom to top)."""
+    w, h = SIZE
+    ramp = np.linspace(darkest, 1.0, w if across else h, dtype=np.float32)
+    gain = ramp[None, :, None] if across else ramp[:, None, None]
+    return lambda t: gain if t >= t0 else 1.0
+
+
+@pytest.mark.parametrize(
+    ("darkest", "across", "route"),
+    [(0.7, True, YELLOW[0]), (0.8, True, YELLOW[0]), (0.75, False, YELLOW[3])],
+)
+def test_a_claim_in_the_same_look_as_a_lamp_switched_off_is_still_asked(
+    renderer: BoardRenderer, darkest: float, across: bool, route: str
+) -> None:
+    """A lamp on one side goes off in the same moment as yellow trains go down on a yellow
+    route. Before, the lamp's residue made 7 to 17 yellow, blue, red and green routes candidates
+    in that read (the brightness scale is the whole board's, the lamp's is not): the claim was
+    held with them, settled as the board's new look and lost, and a route at the edge of the
+    lamp's reach, a candidate in some reads only, was later asked about alone (a wrong
+    question). Now a change each space's own brightness explains is no candidate: the claim is
+    asked, once, and nothing else; the lamp alone asks nothing."""
+    lamp = _lamp_aside(darkest, 4.0, across=across)
+    claims, watcher = _run(renderer, [{"t": 4.0, "claim": route, "color": "yellow"}], light=lamp)
+    assert [(c.route, c.color, c.unsure) for c in claims] == [(route, "yellow", True)]
+    assert 4.0 <= claims[0].t <= 6.0
+    assert watcher.stats["hints_held"] == watcher.stats["hints_settled"] == 0
+
+    claims, watcher = _run(renderer, [], light=lamp)
+    assert claims == [] and watcher.stats["reads"] > 20
+    assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
+
+
+def test_the_residue_a_light_leaves_and_trains_leave() -> None:
+    """Each space's own brightness (per colour channel) taken out: a lamp, a gradient and a
+    colder light leave nothing; a new pattern (trains hiding the print) stays changed."""
+    rng = np.random.default_rng(11)
+    key = ("route", "a")
+    idx = np.arange(40)
+    spaces = np.repeat(np.arange(4), 10)
+    patches = Patches({key: idx}, {key: spaces})
+    before = rng.uniform(60.0, 220.0, (40, 3))
+    patches.adopt(before, 150.0, first=True)
+    lamp = before * np.repeat(np.linspace(0.7, 0.85, 4), 10)[:, None]
+    colder = before * np.array([1.1, 1.0, 0.85])
+    assert patches.residue(key, lamp, 8.0) == patches.residue(key, colder, 8.0) == 0.0
+    trains = rng.uniform(60.0, 220.0, (40, 3))
+    assert patches.residue(key, trains, 8.0) > 0.5
+    assert patches.evidence(key, lamp, 150.0, 8.0) > 0.5  # the board's scale alone: changed
+    assert patches.residue(("route", "b"), trains, 8.0) == 1.0  # no reference: all changed
 
 
 def test_several_routes_at_once_are_held_then_taken_as_they_look(

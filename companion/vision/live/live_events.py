@@ -46,6 +46,7 @@ class LiveConfig:
     evidence_pixel: float = 8.0
     evidence_share: float = 0.5
     same_colour_evidence: float = 0.8
+    same_colour_residue: float = 0.2
     same_colour_confidence: float = 0.3
     same_colour_burst: int = 2
     same_colour_hold_reads: int = 5
