@@ -45,6 +45,7 @@ EVENT_KINDS = {
     "NeedsConfirmation": "confirm",
     "BoardLost": "board_lost",
     "PieceRemoved": "removed",
+    "LookChanged": "look_changed",
 }
 
 
@@ -95,7 +96,7 @@ class GameState:
 
 def event_json(event: Any) -> dict[str, Any]:
     """A watcher event as recorded: ``kind`` (claim, station, veto, confirm, board_lost,
-    removed) and its fields (a change's own kind, route or station, as ``what``)."""
+    removed, look_changed) and its fields (a change's own kind, route or station, as ``what``)."""
     data = dict(event.to_json())
     data.pop("event", None)
     if "kind" in data:

@@ -16,7 +16,7 @@ import pytest
 
 from companion.sim.camera import SimulatedCamera
 from companion.sim.render import BoardRenderer
-from companion.vision.live.live import ClaimSeen, LiveConfig, LiveWatcher
+from companion.vision.live.live import ClaimSeen, Event, LiveConfig, LiveWatcher, LookChanged
 from companion.vision.live.live_board import Patches
 from companion.vision.live.live_hints import HintRuling, SameColourHints
 from companion.vision.live.sources import Frame
@@ -35,9 +35,10 @@ def _run(
     players: Sequence[str] | None = None,
     light: Callable[[float], float | np.ndarray] | None = None,
     until: float = 14.0,
+    seen: list[Event] | None = None,
 ) -> tuple[list[ClaimSeen], LiveWatcher]:
     """The script before the camera; ``light(t)``: the room's brightness (1: as rendered), or
-    an array of it over the frame (rows, columns, 1)."""
+    an array of it over the frame (rows, columns, 1); ``seen``: gets every event."""
     cam = SimulatedCamera(
         [*script, {"t": until - 0.5, "until": until, "shadow": [0.9, 0.9]}],
         seed=5,
@@ -57,7 +58,10 @@ def _run(
                 f = Frame(lit, f.timestamp, f.index, f.truth)
             elif gain != 1.0:
                 f = Frame(cv2.convertScaleAbs(f.image, alpha=gain), f.timestamp, f.index, f.truth)
-            claims.extend(e for e in watcher.process(f) if isinstance(e, ClaimSeen))
+            events = watcher.process(f)
+            claims.extend(e for e in events if isinstance(e, ClaimSeen))
+            if seen is not None:
+                seen.extend(events)
     return claims, watcher
 
 
@@ -102,8 +106,10 @@ def test_a_claim_in_the_same_look_as_a_lamp_switched_off_is_still_asked(
     assert 4.0 <= claims[0].t <= 6.0
     assert watcher.stats["hints_held"] == watcher.stats["hints_settled"] == 0
 
-    claims, watcher = _run(renderer, [], light=lamp)
+    seen: list[Event] = []
+    claims, watcher = _run(renderer, [], light=lamp, seen=seen)
     assert claims == [] and watcher.stats["reads"] > 20
+    assert not [e for e in seen if isinstance(e, LookChanged)]  # nothing for the host either
     assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
 
 
@@ -130,19 +136,25 @@ def test_several_routes_at_once_are_held_then_taken_as_they_look(
     renderer: BoardRenderer,
 ) -> None:
     """Two yellow-printed routes change in the same look (no turn does that: the board's look
-    changed): neither is guessed, and once that lasts they are the board's new look. A real
-    yellow claim on yellow print later is guessed, once."""
+    changed): neither is guessed, and once that lasts they are the board's new look. Before,
+    nothing more was said (a claim among them was lost unseen); now the host is told, once, to
+    check them. A real yellow claim on yellow print later is guessed, once."""
     script = [
         {"t": 2.0, "claim": YELLOW[0], "color": "yellow"},
         {"t": 2.0, "claim": YELLOW[1], "color": "yellow"},
         {"t": 8.0, "claim": YELLOW[2], "color": "yellow"},
     ]
-    claims, watcher = _run(renderer, script)
+    seen: list[Event] = []
+    claims, watcher = _run(renderer, script, seen=seen)
     assert [(c.route, c.color, c.unsure) for c in claims] == [(YELLOW[2], "yellow", True)]
     cfg = watcher.config
     assert watcher.stats["hints_held"] == cfg.same_colour_hold_reads
     assert watcher.stats["hints_settled"] == 2 and watcher.stats["hints"] == 1
     assert claims[0].t >= 8.0
+    looks = [e for e in seen if isinstance(e, LookChanged)]
+    assert [e.routes for e in looks] == [tuple(sorted(YELLOW[:2]))]
+    assert 2.0 < looks[0].t < claims[0].t
+    assert looks[0].to_json()["routes"] == sorted(YELLOW[:2])
 
 
 def test_a_colour_nobody_plays_is_never_guessed(renderer: BoardRenderer) -> None:

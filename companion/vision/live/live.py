@@ -47,6 +47,7 @@ from companion.vision.live.live_events import (
     ClaimSeen,
     Event,
     LiveConfig,
+    LookChanged,
     NeedsConfirmation,
     PieceRemoved,
     RulesValidator,
@@ -75,6 +76,7 @@ __all__ = [
     "FrameStatus",
     "LiveConfig",
     "LiveWatcher",
+    "LookChanged",
     "NeedsConfirmation",
     "PieceRemoved",
     "RulesValidator",
@@ -478,10 +480,11 @@ class LiveWatcher:
         look = (flat, self._ref_level)
         ruling = self._hints.judge(candidates(free, self.geometry, self._patches, look, cfg))
         self.stats["hints_held"] += ruling.held
-        for route in ruling.settle:  # the board's look changed for a while: taken as it is
-            log.info("same-colour guess on %s not made: its look is taken as it is", route)
+        if ruling.settle:  # their look changed for a while: taken as it is, the host asked
+            out.append(LookChanged(ruling.settle, frame.index, frame.timestamp))
+        for route in ruling.settle:
             self._refresh(("route", route), flat)
-            self.stats["hints_settled"] += 1
+        self.stats["hints_settled"] += len(ruling.settle)
         if ruling.guess is None:
             return
         info = self.geometry.routes[ruling.guess]
