@@ -3,8 +3,8 @@
 While a Europe game is played at the table with a camera, it keeps (``layout`` tells where):
 
 * the steady frame just before and just after every camera event (a claim or station seen, a
-  question, a veto, the board lost): "before" is the last clean frame the watcher read before the
-  latest motion, "after" the frame the event was decided on;
+  question, a veto, several routes changed at once, the board lost): "before" is the last clean
+  frame the watcher read before the latest motion, "after" the frame the event was decided on;
 * the frame at every move, whatever made it (phone, reader, button, camera): the newest clean
   frame when the log grew;
 * one clean frame every ``every`` seconds of camera time otherwise.
@@ -45,6 +45,7 @@ EVENT_KINDS = {
     "NeedsConfirmation": "confirm",
     "BoardLost": "board_lost",
     "PieceRemoved": "removed",
+    "LookChanged": "look_changed",
 }
 
 
@@ -95,7 +96,7 @@ class GameState:
 
 def event_json(event: Any) -> dict[str, Any]:
     """A watcher event as recorded: ``kind`` (claim, station, veto, confirm, board_lost,
-    removed) and its fields (a change's own kind, route or station, as ``what``)."""
+    removed, look_changed) and its fields (a change's own kind, route or station, as ``what``)."""
     data = dict(event.to_json())
     data.pop("event", None)
     if "kind" in data:

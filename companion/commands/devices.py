@@ -106,11 +106,15 @@ def camera_observation(event: Any) -> tuple[str, dict[str, Any] | str]:
         return "observe", seen
     if isinstance(event, live.StationSeen):
         return "observe", sighting("station", event.city, event.color)
-    if isinstance(event, live.NeedsConfirmation | live.Vetoed):
+    if isinstance(event, live.NeedsConfirmation | live.Vetoed | live.LookChanged):
         return "notice", f"camera: {event.text()}"
     if isinstance(event, live.BoardLost):
         return "notice", f"camera: {event.reason}"
     return "skip", ""
+
+
+# camera notices for the host's screens only: a "please check" no player acts on
+HOST_NOTICES = frozenset({"camera.look_changed"})
 
 
 def camera_notice(event: Any) -> tuple[str, dict[str, Any]]:
@@ -128,6 +132,8 @@ def camera_notice(event: Any) -> tuple[str, dict[str, Any]]:
         return code, {**where, "owner": ch.old, "color": ch.new, "text": event.reason}
     if isinstance(event, live.BoardLost):
         return "camera.board_lost", {"text": event.reason}
+    if isinstance(event, live.LookChanged):
+        return "camera.look_changed", {"routes": list(event.routes), "n": len(event.routes)}
     return "message", {}
 
 
@@ -244,7 +250,8 @@ def start_camera(
                                 recorder.observed(event, fut)
                         elif what == "notice":
                             code, params = camera_notice(event)
-                            service.notice(str(data), "warning", code=code, params=params)
+                            host = {"audience": "host"} if code in HOST_NOTICES else {}
+                            service.notice(str(data), "warning", code=code, params=params, **host)
         except SourceError as exc:  # no camera (or it went away): one line, no traceback
             from companion.doctor.words import source_problem
 

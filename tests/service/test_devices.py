@@ -56,3 +56,24 @@ def test_camera_events_become_observations_or_notices() -> None:
     lost = live.BoardLost("the board is covered", 12, 1.2)
     kind, text = camera_observation(lost)
     assert kind == "notice" and "covered" in str(text)
+
+
+def test_routes_changed_at_once_are_a_please_check_for_the_host() -> None:
+    """The watcher took several routes' new look as it is (none guessed): the host's screens
+    are told which, to enter a claim made among them; the black box keeps it as its own kind."""
+    from companion.blackbox.recorder import event_json
+    from companion.commands.devices import HOST_NOTICES, camera_notice
+
+    look = live.LookChanged(("amsterdam-essen", "barcelona-madrid"), 30, 6.0)
+    kind, text = camera_observation(look)
+    assert kind == "notice" and "amsterdam-essen, barcelona-madrid" in str(text)
+    code, params = camera_notice(look)
+    assert code == "camera.look_changed" and code in HOST_NOTICES
+    assert params == {"routes": ["amsterdam-essen", "barcelona-madrid"], "n": 2}
+    assert event_json(look) == {
+        "kind": "look_changed",
+        "routes": ["amsterdam-essen", "barcelona-madrid"],
+        "frame": 30,
+        "t": 6.0,
+    }
+    assert camera_notice(live.BoardLost("covered", 1, 0.1))[0] not in HOST_NOTICES

@@ -16,7 +16,8 @@ import pytest
 
 from companion.sim.camera import SimulatedCamera
 from companion.sim.render import BoardRenderer
-from companion.vision.live.live import ClaimSeen, LiveConfig, LiveWatcher
+from companion.vision.live.live import ClaimSeen, Event, LiveConfig, LiveWatcher, LookChanged
+from companion.vision.live.live_board import Patches
 from companion.vision.live.live_hints import HintRuling, SameColourHints
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
@@ -32,10 +33,12 @@ def _run(
     script: Sequence[dict[str, Any]],
     *,
     players: Sequence[str] | None = None,
-    light: Callable[[float], float] | None = None,
+    light: Callable[[float], float | np.ndarray] | None = None,
     until: float = 14.0,
+    seen: list[Event] | None = None,
 ) -> tuple[list[ClaimSeen], LiveWatcher]:
-    """The script before the camera; ``light(t)``: the room's brightness (1: as rendered)."""
+    """The script before the camera; ``light(t)``: the room's brightness (1: as rendered), or
+    an array of it over the frame (rows, columns, 1); ``seen``: gets every event."""
     cam = SimulatedCamera(
         [*script, {"t": until - 0.5, "until": until, "shadow": [0.9, 0.9]}],
         seed=5,
@@ -50,9 +53,15 @@ def _run(
     with cam:
         for f in cam:
             gain = 1.0 if light is None else light(f.timestamp)
-            if gain != 1.0:
+            if isinstance(gain, np.ndarray):
+                lit = np.clip(f.image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+                f = Frame(lit, f.timestamp, f.index, f.truth)
+            elif gain != 1.0:
                 f = Frame(cv2.convertScaleAbs(f.image, alpha=gain), f.timestamp, f.index, f.truth)
-            claims.extend(e for e in watcher.process(f) if isinstance(e, ClaimSeen))
+            events = watcher.process(f)
+            claims.extend(e for e in events if isinstance(e, ClaimSeen))
+            if seen is not None:
+                seen.extend(events)
     return claims, watcher
 
 
@@ -68,23 +77,84 @@ def test_a_lamp_switched_off_guesses_nothing(renderer: BoardRenderer) -> None:
     assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
 
 
+def _lamp_aside(darkest: float, t0: float, *, across: bool = True) -> Callable[[float], Any]:
+    """A lamp on one side of the table switched off at ``t0``: the frame darkens towards the
+    far side, to ``darkest`` of its light (``across``: from right to left, else bottom to top)."""
+    w, h = SIZE
+    ramp = np.linspace(darkest, 1.0, w if across else h, dtype=np.float32)
+    gain = ramp[None, :, None] if across else ramp[:, None, None]
+    return lambda t: gain if t >= t0 else 1.0
+
+
+@pytest.mark.parametrize(
+    ("darkest", "across", "route"),
+    [(0.7, True, YELLOW[0]), (0.8, True, YELLOW[0]), (0.75, False, YELLOW[3])],
+)
+def test_a_claim_in_the_same_look_as_a_lamp_switched_off_is_still_asked(
+    renderer: BoardRenderer, darkest: float, across: bool, route: str
+) -> None:
+    """A lamp on one side goes off in the same moment as yellow trains go down on a yellow
+    route. Before, the lamp's residue made 7 to 17 yellow, blue, red and green routes candidates
+    in that read (the brightness scale is the whole board's, the lamp's is not): the claim was
+    held with them, settled as the board's new look and lost, and a route at the edge of the
+    lamp's reach, a candidate in some reads only, was later asked about alone (a wrong
+    question). Now a change each space's own brightness explains is no candidate: the claim is
+    asked, once, and nothing else; the lamp alone asks nothing."""
+    lamp = _lamp_aside(darkest, 4.0, across=across)
+    claims, watcher = _run(renderer, [{"t": 4.0, "claim": route, "color": "yellow"}], light=lamp)
+    assert [(c.route, c.color, c.unsure) for c in claims] == [(route, "yellow", True)]
+    assert 4.0 <= claims[0].t <= 6.0
+    assert watcher.stats["hints_held"] == watcher.stats["hints_settled"] == 0
+
+    seen: list[Event] = []
+    claims, watcher = _run(renderer, [], light=lamp, seen=seen)
+    assert claims == [] and watcher.stats["reads"] > 20
+    assert not [e for e in seen if isinstance(e, LookChanged)]  # nothing for the host either
+    assert watcher.stats["hints"] == watcher.stats["hints_held"] == 0
+
+
+def test_the_residue_a_light_leaves_and_trains_leave() -> None:
+    """Each space's own brightness (per colour channel) taken out: a lamp, a gradient and a
+    colder light leave nothing; a new pattern (trains hiding the print) stays changed."""
+    rng = np.random.default_rng(11)
+    key = ("route", "a")
+    idx = np.arange(40)
+    spaces = np.repeat(np.arange(4), 10)
+    patches = Patches({key: idx}, {key: spaces})
+    before = rng.uniform(60.0, 220.0, (40, 3))
+    patches.adopt(before, 150.0, first=True)
+    lamp = before * np.repeat(np.linspace(0.7, 0.85, 4), 10)[:, None]
+    colder = before * np.array([1.1, 1.0, 0.85])
+    assert patches.residue(key, lamp, 8.0) == patches.residue(key, colder, 8.0) == 0.0
+    trains = rng.uniform(60.0, 220.0, (40, 3))
+    assert patches.residue(key, trains, 8.0) > 0.5
+    assert patches.evidence(key, lamp, 150.0, 8.0) > 0.5  # the board's scale alone: changed
+    assert patches.residue(("route", "b"), trains, 8.0) == 1.0  # no reference: all changed
+
+
 def test_several_routes_at_once_are_held_then_taken_as_they_look(
     renderer: BoardRenderer,
 ) -> None:
     """Two yellow-printed routes change in the same look (no turn does that: the board's look
-    changed): neither is guessed, and once that lasts they are the board's new look. A real
-    yellow claim on yellow print later is guessed, once."""
+    changed): neither is guessed, and once that lasts they are the board's new look. Before,
+    nothing more was said (a claim among them was lost unseen); now the host is told, once, to
+    check them. A real yellow claim on yellow print later is guessed, once."""
     script = [
         {"t": 2.0, "claim": YELLOW[0], "color": "yellow"},
         {"t": 2.0, "claim": YELLOW[1], "color": "yellow"},
         {"t": 8.0, "claim": YELLOW[2], "color": "yellow"},
     ]
-    claims, watcher = _run(renderer, script)
+    seen: list[Event] = []
+    claims, watcher = _run(renderer, script, seen=seen)
     assert [(c.route, c.color, c.unsure) for c in claims] == [(YELLOW[2], "yellow", True)]
     cfg = watcher.config
     assert watcher.stats["hints_held"] == cfg.same_colour_hold_reads
     assert watcher.stats["hints_settled"] == 2 and watcher.stats["hints"] == 1
     assert claims[0].t >= 8.0
+    looks = [e for e in seen if isinstance(e, LookChanged)]
+    assert [e.routes for e in looks] == [tuple(sorted(YELLOW[:2]))]
+    assert 2.0 < looks[0].t < claims[0].t
+    assert looks[0].to_json()["routes"] == sorted(YELLOW[:2])
 
 
 def test_a_colour_nobody_plays_is_never_guessed(renderer: BoardRenderer) -> None:

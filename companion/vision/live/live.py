@@ -47,6 +47,7 @@ from companion.vision.live.live_events import (
     ClaimSeen,
     Event,
     LiveConfig,
+    LookChanged,
     NeedsConfirmation,
     PieceRemoved,
     RulesValidator,
@@ -75,6 +76,7 @@ __all__ = [
     "FrameStatus",
     "LiveConfig",
     "LiveWatcher",
+    "LookChanged",
     "NeedsConfirmation",
     "PieceRemoved",
     "RulesValidator",
@@ -169,7 +171,7 @@ class LiveWatcher:
         self._ref: np.ndarray | None = None  # float32 BGR work image of the clean board
         self._ref_gray: np.ndarray | None = None
         self._ref_level = 0.0  # the reference's brightness (see WorkBoard.level)
-        self._patches = Patches(self.board.key_idx)
+        self._patches = Patches(self.board.key_idx, self.board.spaces)
         self._steady = 0
         self._steady_t0: float | None = None
         self._occluded_t0: float | None = None
@@ -475,14 +477,14 @@ class LiveWatcher:
     ) -> None:
         """The same-colour guess on the routes read free (``free``): see ``live_hints``."""
         cfg = self.config
-        ruling = self._hints.judge(
-            candidates(free, self.geometry, lambda r: self._evidence(("route", r), flat), cfg)
-        )
+        look = (flat, self._ref_level)
+        ruling = self._hints.judge(candidates(free, self.geometry, self._patches, look, cfg))
         self.stats["hints_held"] += ruling.held
-        for route in ruling.settle:  # the board's look changed for a while: taken as it is
-            log.info("same-colour guess on %s not made: its look is taken as it is", route)
+        if ruling.settle:  # their look changed for a while: taken as it is, the host asked
+            out.append(LookChanged(ruling.settle, frame.index, frame.timestamp))
+        for route in ruling.settle:
             self._refresh(("route", route), flat)
-            self.stats["hints_settled"] += 1
+        self.stats["hints_settled"] += len(ruling.settle)
         if ruling.guess is None:
             return
         info = self.geometry.routes[ruling.guess]

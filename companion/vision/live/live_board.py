@@ -24,33 +24,37 @@ class WorkBoard:
         self.geometry = geometry
         self.config = config
         self.size = (int(config.work_width), round(config.work_width / geometry.aspect))
-        self.key_idx = self._key_pixels()
+        self.key_idx, self.spaces = self._key_pixels()
         self.zone = self._piece_zone()
         self.near = self._neighbours()
         # a sparse grid of the paper where no piece can go: the board's brightness (``level``)
         self.paper = np.flatnonzero(~self.zone.reshape(-1))[::5]
 
-    def _key_pixels(self) -> dict[Key, np.ndarray]:
+    def _key_pixels(self) -> tuple[dict[Key, np.ndarray], dict[Key, np.ndarray]]:
+        """Per route and city, its pixels (flat indices); per route, which of its spaces each
+        of those pixels lies in (0, 1, ...)."""
         ww, wh = self.size
         out: dict[Key, np.ndarray] = {}
+        spaces: dict[Key, np.ndarray] = {}
         for rid, info in self.geometry.routes.items():
             if not info.spaces:
                 continue
-            mask = np.zeros((wh, ww), np.uint8)
-            for s in info.spaces:
+            mask = np.zeros((wh, ww), np.int32)
+            for n, s in enumerate(info.spaces, 1):
                 box = cv2.boxPoints(
                     ((s.x * ww, s.y * wh), (s.w * ww * 0.85, s.h * wh * 0.8), s.angle)
                 )
-                cv2.fillPoly(mask, [np.round(box).astype(np.int32)], 1)
+                cv2.fillPoly(mask, [np.round(box).astype(np.int32)], n)
             idx = np.flatnonzero(mask)
             if idx.size:
                 out[("route", rid)] = idx
+                spaces[("route", rid)] = mask.reshape(-1)[idx] - 1
         for cid, c in self.geometry.cities.items():
             mask = np.zeros((wh, ww), np.uint8)
             r = max(2, round(0.6 * max(c.w * ww, c.h * wh)))
             cv2.circle(mask, (round(c.x * ww), round(c.y * wh)), r, 1, -1)
             out[("station", cid)] = np.flatnonzero(mask)
-        return out
+        return out, spaces
 
     def spill_mask(self, key: Key) -> np.ndarray:
         """Where the pieces of ``key`` can change the board's pixels: a route's spaces with room
@@ -199,8 +203,11 @@ class Patches:
     is measured against (the evidence that pieces were put down), with the room's light taken
     out (a lamp switched off darkens every route; it puts no piece down)."""
 
-    def __init__(self, key_idx: dict[Key, np.ndarray]) -> None:
+    def __init__(
+        self, key_idx: dict[Key, np.ndarray], spaces: dict[Key, np.ndarray] | None = None
+    ) -> None:
         self.key_idx = key_idx
+        self.spaces = spaces or {}  # per route, the space of each of its pixels
         self.seen: dict[Key, np.ndarray] = {}
         self.levels: dict[Key, float] = {}
 
@@ -233,3 +240,26 @@ class Patches:
         diff = np.abs(flat[idx] - before * gain).max(axis=1)
         changed = int(np.count_nonzero(diff > pixel))
         return changed / max(1, int(diff.size))
+
+    def residue(self, key: Key, flat: np.ndarray, pixel: float) -> float:
+        """Share of ``key``'s pixels that changed (by more than ``pixel``) since its state was
+        last reported even once each of its spaces' own brightness, per colour channel, is
+        taken out: what a light leaves is explained by such a factor (a lamp, a gradient over
+        the board, a warmer or colder light), trains put down on the print are not (their
+        shape, their shading, the printed outline they hide)."""
+        idx = self.key_idx.get(key)
+        before = self.seen.get(key)
+        if idx is None or before is None:
+            return 1.0
+        now = flat[idx]
+        space = self.spaces.get(key)
+        if space is None:
+            space = np.zeros(idx.size, np.intp)
+        n = int(space.max()) + 1
+        gain = np.ones((n, 3), np.float64)
+        for c in range(3):
+            num = np.bincount(space, now[:, c] * before[:, c], n)
+            den = np.bincount(space, before[:, c] * before[:, c], n)
+            np.divide(num, den, out=gain[:, c], where=den > 1e-6)
+        diff = np.abs(now - before * gain[space]).max(axis=1)
+        return int(np.count_nonzero(diff > pixel)) / max(1, int(diff.size))

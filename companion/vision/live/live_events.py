@@ -2,8 +2,8 @@
 
 ``LiveConfig`` (the numbers of ``companion/data/live.json``), a ``Change`` of one route or city,
 the events (``ClaimSeen``, ``StationSeen``, ``PieceRemoved``, ``NeedsConfirmation``, ``Vetoed``,
-``BoardFound``, ``BoardLost``) and the default ``RulesValidator``: what the board itself can tell
-is impossible.
+``LookChanged``, ``BoardFound``, ``BoardLost``) and the default ``RulesValidator``: what the board
+itself can tell is impossible.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ class LiveConfig:
     evidence_pixel: float = 8.0
     evidence_share: float = 0.5
     same_colour_evidence: float = 0.8
+    same_colour_residue: float = 0.2
     same_colour_confidence: float = 0.3
     same_colour_burst: int = 2
     same_colour_hold_reads: int = 5
@@ -261,6 +262,27 @@ class Vetoed(_Ruling):
 
 
 @dataclass(frozen=True)
+class LookChanged:
+    """Several free routes printed in a colour that plays changed at once, and stayed so, in a
+    way no light explains (``live_hints``): one turn puts down one route, so none is guessed,
+    and their present look is taken as it is; but a player may have claimed one of them then.
+    A "please check" for the host, who enters such a claim."""
+
+    routes: tuple[str, ...]
+    frame: int
+    t: float
+
+    def to_json(self) -> dict[str, Any]:
+        return _event_json("look_changed", self.frame, self.t, routes=list(self.routes))
+
+    def text(self) -> str:
+        return (
+            f"several routes changed at once, none guessed (a claim there?): "
+            f"{', '.join(self.routes)}"
+        )
+
+
+@dataclass(frozen=True)
 class BoardFound:
     corners: tuple[tuple[float, float], ...]
     relocated: bool
@@ -291,7 +313,16 @@ class BoardLost:
         return f"no board: {self.reason}"
 
 
-Event = ClaimSeen | StationSeen | PieceRemoved | NeedsConfirmation | Vetoed | BoardFound | BoardLost
+Event = (
+    ClaimSeen
+    | StationSeen
+    | PieceRemoved
+    | NeedsConfirmation
+    | Vetoed
+    | LookChanged
+    | BoardFound
+    | BoardLost
+)
 Validator = Callable[[Change, WatchState], Verdict]
 
 

@@ -2,11 +2,12 @@
 
 The reader cannot tell such trains from their print, so the watcher guesses from the pixels: a
 free route printed in a player colour, read free, whose pixels changed on most of its area (more
-than its twin's) for ``confirm_reads`` reads in a row. That guess is only as good as the pixels,
-and anything that changes the whole board's look at once (a board registered a pixel off,
-something lying still taken as the new normal; the room's light, until the evidence took the
-board's brightness out: ``live_board.Patches``) changes every such route at once. Hence three
-rules, kept here:
+than its twin's), and not as a light changes it (each of its spaces' own brightness taken out,
+some of it still changed: ``live_board.Patches.residue``; a lamp on one side of the table darkens
+the board unevenly, which the board's brightness scale alone does not take out), for
+``confirm_reads`` reads in a row. That guess is only as good as the pixels, and anything else
+that changes the whole board's look at once (a board registered a pixel off, something lying
+still taken as the new normal) changes every such route at once. Hence three rules, kept here:
 
 * only a colour that plays is guessed (the service says which: ``players``; None while no game
   is known). A route printed in a colour nobody plays whose look changed is left as it is, its
@@ -25,21 +26,36 @@ decides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from companion.vision.geometry.board import DrawnBoard
+from companion.vision.live.live_board import Patches
 from companion.vision.live.live_events import LiveConfig
 from companion.vision.types import PLAYER_COLORS
 
 
 def candidates(
-    free: Iterable[str], geometry: DrawnBoard, evidence: Callable[[str], float], cfg: LiveConfig
+    free: Iterable[str],
+    geometry: DrawnBoard,
+    patches: Patches,
+    look: tuple[np.ndarray, float],
+    cfg: LiveConfig,
 ) -> dict[str, str]:
     """The routes of ``free`` (read free, as reported) printed in a player colour whose pixels
-    changed (``evidence``: the share since their state was last reported) on at least
-    ``same_colour_evidence`` of their area, and more than their twin's (else the twin's trains
-    spill over): route id -> printed colour."""
+    (``patches``, against ``look``: the work picture and its brightness) changed on at least
+    ``same_colour_evidence`` of their area since their state was last reported, and more than
+    their twin's (else the twin's trains spill over), and not as a light changes them (the
+    share still changed once each space's own brightness is taken out, ``Patches.residue``, at
+    least ``same_colour_residue``): route id -> printed colour."""
+    flat, level = look
+    pixel = cfg.evidence_pixel
+
+    def evidence(route: str) -> float:
+        return patches.evidence(("route", route), flat, level, pixel)
+
     out: dict[str, str] = {}
     for route in free:
         info = geometry.routes[route]
@@ -49,6 +65,8 @@ def candidates(
         if share < cfg.same_colour_evidence:
             continue
         if info.twin is not None and evidence(info.twin) > share + cfg.twin_margin:
+            continue
+        if patches.residue(("route", route), flat, pixel) < cfg.same_colour_residue:
             continue
         out[route] = info.color
     return out

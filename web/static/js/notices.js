@@ -37,6 +37,7 @@ function paramText(key, value, app) {
   }
   if (key === "card") return i18n.card(value);
   if (key === "ticket") return ticketName(value, app);
+  if (key === "routes" && Array.isArray(value)) return value.map((r) => paramText("route", r, app)).join(i18n.t("notice.and"));
   if (key === "winners") return (Array.isArray(value) ? value : [value]).join(i18n.t("notice.and"));
   if (typeof value === "object" && value.code !== undefined) return noticeText(value, app);
   return String(value);
