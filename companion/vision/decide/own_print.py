@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
+from companion.vision.decide.own_relief import learn_with_relief
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -185,4 +186,5 @@ def from_reading(
     ct = centres(model.printed, names, index, model.scale, model.own_print_columns)
     g = Groups(trains, prints, open_, sure_free, info.space_route, *ct)
     opt = (model.own_print_gate, model.own_print_like, model.own_print_pooled)
-    return learn(x, g, args, *opt)
+    cols = model.own_print_columns  # own_relief.py: and on the relief alone
+    return learn_with_relief(x, g, args, opt, cols, learn, unlikeness)
