@@ -42,11 +42,28 @@ FIRST_RELIEF = 8  # own-print columns from here on are relief (4 colour features
 
 
 @cache
-def relief_gate() -> tuple[float, float]:
+def relief_gate() -> tuple[float, float, bool]:
     """``relief.own_print_gate`` of ``data/vision_relief.json``: the relief-only discriminant's
-    min separation (pooled standard deviations) and max error share (min separation 0: off)."""
+    min separation (pooled standard deviations; 0: off) and max error share, and whether it
+    also replaces a whole discriminant that passed its gate where it sets the groups further
+    apart (``further``)."""
     g = load_json("vision_relief.json")["relief"]["own_print_gate"]
-    return float(g["min_separation"]), float(g["max_error"])
+    return float(g["min_separation"]), float(g["max_error"]), bool(g["further"])
+
+
+def separation(x: FloatArray, trains: IntArray, prints: IntArray, terms: FloatArray) -> FloatArray:
+    """(5,) per colour, how many pooled standard deviations apart ``terms`` set its trains and
+    its print (groups as in ``adapt.own_print_apart``); NaN where not learnt or a group is
+    empty."""
+    out = np.full(len(terms), np.nan)
+    for c in np.flatnonzero(np.isfinite(terms[:, 0])):
+        st = x[trains == c] @ terms[c, 2:]
+        sp = x[prints == c] @ terms[c, 2:]
+        if len(st) and len(sp):
+            n = len(st) + len(sp)
+            spread = np.sqrt((st.var() * len(st) + sp.var() * len(sp)) / n)
+            out[c] = float(st.mean() - sp.mean()) / max(float(spread), 1e-9)
+    return out
 
 
 @cache
@@ -92,7 +109,7 @@ def relief_only(
     learnt: Learnt,
     relief: list[int],
     unlike: Callable[..., FloatArray],
-    gate: tuple[float, float] | None = None,
+    gate: tuple[float, float, bool] | None = None,
 ) -> Learnt:
     """``learnt`` with, for every colour not apart there and learnt on its own print (at
     least ``scarce`` and ``args[0]`` of its spaces left after ``like``, as ``own_print.learn``
@@ -100,9 +117,9 @@ def relief_only(
     the ``relief`` columns of ``x`` alone (the others weigh 0), where that is apart by
     ``gate`` (default ``relief_gate``). ``groups``: ``own_print.Groups``."""
     (args, like, scarce), (terms, apart, where) = settings, learnt
-    sep, err = relief_gate() if gate is None else gate
+    sep, err, further = relief_gate() if gate is None else gate
     least = args[0]
-    if sep <= 0.0 or not relief or apart.all():
+    if sep <= 0.0 or not relief or (apart.all() and not further):
         return learnt
     prints = groups.prints
     if like[0] > 0.0:
@@ -113,7 +130,11 @@ def relief_only(
     rows = own_print_terms(only, groups.trains, prints, *args)
     ok = own_print_apart(only, groups.trains, prints, rows, sep, err)
     kept = np.isin(np.arange(len(apart)), where[where >= 0])  # not left to the stand-ins
-    take = np.flatnonzero(~apart & ok & (own >= max(least, scarce)) & kept)
+    better = ~apart
+    if further:  # where the relief alone sets them further apart than all the features
+        mine = separation(only, groups.trains, prints, rows)
+        better |= mine > np.nan_to_num(separation(x, groups.trains, prints, terms), nan=-np.inf)
+    take = np.flatnonzero(better & ok & (own >= max(least, scarce)) & kept)
     if not len(take):
         return learnt
     terms, apart = terms.copy(), apart.copy()
