@@ -28,7 +28,7 @@ from companion.vision.types import PLAYER_COLORS
 
 YELLOW = PLAYER_COLORS.index("yellow")
 ARGS = (3, 0.5, 3.0)  # min spaces, variance floor, shrink (as vision.json)
-GATE = (3.0, 0.03, False)  # min separation, max error share, replace a weaker whole one
+GATE = (3.0, 0.03, False)  # min separation, max error share, recheck
 DETAIL, DOME = RELIEF_FEATURES.index("fine_detail"), RELIEF_FEATURES.index("dome")
 
 
@@ -135,10 +135,11 @@ def test_a_colour_the_whole_discriminant_leaves_out_is_read_on_its_relief() -> N
     assert not same[YELLOW]
 
 
-def test_a_whole_discriminant_that_sets_them_less_far_apart_gives_way_where_asked() -> None:
-    """Yellow passed the whole discriminant's gate on a cue that barely tells its trains from
-    its print: with ``further`` the relief alone, which sets them further apart, replaces it;
-    without, it stays."""
+def test_a_whole_discriminant_not_apart_on_the_relief_groups_gives_way_where_asked() -> None:
+    """Yellow passed the whole discriminant's gate, but on the groups the relief clears it
+    barely tells yellow's trains from its print (a cue half a standard deviation apart): with
+    ``recheck`` the relief alone replaces it; without, it stays; a whole discriminant well
+    apart there stays either way."""
     rng = np.random.default_rng(11)
     x, g = _yellow_groups(rng, 10)
     x[:30, 0] += 0.5  # the cue: a little apart
@@ -152,6 +153,9 @@ def test_a_whole_discriminant_that_sets_them_less_far_apart_gives_way_where_aske
     assert now[YELLOW] and got[YELLOW, 2] == 0.0 and got[YELLOW, 3] > 0.0
     others = np.arange(len(PLAYER_COLORS)) != YELLOW
     assert np.array_equal(got[others], terms[others]) and not now[others].any()
+    x[:30, 0] += 8.0  # the cue: well apart
+    got, now, _ = relief_only(x, g, settings, (terms, apart, where), [1], unlikeness, ask)
+    assert now[YELLOW] and np.array_equal(got, terms)
 
 
 def test_relief_kept_out_of_the_whole_discriminant_gets_zero_weight_there(

@@ -2,19 +2,21 @@
 
 ``own_print.learn`` learns, per player colour, a discriminant between that colour's trains on
 other prints and its own free print, and ``adapt.own_print_apart`` leaves a colour out of the
-final decision when this picture does not show the two groups apart along it. The relief of a
-space (``features/relief.py``: print's fine ink detail, a piece's rounded top) joins those
-features (``relief.full_discriminant`` of ``data/vision_relief.json``: which of them), and where
-the whole discriminant still fails the gate, the relief alone may not: summed over many
-features, some disturbed on a few spaces (a neighbouring piece reaching into a cue's band),
-the evidence of the relief is drowned. On the shared photo "trainning", yellow plastic is
-smooth and yellow print carries its ink detail (4-5 pooled standard deviations apart in
-``fine_detail`` at 1,000-1,300 px), yet the whole discriminant puts a few yellow trains on the
-print's side and yellow was left out: its trains on yellow smolensk-wilno read free.
+final decision when this picture does not show the two groups apart along it. On the shared
+photo "trainning", yellow plastic is smooth and domed and yellow print carries its ink detail
+(``features/relief.py``: 4-6 pooled standard deviations apart on the relief alone at 1,000-1,300
+px), yet the whole discriminant either left yellow out or, learnt on a print group that still
+held yellow trains read free, read its trains on yellow smolensk-wilno as print (one space beside
+a green piece looks like print in the cues).
 
 ``relief_only``: for such a colour, learnt on its own print (not on the other prints standing
-in for it), the same discriminant on the same groups over the relief columns only, used where
-that passes the relief gate (``relief.own_print_gate``: min separation, max error share).
+in for it), the same discriminant over the relief columns only, on groups cleared as
+``own_print.learn`` clears them but by the relief (a print route whose relief is that of the
+colour's trains elsewhere leaves the print group), used where it passes the relief gate
+(``data/vision_relief.json``'s ``relief.own_print_gate``: min separation, max error share) and
+the whole discriminant is left out or (``recheck``) is not that far apart on the same groups.
+Which relief features join the whole discriminant as well is ``relief.full_discriminant``
+(none: on rendered games, each of them there read some colour's trains on its print free).
 Pure array functions; colours in PLAYER_COLORS order.
 """
 
@@ -48,7 +50,7 @@ def relief_gate() -> tuple[float, float, bool]:
     also replaces a whole discriminant that passed its gate where it sets the groups further
     apart (``further``)."""
     g = load_json("vision_relief.json")["relief"]["own_print_gate"]
-    return float(g["min_separation"]), float(g["max_error"]), bool(g["further"])
+    return float(g["min_separation"]), float(g["max_error"]), bool(g["recheck"])
 
 
 def separation(x: FloatArray, trains: IntArray, prints: IntArray, terms: FloatArray) -> FloatArray:
@@ -111,29 +113,32 @@ def relief_only(
     unlike: Callable[..., FloatArray],
     gate: tuple[float, float, bool] | None = None,
 ) -> Learnt:
-    """``learnt`` with, for every colour not apart there and learnt on its own print (at
-    least ``scarce`` and ``args[0]`` of its spaces left after ``like``, as ``own_print.learn``
-    clears that group with ``unlike``; ``settings``: args, like, scarce), the discriminant on
-    the ``relief`` columns of ``x`` alone (the others weigh 0), where that is apart by
-    ``gate`` (default ``relief_gate``). ``groups``: ``own_print.Groups``."""
+    """``learnt`` with, for every colour learnt on its own print (at least ``scarce`` and
+    ``args[0]`` of its spaces left after ``like``, the print group cleared with ``unlike``,
+    ``own_print.learn``'s ``unlikeness``, on the relief columns; ``settings``: args, like,
+    scarce), the discriminant on the ``relief`` columns of ``x`` alone (the others weigh 0)
+    where that is apart by ``gate`` (default ``relief_gate``) and the whole one is not (left
+    out, or with ``recheck``, less than the min separation apart on those groups).
+    ``groups``: ``own_print.Groups``."""
     (args, like, scarce), (terms, apart, where) = settings, learnt
-    sep, err, further = relief_gate() if gate is None else gate
+    sep, err, recheck = relief_gate() if gate is None else gate
     least = args[0]
-    if sep <= 0.0 or not relief or (apart.all() and not further):
+    if sep <= 0.0 or not relief or (apart.all() and not recheck):
         return learnt
-    prints = groups.prints
-    if like[0] > 0.0:
-        score = unlike(x, groups, like[1], least)
-        prints = np.where(score <= like[0], -1, prints)  # NaN: as read
+    prints, only = groups.prints, x[:, relief]
+    if like[0] > 0.0:  # the print group cleared by the relief
+        g = replace(
+            groups, centre=groups.centre[:, relief], own_centre=groups.own_centre[:, relief]
+        )
+        prints = np.where(unlike(only, g, like[1], least) <= like[0], -1, prints)  # NaN: kept
     own = np.bincount(prints[prints >= 0], minlength=len(PLAYER_COLORS))
-    only = x[:, relief]
     rows = own_print_terms(only, groups.trains, prints, *args)
     ok = own_print_apart(only, groups.trains, prints, rows, sep, err)
     kept = np.isin(np.arange(len(apart)), where[where >= 0])  # not left to the stand-ins
     better = ~apart
-    if further:  # where the relief alone sets them further apart than all the features
-        mine = separation(only, groups.trains, prints, rows)
-        better |= mine > np.nan_to_num(separation(x, groups.trains, prints, terms), nan=-np.inf)
+    if recheck:  # the whole discriminant not apart on the groups the relief clears
+        whole = separation(x, groups.trains, prints, terms)
+        better |= np.nan_to_num(whole, nan=-np.inf) < sep
     take = np.flatnonzero(better & ok & (own >= max(least, scarce)) & kept)
     if not len(take):
         return learnt

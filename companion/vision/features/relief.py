@@ -14,11 +14,11 @@ cannot tell a train from its print; what can is that the train stands up from th
 
 Both are measured on the patch's L (``classify.space_features_lab8``'s float L, (n, ny, nx),
 x along the track, y across it) at the space's nominal place: a handful of array operations,
-well under a millisecond a board. ``with_relief`` appends them (clipped to
-``data/vision_relief.json``'s ranges) to the cues the own-print discriminant learns on
-(``decide/own_print.py``): learnt per picture between a colour's trains on other prints and its
-own free print, they let it tell yellow plastic from yellow paper where the picture shows them
-apart; its gate (``adapt.own_print_apart``) still leaves them out where it does not.
+well under a millisecond a board (``bench_vision_speed.py --stages``). ``with_relief`` appends
+them (clipped to ``data/vision_relief.json``'s ranges) to the cues the own-print discriminant
+learns on (``decide/own_print.py``, ``decide/own_relief.py``): learnt per picture between a
+colour's trains on other prints and its own free print, they tell yellow plastic from yellow
+paper where the picture shows them apart; the gates leave them out where it does not.
 """
 
 from __future__ import annotations
