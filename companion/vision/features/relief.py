@@ -60,10 +60,14 @@ def relief_cues(big_l: F32Array, layout: Any, cfg: dict[str, Any] | None = None)
     lap -= core[:, 1:-1, :-2]
     lap -= core[:, 1:-1, 2:]
     detail = np.abs(lap, out=lap).mean(axis=(1, 2), dtype=np.float64)
-    rows = big_l[:, :, layout.x(xa) : layout.x(xb)].mean(axis=2, dtype=np.float64)
     half, side = float(c["dome"]["middle"]), float(c["dome"]["side"])
-    middle = rows[:, layout.y(-half) : max(layout.y(half), layout.y(-half) + 1)].mean(axis=1)
-    sides = np.minimum(rows[:, layout.y(-side)], rows[:, layout.y(side) - 1])
+    m0 = layout.y(-half)
+    m1 = max(layout.y(half), m0 + 1)
+    # the across profile (mean L of each row between the core's ends) on the rows it needs
+    at = np.r_[m0:m1, layout.y(-side), layout.y(side) - 1]
+    rows = big_l[:, at, layout.x(xa) : layout.x(xb)].mean(axis=2, dtype=np.float64)
+    middle = rows[:, : m1 - m0].mean(axis=1)
+    sides = np.minimum(rows[:, -2], rows[:, -1])
     return np.stack([detail, middle - sides], axis=1)
 
 
