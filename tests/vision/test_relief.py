@@ -28,7 +28,7 @@ from companion.vision.types import PLAYER_COLORS
 
 YELLOW = PLAYER_COLORS.index("yellow")
 ARGS = (3, 0.5, 3.0)  # min spaces, variance floor, shrink (as vision.json)
-GATE = (3.0, 0.03, False)  # min separation, max error share, recheck
+GATE = (3.0, 0.03, False, 20)  # min separation, max error share, recheck, min trains
 DETAIL, DOME = RELIEF_FEATURES.index("fine_detail"), RELIEF_FEATURES.index("dome")
 
 
@@ -124,8 +124,10 @@ def test_a_colour_the_whole_discriminant_leaves_out_is_read_on_its_relief() -> N
     assert terms[YELLOW, 2] == 0.0 and terms[YELLOW, 3] > 0.0  # the relief alone
     llr = x @ terms[YELLOW, 2:] + terms[YELLOW, 1]
     assert (llr[:30] > 0).all() and (llr[30:] < 0).all()
-    # off, or too little of its own print (the stand-ins' colour), or no relief: as learnt
-    for kw in ({"gate": (0.0, 0.03, True)}, {"settings": (ARGS, (0.0, 0.1), 11)}, {"relief": []}):
+    # off, its trains seen too little elsewhere, too little of its own print (the stand-ins'
+    # colour), or no relief: as learnt
+    off, few = (0.0, 0.03, True, 20), (3.0, 0.03, True, 31)
+    for kw in ({"gate": off}, {"gate": few}, {"settings": (ARGS, (0.0, 0.1), 11)}, {"relief": []}):
         call = {"settings": settings, "relief": [1], "gate": GATE, **kw}
         _, same, _ = relief_only(x, g, learnt=_not_apart(len(x)), unlike=unlikeness, **call)
         assert not same.any(), kw
@@ -148,7 +150,7 @@ def test_a_whole_discriminant_not_apart_on_the_relief_groups_gives_way_where_ask
     settings = (ARGS, (0.0, 0.1), 6)
     kept, _, _ = relief_only(x, g, settings, (terms, apart, where), [1], unlikeness, GATE)
     assert np.array_equal(kept, terms)
-    ask = (*GATE[:2], True)
+    ask = (*GATE[:2], True, GATE[3])
     got, now, _ = relief_only(x, g, settings, (terms, apart, where), [1], unlikeness, ask)
     assert now[YELLOW] and got[YELLOW, 2] == 0.0 and got[YELLOW, 3] > 0.0
     others = np.arange(len(PLAYER_COLORS)) != YELLOW
@@ -175,7 +177,7 @@ def test_relief_kept_out_of_the_whole_discriminant_gets_zero_weight_there(
         return _not_apart(len(xm))[0][:, :3], np.zeros(5, dtype=bool), np.full(len(xm), YELLOW)
 
     monkeypatch.setattr(own_relief, "in_full", lambda: frozenset())
-    monkeypatch.setattr(own_relief, "relief_gate", lambda: GATE)
+    monkeypatch.setattr(own_relief, "relief_gate", lambda: GATE)  # (30 trains: enough)
     opt = ((3.0, 0.03), (0.0, 0.1), (0.0, 6, 0.0))
     columns = (0, own_relief.FIRST_RELIEF + DETAIL)
     terms, apart, _ = learn_with_relief(x, g, ARGS, opt, columns, learn, unlikeness)

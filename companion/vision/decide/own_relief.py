@@ -44,13 +44,14 @@ FIRST_RELIEF = 8  # own-print columns from here on are relief (4 colour features
 
 
 @cache
-def relief_gate() -> tuple[float, float, bool]:
+def relief_gate() -> tuple[float, float, bool, int]:
     """``relief.own_print_gate`` of ``data/vision_relief.json``: the relief-only discriminant's
-    min separation (pooled standard deviations; 0: off) and max error share, and whether it
-    also replaces a whole discriminant that passed its gate where it sets the groups further
-    apart (``further``)."""
+    min separation (pooled standard deviations; 0: off) and max error share, whether it also
+    replaces a whole discriminant that passed its own gate (``recheck``), and the fewest
+    spaces a colour's trains on other prints must be seen on (``min_trains``)."""
     g = load_json("vision_relief.json")["relief"]["own_print_gate"]
-    return float(g["min_separation"]), float(g["max_error"]), bool(g["recheck"])
+    sep, err = float(g["min_separation"]), float(g["max_error"])
+    return sep, err, bool(g["recheck"]), int(g["min_trains"])
 
 
 def separation(x: FloatArray, trains: IntArray, prints: IntArray, terms: FloatArray) -> FloatArray:
@@ -111,17 +112,18 @@ def relief_only(
     learnt: Learnt,
     relief: list[int],
     unlike: Callable[..., FloatArray],
-    gate: tuple[float, float, bool] | None = None,
+    gate: tuple[float, float, bool, int] | None = None,
 ) -> Learnt:
     """``learnt`` with, for every colour learnt on its own print (at least ``scarce`` and
     ``args[0]`` of its spaces left after ``like``, the print group cleared with ``unlike``,
     ``own_print.learn``'s ``unlikeness``, on the relief columns; ``settings``: args, like,
     scarce), the discriminant on the ``relief`` columns of ``x`` alone (the others weigh 0)
-    where that is apart by ``gate`` (default ``relief_gate``) and the whole one is not (left
-    out, or with ``recheck``, less than the min separation apart on those groups).
+    where that is apart by ``gate`` (default ``relief_gate``), its trains seen on at least
+    ``min_trains`` spaces elsewhere, and the whole one is not (left out, or with
+    ``recheck``, less than the min separation apart on those groups).
     ``groups``: ``own_print.Groups``."""
     (args, like, scarce), (terms, apart, where) = settings, learnt
-    sep, err, recheck = relief_gate() if gate is None else gate
+    sep, err, recheck, most = relief_gate() if gate is None else gate
     least = args[0]
     if sep <= 0.0 or not relief or (apart.all() and not recheck):
         return learnt
@@ -132,6 +134,7 @@ def relief_only(
         )
         prints = np.where(unlike(only, g, like[1], least) <= like[0], -1, prints)  # NaN: kept
     own = np.bincount(prints[prints >= 0], minlength=len(PLAYER_COLORS))
+    seen = np.bincount(groups.trains[groups.trains >= 0], minlength=len(PLAYER_COLORS))
     rows = own_print_terms(only, groups.trains, prints, *args)
     ok = own_print_apart(only, groups.trains, prints, rows, sep, err)
     kept = np.isin(np.arange(len(apart)), where[where >= 0])  # not left to the stand-ins
@@ -139,7 +142,7 @@ def relief_only(
     if recheck:  # the whole discriminant not apart on the groups the relief clears
         whole = separation(x, groups.trains, prints, terms)
         better |= np.nan_to_num(whole, nan=-np.inf) < sep
-    take = np.flatnonzero(better & ok & (own >= max(least, scarce)) & kept)
+    take = np.flatnonzero(better & ok & (own >= max(least, scarce)) & (seen >= most) & kept)
     if not len(take):
         return learnt
     terms, apart = terms.copy(), apart.copy()
