@@ -3,8 +3,8 @@
 ``own_print.learn`` learns, per player colour, a discriminant between that colour's trains on
 other prints and its own free print, and ``adapt.own_print_apart`` leaves a colour out of the
 final decision when this picture does not show the two groups apart along it. On the shared
-photo "trainning", yellow plastic is smooth and domed and yellow print carries its ink detail
-(``features/relief.py``: 4-6 pooled standard deviations apart on the relief alone at 1,000-1,300
+photo "trainning", yellow plastic is smooth and yellow print carries its ink detail
+(``features/relief.py``'s fine_detail: about 4-5 pooled standard deviations apart at 1,000-1,300
 px), yet the whole discriminant either left yellow out or, learnt on a print group that still
 held yellow trains read free, read its trains on yellow smolensk-wilno as print (one space beside
 a green piece looks like print in the cues).
