@@ -56,16 +56,25 @@ def relief_gate() -> tuple[float, float, bool, int]:
 
 def separation(x: FloatArray, trains: IntArray, prints: IntArray, terms: FloatArray) -> FloatArray:
     """(5,) per colour, how many pooled standard deviations apart ``terms`` set its trains and
-    its print (groups as in ``adapt.own_print_apart``); NaN where not learnt or a group is
-    empty."""
-    out = np.full(len(terms), np.nan)
-    for c in np.flatnonzero(np.isfinite(terms[:, 0])):
-        st = x[trains == c] @ terms[c, 2:]
-        sp = x[prints == c] @ terms[c, 2:]
-        if len(st) and len(sp):
-            n = len(st) + len(sp)
-            spread = np.sqrt((st.var() * len(st) + sp.var() * len(sp)) / n)
-            out[c] = float(st.mean() - sp.mean()) / max(float(spread), 1e-9)
+    its print (groups as in ``adapt.own_print_apart``, all colours at once); NaN where not
+    learnt or a group is empty."""
+    k = len(terms)
+    w = np.nan_to_num(terms[:, 2:])
+
+    def moments(label: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        has = np.flatnonzero(label >= 0)
+        lab = label[has]
+        v = (x[has] * w[lab]).sum(axis=1)
+        n = np.bincount(lab, minlength=k).astype(np.float64)
+        mean = np.bincount(lab, weights=v, minlength=k) / np.maximum(n, 1.0)
+        square = np.bincount(lab, weights=v * v, minlength=k) / np.maximum(n, 1.0)
+        return n, mean, np.maximum(square - mean * mean, 0.0)
+
+    (nt, mt, vt), (np_, mp, vp) = moments(trains), moments(prints)
+    spread = np.sqrt((vt * nt + vp * np_) / np.maximum(nt + np_, 1.0))
+    out = np.full(k, np.nan)
+    seen = np.isfinite(terms[:, 0]) & (nt > 0) & (np_ > 0)
+    out[seen] = (mt - mp)[seen] / np.maximum(spread[seen], 1e-9)
     return out
 
 
@@ -124,8 +133,14 @@ def relief_only(
     ``groups``: ``own_print.Groups``."""
     (args, like, scarce), (terms, apart, where) = settings, learnt
     sep, err, recheck, most = relief_gate() if gate is None else gate
-    least = args[0]
-    if sep <= 0.0 or not relief or (apart.all() and not recheck):
+    least, k = args[0], len(PLAYER_COLORS)
+    if sep <= 0.0 or not relief:
+        return learnt
+    kept = np.zeros(k, dtype=np.bool_)
+    kept[where[where >= 0]] = True  # not left to the stand-ins
+    can = kept & (np.bincount(groups.trains[groups.trains >= 0], minlength=k) >= most)
+    can &= ~apart | recheck
+    if not can.any():
         return learnt
     prints, only = groups.prints, x[:, relief]
     if like[0] > 0.0:  # the print group cleared by the relief
@@ -133,16 +148,18 @@ def relief_only(
             groups, centre=groups.centre[:, relief], own_centre=groups.own_centre[:, relief]
         )
         prints = np.where(unlike(only, g, like[1], least) <= like[0], -1, prints)  # NaN: kept
-    own = np.bincount(prints[prints >= 0], minlength=len(PLAYER_COLORS))
-    seen = np.bincount(groups.trains[groups.trains >= 0], minlength=len(PLAYER_COLORS))
-    rows = own_print_terms(only, groups.trains, prints, *args)
-    ok = own_print_apart(only, groups.trains, prints, rows, sep, err)
-    kept = np.isin(np.arange(len(apart)), where[where >= 0])  # not left to the stand-ins
-    better = ~apart
-    if recheck:  # the whole discriminant not apart on the groups the relief clears
-        whole = separation(x, groups.trains, prints, terms)
-        better |= np.nan_to_num(whole, nan=-np.inf) < sep
-    take = np.flatnonzero(better & ok & (own >= max(least, scarce)) & (seen >= most) & kept)
+    can &= np.bincount(prints[prints >= 0], minlength=k) >= max(least, scarce)
+    if not can.any():
+        return learnt
+    # the candidate colours' groups only (the others' are not learnt)
+    trains = np.where(can[np.maximum(groups.trains, 0)], groups.trains, -1)
+    prints = np.where(can[np.maximum(prints, 0)], prints, -1)
+    rows = own_print_terms(only, trains, prints, *args)
+    ok = can & own_print_apart(only, trains, prints, rows, sep, err)
+    if recheck and ok.any():  # the whole discriminant not apart on the groups the relief clears
+        whole = separation(x, trains, prints, terms)
+        ok &= ~apart | (np.nan_to_num(whole, nan=-np.inf) < sep)
+    take = np.flatnonzero(ok)
     if not len(take):
         return learnt
     terms, apart = terms.copy(), apart.copy()
