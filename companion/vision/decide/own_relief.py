@@ -90,7 +90,7 @@ def learn_with_relief(
     x: FloatArray,
     groups: Any,
     args: tuple[int, float, float],
-    opt: tuple[tuple[float, float], tuple[float, float], tuple[float, int, float]],
+    opt: tuple[Any, ...],
     columns: tuple[int, ...],
     learn: Callable[..., Learnt],
     unlike: Callable[..., FloatArray],
@@ -98,7 +98,8 @@ def learn_with_relief(
     """``own_print.learn`` (``learn``; ``unlike``: its ``unlikeness``) on ``x``'s ``columns``
     but the relief ones kept out of it (``in_full``), then ``relief_only`` on every relief
     column: terms (5, 2 + len(columns)), zero weight where a colour's discriminant does not
-    use a column. ``groups``: ``own_print.Groups``; ``opt``: ``learn``'s gate, like, pooled."""
+    use a column. ``groups``: ``own_print.Groups``; ``opt``: ``learn``'s arguments after
+    ``args`` (gate, like, pooled: like and pooled's scarce are used here too)."""
     full = in_full()
     relief = [j for j, c in enumerate(columns) if c >= FIRST_RELIEF]
     main = [j for j, c in enumerate(columns) if c < FIRST_RELIEF or c - FIRST_RELIEF in full]
