@@ -10,9 +10,11 @@ held yellow trains read free, read its trains on yellow smolensk-wilno as print 
 a green piece looks like print in the cues).
 
 ``relief_only``: for such a colour, learnt on its own print (not on the other prints standing
-in for it), the same discriminant over the relief columns only, on groups cleared as
-``own_print.learn`` clears them but by the relief (a print route whose relief is that of the
-colour's trains elsewhere leaves the print group), used where it passes the relief gate
+in for it), the same discriminant over the relief columns only. Its print group is the
+colour's print not read as another colour's trains, whatever the reading made of it, but the
+routes whose relief is that of the colour's trains elsewhere (``own_print.unlikeness`` on the
+relief at most ``own_print_like``): the reading's own sure free print depends on what the
+earlier rounds read, the relief does not. It is used where it passes the relief gate
 (``data/vision_relief.json``'s ``relief.own_print_gate``: min separation, max error share) and
 the whole discriminant is left out or (``recheck``) is not that far apart on the same groups.
 Which relief features join the whole discriminant as well is ``relief.full_discriminant``
@@ -125,12 +127,12 @@ def relief_only(
     gate: tuple[float, float, bool, int] | None = None,
 ) -> Learnt:
     """``learnt`` with, for every colour learnt on its own print (at least ``scarce`` and
-    ``args[0]`` of its spaces left after ``like``, the print group cleared with ``unlike``,
-    ``own_print.learn``'s ``unlikeness``, on the relief columns; ``settings``: args, like,
-    scarce), the discriminant on the ``relief`` columns of ``x`` alone (the others weigh 0)
-    where that is apart by ``gate`` (default ``relief_gate``), its trains seen on at least
-    ``min_trains`` spaces elsewhere, and the whole one is not (left out, or with
-    ``recheck``, less than the min separation apart on those groups).
+    ``args[0]`` spaces in its print group: ``groups.open_`` but the routes at or under
+    ``like`` by ``unlike``, ``own_print.learn``'s ``unlikeness``, on the relief columns;
+    ``settings``: args, like, scarce), the discriminant on the ``relief`` columns of ``x``
+    alone (the others weigh 0) where that is apart by ``gate`` (default ``relief_gate``),
+    its trains seen on at least ``min_trains`` spaces elsewhere, and the whole one is not
+    (left out, or with ``recheck``, less than the min separation apart on those groups).
     ``groups``: ``own_print.Groups``."""
     (args, like, scarce), (terms, apart, where) = settings, learnt
     sep, err, recheck, most = relief_gate() if gate is None else gate
@@ -143,12 +145,12 @@ def relief_only(
     can &= ~apart | recheck
     if not can.any():
         return learnt
-    prints, only = groups.prints, x[:, relief]
-    if like[0] > 0.0:  # the print group cleared by the relief
-        g = replace(
-            groups, centre=groups.centre[:, relief], own_centre=groups.own_centre[:, relief]
-        )
-        prints = np.where(unlike(only, g, like[1], least) <= like[0], -1, prints)  # NaN: kept
+    # the print group: its print not read as another colour's trains, but where its relief is
+    # that of its trains elsewhere (whatever the reading made of it)
+    only = x[:, relief]
+    g = replace(groups, centre=groups.centre[:, relief], own_centre=groups.own_centre[:, relief])
+    score = unlike(only, g, like[1], least)
+    prints = np.where(score > like[0], groups.open_, -1)  # NaN (too few trains): out
     can &= np.bincount(prints[prints >= 0], minlength=k) >= max(least, scarce)
     if not can.any():
         return learnt
