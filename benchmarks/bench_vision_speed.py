@@ -286,6 +286,7 @@ STAGES = [
     ("read", "space_features_lab8"),
     ("read", "classify_spaces"),
     ("classify", "distances"),
+    ("classify", "relief_cues"),
     ("read", "classify_stations_lab8"),
     ("read", "assess"),
     ("profile", "TableProfile.changed"),

@@ -44,6 +44,7 @@ from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, wi
 from companion.vision.decide.core import CORE, core_stats, lane_asymmetry, lane_core
 from companion.vision.decide.own_print import from_reading as learn_own_print
 from companion.vision.features.integral import window_corners, window_sums
+from companion.vision.features.relief import own_print_columns, relief_cues, with_relief
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -250,6 +251,7 @@ class SpaceFeatures:
     windows: FloatArray  # (n, n_windows, 4): L, a, b, L_std of every window
     printed: FloatArray  # (n, 4): L, a, b (medians) and L_std of the box's core
     cues: FloatArray  # (n, len(CUE_FEATURES)) colour-free cues of print against plastic
+    relief: FloatArray | None = None  # (n, 2) features/relief.py: raised plastic, flat print
 
 
 def space_features(
@@ -328,7 +330,7 @@ def space_features_lab8(
     d2 -= 2 * inner[:, 1:-1]
     dark_lines = np.maximum(d2, 0, out=d2).mean(axis=(1, 2), dtype=np.float64)
     cues = np.stack([end_outline, asymmetry, dark_lines, highlight], axis=1)
-    return SpaceFeatures(windows=win, printed=printed, cues=cues)
+    return SpaceFeatures(windows=win, printed=printed, cues=cues, relief=relief_cues(big_l, lo))
 
 
 @dataclass(frozen=True)
@@ -424,8 +426,8 @@ def model_from_config(cfg: dict[str, Any]) -> SpaceModel:
             float(a.get("own_print_min_separation", 0.0)),
             float(a.get("own_print_max_error", 1.0)),
         ),
-        own_print_columns=tuple(
-            (*COLOUR_FEATURES, *CUE_FEATURES).index(c) for c in a.get("own_print_features", [])
+        own_print_columns=own_print_columns(
+            (*COLOUR_FEATURES, *CUE_FEATURES), a.get("own_print_features", [])
         ),
     )
 
@@ -710,6 +712,7 @@ def _adapt(
             sure_free = ((mine[1] >= prior.em_confidence) & (mine[0] == 0))[info.space_route]
             prints = np.where(sure_free & (own >= 0), own, -1)
         seen = (trains, prints, got, sure_free)
+        cues = with_relief(cues, feats.relief)  # features/relief.py
         own_print, apart, where = learn_own_print(feats.printed, cues, prior, info, seen, x)
     return replace(
         current,
@@ -751,7 +754,9 @@ def classify_spaces(
     current = start if start is not None else model
     left = (model.em_rounds if rounds is None else rounds) if adapt else 0
     scaled: dict[bytes, Any] = {}  # the windows scaled once for every round
-    x = learn.own_print_features(feats.printed, cues, model.scale, model.own_print_columns)
+    x = learn.own_print_features(
+        feats.printed, with_relief(cues, feats.relief), model.scale, model.own_print_columns
+    )
     decide = _choice(info, model)
     while True:
         dist, best = distances(feats, info, current, penalty, scaled)

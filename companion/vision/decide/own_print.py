@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
+from companion.vision.decide.own_relief import learn_with_relief
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -225,7 +226,9 @@ def from_reading(
     others = sure_free & plain[index] & ~info.tunnel
     g = Groups(trains, prints, open_, sure_free, info.space_route, *ct, others)
     opt = (model.own_print_gate, model.own_print_like, model.own_print_pooled)
-    return learn(x, g, args, *opt, (cfg["min_separation"], cfg["like"], cfg["others_max_error"]))
+    stand = (cfg["min_separation"], cfg["like"], cfg["others_max_error"])
+    cols = model.own_print_columns  # own_relief.py: and on the relief alone
+    return learn_with_relief(x, g, args, (*opt, stand), cols, learn, unlikeness)
 
 
 @cache
