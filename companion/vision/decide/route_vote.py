@@ -40,18 +40,27 @@ def vote_config() -> tuple[float, int]:
     return float(v.get("own_print_lean", 0.0)), int(v.get("trim_from", 0))
 
 
+def leaned(space_lp: FloatArray, info: Any, lean: float | None = None) -> FloatArray:
+    """``space_lp`` (n, k) with ``lean`` (default ``route_vote.own_print_lean``) added to the
+    column of each space's printed player colour (``info.own_colour``; -1: none): the spaces
+    as they vote (``check`` takes the colours a route's spaces show from these)."""
+    lean = vote_config()[0] if lean is None else lean
+    if lean == 0.0:
+        return space_lp
+    own = np.asarray(info.own_colour)
+    rows = np.flatnonzero(own >= 0)
+    lp = np.array(space_lp, dtype=np.float64, copy=True)
+    lp[rows, own[rows] + 1] += lean
+    return lp
+
+
 def route_sums(space_lp: FloatArray, info: Any, lean: float, trim_from: int) -> FloatArray:
     """(n_routes, k): every route's sum of its spaces' log-probabilities ``space_lp`` (n, k;
     column 1 + c: player colour c), with ``lean`` added to the column of each space's printed
     player colour (``info.own_colour``; -1: none) and, on routes of at least ``trim_from``
     spaces (0: none), each column's lowest space left out. ``info``: a
     ``classify.SpaceLayoutInfo`` (``route_starts``, ``own_colour``)."""
-    lp = space_lp
-    if lean != 0.0:
-        own = np.asarray(info.own_colour)
-        rows = np.flatnonzero(own >= 0)
-        lp = np.array(space_lp, dtype=np.float64, copy=True)
-        lp[rows, own[rows] + 1] += lean
+    lp = leaned(space_lp, info, lean)
     starts = info.route_starts
     sums = np.add.reduceat(lp, starts, axis=0)
     if trim_from > 0 and len(starts):
