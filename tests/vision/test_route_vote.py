@@ -79,9 +79,10 @@ def test_the_route_matrix_votes_as_the_data_file_says(ctx: ReadContext) -> None:
 def test_own_colour_routes_leaning_a_little_to_free_are_counted(
     ctx: ReadContext, renderer: BoardRenderer, seed: int, width: int
 ) -> None:
-    """Before the lean: 6017 at 1,100 px black short by 3 (madrid-pamplona-1) and blue by 2;
-    6055 red short by 3 at 1,100 px (kyiv-smolensk) and 4 at 1,300 px (marseille-pamplona).
-    Every colour within 2, every wrong route listed, and no free print read as trains."""
+    """Before the lean (``route_vote.own_print_lean``): 6017 at 1,100 px black short by 3
+    (madrid-pamplona-1) and blue by 2; 6055 red short by 3 at 1,100 px (kyiv-smolensk) and 4
+    at 1,300 px (marseille-pamplona). Every colour within 2, every wrong route listed, and no
+    free print read as trains."""
     scene = own_print_game(seed, renderer.geometry, 0.5)
     board = renderer.render_board(scene, 2400)
     reading = read_whole(jpeg(resize_width(board, width), 85), ctx)
