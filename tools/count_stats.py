@@ -35,6 +35,7 @@ def main() -> None:
     lengths = {r: gb.routes[r].length for r in ctx.geometry.route_ids}
     worst_all: list[int] = []
     silent_all = 0
+    missed = claimed = 0  # train routes read free; free routes read as trains
     t0 = time.time()
     for seed in range(lo, hi):
         if kind == "own":
@@ -61,6 +62,8 @@ def main() -> None:
                 if got is not None:
                     seen[got] += lengths[r]
                 if got != t:
+                    missed += t is not None and got is None
+                    claimed += t is None and got is not None
                     cal = reading.calibrated.get(r, 0.0)
                     listed = r in reading.check
                     silent_all += not listed
@@ -79,6 +82,7 @@ def main() -> None:
     print(
         f"== {kind} {lo}-{hi}: worst max {max(worst_all)} median {np.median(worst_all)} "
         f">2: {sum(w > 2 for w in worst_all)}/{len(worst_all)} silent {silent_all} "
+        f"trains read free {missed} free read as trains {claimed} "
         f"({time.time() - t0:.0f} s; sure {sure})"
     )
 

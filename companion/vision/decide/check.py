@@ -46,6 +46,7 @@ from companion.vision.decide.classify import (
     log_softmax,
     route_log_prob_matrix,
 )
+from companion.vision.decide.route_vote import leaned
 from companion.vision.types import PLAYER_COLORS, BoardReading
 
 IntArray = npt.NDArray[np.int64]
@@ -193,6 +194,7 @@ def _evidence(
     seen_space = np.argmax(scores, axis=1)
     seen = np.zeros((n_routes, k), dtype=bool)
     seen[info.space_route, seen_space] = True
+    seen[info.space_route, np.argmax(leaned(lsm, info), axis=1)] = True  # route_vote.py
     allowed = seen.copy()
     allowed[:, 0] = True
     masked = np.where(allowed, lp, -np.inf)

@@ -43,6 +43,7 @@ from companion.vision.decide import adapt as learn
 from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, with_print_estimate
 from companion.vision.decide.core import CORE, core_stats, lane_asymmetry, lane_core
 from companion.vision.decide.own_print import from_reading as learn_own_print
+from companion.vision.decide.route_vote import route_votes
 from companion.vision.features.integral import window_corners, window_sums
 from companion.vision.features.relief import own_print_columns, relief_cues, with_relief
 from companion.vision.types import PLAYER_COLORS
@@ -590,7 +591,7 @@ def log_softmax(s: FloatArray) -> FloatArray:
 def route_log_prob_matrix(space_lp: FloatArray, info: SpaceLayoutInfo, temperature: float) -> Any:
     """(n_routes, 6): every route's log-probability of each hypothesis (spaces voting
     together), routes in the order of ``info.route_ids``."""
-    return np.add.reduceat(space_lp, info.route_starts, axis=0) / temperature
+    return route_votes(space_lp, info) / temperature  # route_vote.py: how the spaces vote
 
 
 def decide_route_matrix(
