@@ -71,7 +71,9 @@ def unlikeness(
     """(n,) per space of ``g.open_``, how unlike its colour's trains on other prints its route
     looks: the mean over the route's spaces and the features of the squared z-score against
     those trains (per feature mean and variance, at least ``floor``); NaN where that colour's
-    trains are seen on fewer than ``least`` spaces, and off ``g.open_``."""
+    trains are seen on fewer than ``least`` spaces, and off ``g.open_``. ``share``: each
+    feature's variance at least that share of the colours' pooled variance around their own
+    means too (a colour seen on a route or two, alike, under-states its spread)."""
     k = len(PLAYER_COLORS)
     has = g.trains >= 0
     lab = g.trains[has]
