@@ -138,3 +138,24 @@ def test_the_other_prints_stand_in_when_the_player_colours_are_all_claimed() -> 
     assert (white @ terms[RED, 2:] + terms[RED, 1] < 0).all()
     none, _, _ = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.1, 6, 8.0), STAND)
     assert np.isnan(none[RED]).all()
+
+
+def test_a_colour_seen_on_few_alike_spaces_does_not_make_its_own_trains_clearly_print() -> None:
+    """Blue trains on other prints seen on 7 alike spaces (spread 0.1), red's on 30 (0.8).
+    Blue's own trains on its print, a little off, look clearly unlike blue's seen (over
+    ``own_print_unlike``, 8) on blue's spread alone; with at least half the colours' pooled
+    spread they do not, and blue's print (far off) still does."""
+    rng = np.random.default_rng(11)
+    red = rng.normal(2.0, 0.8, (30, 2))
+    blue = rng.normal(2.0, 0.1, (7, 2))
+    own = rng.normal(3.0, 0.05, (6, 2))
+    print_ = rng.normal(-2.0, 0.3, (6, 2))
+    x = np.vstack([red, blue, own, print_])
+    trains = np.r_[np.full(30, RED), np.full(7, BLUE), np.full(12, -1)]
+    open_ = np.r_[np.full(37, -1), np.full(12, BLUE)]
+    g = _groups(trains, open_, open_, 0.0)
+    alone = unlikeness(x, g, 0.1, 3)
+    pooled = unlikeness(x, g, 0.1, 3, 0.5)
+    assert (alone[37:43] > 8.0).all() and (pooled[37:43] < 8.0).all()
+    assert (pooled[43:] > 8.0).all() and (pooled[43:] <= alone[43:]).all()
+    assert np.array_equal(unlikeness(x, g, 0.1, 3, 0.0), alone, equal_nan=True)

@@ -65,11 +65,15 @@ class Groups:
     others: BoolArray | None = None
 
 
-def unlikeness(x: FloatArray, g: Groups, floor: float, least: int) -> FloatArray:
+def unlikeness(
+    x: FloatArray, g: Groups, floor: float, least: int, share: float = 0.0
+) -> FloatArray:
     """(n,) per space of ``g.open_``, how unlike its colour's trains on other prints its route
     looks: the mean over the route's spaces and the features of the squared z-score against
     those trains (per feature mean and variance, at least ``floor``); NaN where that colour's
-    trains are seen on fewer than ``least`` spaces, and off ``g.open_``."""
+    trains are seen on fewer than ``least`` spaces, and off ``g.open_``. ``share``: each
+    feature's variance at least that share of the colours' pooled variance around their own
+    means too (a colour seen on a route or two, alike, under-states its spread)."""
     k = len(PLAYER_COLORS)
     has = g.trains >= 0
     lab = g.trains[has]
@@ -77,7 +81,9 @@ def unlikeness(x: FloatArray, g: Groups, floor: float, least: int) -> FloatArray
     sums = np.stack([np.bincount(lab, weights=col, minlength=k) for col in x[has].T], axis=1)
     squares = np.stack([np.bincount(lab, weights=col * col, minlength=k) for col in x[has].T], 1)
     mean = sums / np.maximum(n, 1.0)[:, None]
-    var = np.maximum(squares / np.maximum(n, 1.0)[:, None] - mean * mean, floor)
+    own = np.maximum(squares / np.maximum(n, 1.0)[:, None] - mean * mean, 0.0)
+    pooled = (own * n[:, None]).sum(axis=0) / max(float(n.sum()), 1.0)
+    var = np.maximum(np.maximum(own, share * pooled), floor)
     score = np.full(len(x), np.nan)
     rows = np.flatnonzero((g.open_ >= 0) & (n[np.maximum(g.open_, 0)] >= least))
     c = g.open_[rows]
@@ -138,7 +144,12 @@ def learn(
     k = len(PLAYER_COLORS)
     # the plain prints of the player colours (grey has wagons, ferries), where clearly unlike
     # their colour's trains (not trains the colours read free)
-    plain = (prints >= 0) & (score > pooled[2])
+    # a colour seen on a route or two (alike) under-states its spread, and its trains on its
+    # print look clearly unlike them: clearly print here is unlike them at least a share
+    # ``spread_floor`` of the colours' pooled spread (``unlikeness``'s ``share``) too
+    clear = unlikeness(x, g, like[1], least, stand_in_config()["spread_floor"])
+    clear = np.where(np.isnan(clear), score, np.minimum(score, clear))
+    plain = (prints >= 0) & (clear > pooled[2])
     sep, bound, most = stand if stand is not None else (gate[0], like[0], pooled[0])
     if g.others is not None and plain.sum() < scarce:  # most of them claimed
         plain |= g.others
@@ -160,7 +171,7 @@ def learn(
     # clearly print (``pooled[2]``), leaves it; a colour with enough print left, and apart on
     # it, is learnt on its own print
     for c in need[standing[need]]:
-        called = (x @ rows[c, 2:] + rows[c, 1] > 0) & ~(score > pooled[2])
+        called = (x @ rows[c, 2:] + rows[c, 1] > 0) & ~(clear > pooled[2])
         prints = np.where((prints == c) & called, -1, prints)
     again = own_print_terms(x, g.trains, prints, *args)
     ok = own_print_apart(x, g.trains, prints, again, *gate)
@@ -241,5 +252,6 @@ def stand_in_config() -> dict[str, Any]:
         "min_separation": float(cfg["min_separation"]),
         "like": float(cfg["like"]),
         "others_max_error": float(cfg["others_max_error"]),
+        "spread_floor": float(cfg.get("spread_floor", 0.0)),
         "others": frozenset(str(c) for c in cfg["others"]),
     }
