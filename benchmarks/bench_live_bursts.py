@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.results import WRITE_HELP, Results
 from companion.sim.camera import SimulatedCamera
-from companion.sim.live_oracle import OracleReader
+from companion.sim.live_oracle import BlindToTheirOwnColour
 from companion.sim.render import BoardRenderer
 from companion.vision.live.live import ClaimSeen, LiveWatcher
 from companion.vision.live.sources import Frame
-from companion.vision.types import PLAYER_COLORS, BoardReading
+from companion.vision.types import PLAYER_COLORS
 
 SIZE = (480, 270)
 FPS = 5.0
@@ -50,18 +50,6 @@ LAMPS = {  # name: (darkest, across the frame (else down it)), at 4 s
     "lamp-top-0.85": (0.85, False),
     "dimmer-0.94": (0.94, None),
 }
-
-
-class Blind(OracleReader):
-    """The simulator's truth, blind to trains on a route printed in their own colour."""
-
-    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
-        r = super().read(frame, corners)
-        routes = {
-            rid: (None if c == self.geometry.routes[rid].color else c)
-            for rid, c in r.routes.items()
-        }
-        return BoardReading(routes, r.stations, r.confidence)
 
 
 def lamp(name: str) -> Callable[[float, np.ndarray], np.ndarray]:
@@ -96,7 +84,9 @@ def run(
         renderer=renderer,
         flicker=0.01,
     )
-    watcher = LiveWatcher(Blind(renderer.geometry, flip=0.0, seed=seed), geometry=renderer.geometry)
+    watcher = LiveWatcher(
+        BlindToTheirOwnColour(renderer.geometry, flip=0.0, seed=seed), geometry=renderer.geometry
+    )
     claims: list[ClaimSeen] = []
     looks = 0
     with cam:

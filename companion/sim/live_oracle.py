@@ -71,3 +71,17 @@ class OracleReader:
         space's when a hand covers it)."""
         p = self.covered_flip if covered else self.flip
         return self._wrong(value) if self.rng.random() < p else value
+
+
+class BlindToTheirOwnColour(OracleReader):
+    """A reader that cannot see trains on a route printed in their own colour (the real
+    reader's weak spot): such a route reads free; nothing else is misread. For the live
+    watcher's tests and ``benchmarks/bench_live_bursts.py``."""
+
+    def read(self, frame: Frame, corners: np.ndarray) -> BoardReading:
+        r = super().read(frame, corners)
+        routes = {
+            rid: (None if c == self.geometry.routes[rid].color else c)
+            for rid, c in r.routes.items()
+        }
+        return BoardReading(routes, r.stations, r.confidence)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from companion.sim.camera import SimulatedCamera
-from companion.sim.live_oracle import OracleReader
+from companion.sim.live_oracle import BlindToTheirOwnColour, OracleReader
 from companion.sim.render import BoardRenderer
 from companion.vision.live.live import (
     Change,
@@ -30,7 +30,6 @@ from companion.vision.live.live import (
 )
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
-from tests.live_readers import BlindToTheirOwnColour
 
 SIZE = (480, 270)
 FPS = 5.0

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from companion.sim.camera import SimulatedCamera
+from companion.sim.live_oracle import BlindToTheirOwnColour
 from companion.sim.render import BoardRenderer
 from companion.vision.live.live import ClaimSeen, Event, LiveConfig, LiveWatcher, LookChanged
 from companion.vision.live.live_board import Patches
 from companion.vision.live.live_hints import HintRuling, SameColourHints
 from companion.vision.live.sources import Frame
 from companion.vision.types import BoardReading
-from tests.live_readers import BlindToTheirOwnColour
 
 SIZE = (480, 270)
 FPS = 5.0
