@@ -120,12 +120,14 @@ def own_print_terms(
     share of the decision is m / (m + ``shrink``), m the smaller group."""
     k = len(PLAYER_COLORS)
     out = np.full((k, 2 + x.shape[1]), np.nan)
-    for c in range(k):
+    counts = np.minimum(
+        np.bincount(trains[trains >= 0], minlength=k)[:k],
+        np.bincount(prints[prints >= 0], minlength=k)[:k],
+    )
+    for c in np.flatnonzero(counts >= max(min_spaces, 1)):  # the colours both groups show
         t, p = x[trains == c], x[prints == c]
         m = min(len(t), len(p))
-        if m < min_spaces:
-            continue
-        mt, mp = t.mean(axis=0), p.mean(axis=0)
+        mt, mp = t.sum(axis=0) / len(t), p.sum(axis=0) / len(p)  # their means
         within = ((t - mt) ** 2).sum(axis=0) + ((p - mp) ** 2).sum(axis=0)
         w = (mt - mp) / np.maximum(within / (len(t) + len(p)), var_floor)
         out[c, 0] = m / (m + shrink)
@@ -147,16 +149,28 @@ def own_print_apart(
     pooled standard deviations apart, and at most a share ``max_error`` of the spaces of both
     groups on the wrong side. Where they are not (on photos whose trains look like their
     print), the final decision leaves the discriminant out: it would read print as trains."""
-    out = np.zeros(len(terms), dtype=np.bool_)
-    for c in np.flatnonzero(np.isfinite(terms[:, 0])):
-        st = x[trains == c] @ terms[c, 2:] + terms[c, 1]
-        sp = x[prints == c] @ terms[c, 2:] + terms[c, 1]
-        n = len(st) + len(sp)
-        spread = np.sqrt((st.var() * len(st) + sp.var() * len(sp)) / n)
-        apart = float(st.mean() - sp.mean()) / max(float(spread), 1e-9)
-        wrong = float((st < 0).sum() + (sp > 0).sum()) / n
-        out[c] = apart >= min_separation and wrong <= max_error
-    return out
+    k = len(terms)
+    learnt = np.isfinite(terms[:, 0])
+    w = np.where(learnt[:, None], terms[:, 2:], 0.0)
+    bias = np.where(learnt, terms[:, 1], 0.0)
+    counts, sums, squares, wrong = (np.zeros((2, k)) for _ in range(4))
+    for side, (group, sign) in enumerate(((trains, 1.0), (prints, -1.0))):
+        rows = np.flatnonzero((group >= 0) & learnt[np.maximum(group, 0)])
+        c = group[rows]
+        s = np.einsum("ij,ij->i", x[rows], w[c]) + bias[c]  # every space on its colour's axis
+        counts[side] = np.bincount(c, minlength=k)
+        sums[side] = np.bincount(c, weights=s, minlength=k)
+        squares[side] = np.bincount(c, weights=s * s, minlength=k)
+        wrong[side] = np.bincount(c, weights=(s * sign < 0), minlength=k)
+    ok = learnt & (counts > 0).all(axis=0)
+    n = np.maximum(counts, 1.0)
+    mean = sums / n
+    var = np.maximum(squares / n - mean * mean, 0.0)  # per group (the variance of its scores)
+    total = np.maximum(counts.sum(axis=0), 1.0)
+    spread = np.maximum(np.sqrt((var * counts).sum(axis=0) / total), 1e-9)
+    apart = (mean[0] - mean[1]) / spread
+    share = wrong.sum(axis=0) / total
+    return np.asarray(ok & (apart >= min_separation) & (share <= max_error), dtype=np.bool_)
 
 
 def own_print_scores(
