@@ -74,6 +74,13 @@ def unlikeness(
     trains are seen on fewer than ``least`` spaces, and off ``g.open_``. ``share``: each
     feature's variance at least that share of the colours' pooled variance around their own
     means too (a colour seen on a route or two, alike, under-states its spread)."""
+    return unlikeness_shares(x, g, floor, least, (share,))[0]
+
+
+def unlikeness_shares(
+    x: FloatArray, g: Groups, floor: float, least: int, shares: tuple[float, ...]
+) -> list[FloatArray]:
+    """``unlikeness`` at each of ``shares``, the trains' statistics taken once."""
     k = len(PLAYER_COLORS)
     has = g.trains >= 0
     lab = g.trains[has]
@@ -83,14 +90,22 @@ def unlikeness(
     mean = sums / np.maximum(n, 1.0)[:, None]
     own = np.maximum(squares / np.maximum(n, 1.0)[:, None] - mean * mean, 0.0)
     pooled = (own * n[:, None]).sum(axis=0) / max(float(n.sum()), 1.0)
-    var = np.maximum(np.maximum(own, share * pooled), floor)
-    score = np.full(len(x), np.nan)
     rows = np.flatnonzero((g.open_ >= 0) & (n[np.maximum(g.open_, 0)] >= least))
     c = g.open_[rows]
-    score[rows] = (((x[rows] - mean[c]) ** 2) / var[c]).mean(axis=1)
-    seen = np.flatnonzero(np.isfinite(score))
-    if not len(seen):
-        return score
+    squared = (x[rows] - mean[c]) ** 2
+    out = []
+    for share in shares:
+        var = np.maximum(np.maximum(own, share * pooled), floor)
+        score = np.full(len(x), np.nan)
+        score[rows] = (squared / var[c]).mean(axis=1)
+        seen = np.flatnonzero(np.isfinite(score))
+        if len(seen):
+            r = g.route[seen]
+            total = np.bincount(r, weights=score[seen], minlength=int(g.route.max()) + 1)
+            spaces = np.bincount(r, minlength=len(total))
+            score[seen] = (total / np.maximum(spaces, 1))[r]
+        out.append(score)
+    return out
     r = g.route[seen]
     total = np.bincount(r, weights=score[seen], minlength=int(g.route.max()) + 1)
     spaces = np.bincount(r, minlength=len(total))
@@ -133,8 +148,9 @@ def learn(
     prints = g.prints
     where = g.open_.copy()
     score = np.full(len(x), np.nan)
-    if like[0] > 0.0:
-        score = unlikeness(x, g, like[1], least)
+    floor = stand_in_config()["spread_floor"]
+    if like[0] > 0.0:  # and clearly print (below) with the spread floor
+        score, clear = unlikeness_shares(x, g, like[1], least, (0.0, floor))
         prints = np.where(score <= like[0], -1, prints)  # NaN: as read
     terms = own_print_terms(x, g.trains, prints, *args)
     apart = own_print_apart(x, g.trains, prints, terms, *gate)
@@ -147,7 +163,8 @@ def learn(
     # a colour seen on a route or two (alike) under-states its spread, and its trains on its
     # print look clearly unlike them: clearly print here is unlike them at least a share
     # ``spread_floor`` of the colours' pooled spread (``unlikeness``'s ``share``) too
-    clear = unlikeness(x, g, like[1], least, stand_in_config()["spread_floor"])
+    if not like[0] > 0.0:
+        (clear,) = unlikeness_shares(x, g, like[1], least, (floor,))
     clear = np.where(np.isnan(clear), score, np.minimum(score, clear))
     plain = (prints >= 0) & (clear > pooled[2])
     sep, bound, most = stand if stand is not None else (gate[0], like[0], pooled[0])
