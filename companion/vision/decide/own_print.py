@@ -106,11 +106,6 @@ def unlikeness_shares(
             score[seen] = (total / np.maximum(spaces, 1))[r]
         out.append(score)
     return out
-    r = g.route[seen]
-    total = np.bincount(r, weights=score[seen], minlength=int(g.route.max()) + 1)
-    spaces = np.bincount(r, minlength=len(total))
-    score[seen] = (total / np.maximum(spaces, 1))[r]
-    return score
 
 
 def learn(
