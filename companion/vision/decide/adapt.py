@@ -149,9 +149,20 @@ def own_print_apart(
     pooled standard deviations apart, and at most a share ``max_error`` of the spaces of both
     groups on the wrong side. Where they are not (on photos whose trains look like their
     print), the final decision leaves the discriminant out: it would read print as trains."""
+    apart, wrong = own_print_separation(x, trains, prints, terms)
+    return np.asarray((apart >= min_separation) & (wrong <= max_error), dtype=np.bool_)
+
+
+def own_print_separation(
+    x: FloatArray, trains: IntArray, prints: IntArray, terms: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """(5,) and (5,) per player colour, along its ``own_print_terms`` (groups as in
+    ``own_print_apart``, every colour at once): how many pooled standard deviations apart its
+    trains' and its print's means are, and the share of both groups' spaces on the wrong
+    side; NaN where not learnt or a group is empty."""
     k = len(terms)
     learnt = np.isfinite(terms[:, 0])
-    w = np.where(learnt[:, None], terms[:, 2:], 0.0)
+    w = np.where(learnt[:, None], np.nan_to_num(terms[:, 2:]), 0.0)
     bias = np.where(learnt, terms[:, 1], 0.0)
     counts, sums, squares, wrong = (np.zeros((2, k)) for _ in range(4))
     for side, (group, sign) in enumerate(((trains, 1.0), (prints, -1.0))):
@@ -168,9 +179,8 @@ def own_print_apart(
     var = np.maximum(squares / n - mean * mean, 0.0)  # per group (the variance of its scores)
     total = np.maximum(counts.sum(axis=0), 1.0)
     spread = np.maximum(np.sqrt((var * counts).sum(axis=0) / total), 1e-9)
-    apart = (mean[0] - mean[1]) / spread
-    share = wrong.sum(axis=0) / total
-    return np.asarray(ok & (apart >= min_separation) & (share <= max_error), dtype=np.bool_)
+    apart = np.where(ok, (mean[0] - mean[1]) / spread, np.nan)
+    return apart, np.where(ok, wrong.sum(axis=0) / total, np.nan)
 
 
 def own_print_scores(

@@ -17,11 +17,11 @@ tell the station from trains there (issue 25; rendered games 5000-5299 and own-p
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from companion.data import load_json
+from companion.vision.decide.check import add_to_list
 from companion.vision.types import BoardReading
 
 RULE = "station-beside"
@@ -54,14 +54,4 @@ def covered_claims(reading: BoardReading, geometry: Any) -> list[str]:
 def list_covered(reading: BoardReading, geometry: Any) -> BoardReading:
     """``reading`` with ``covered_claims`` on its check list (rule ``station-beside``)."""
     ids = covered_claims(reading, geometry)
-    if not ids:
-        return reading
-    why = {x: list(v) for x, v in reading.why.items()}
-    for x in ids:
-        why.setdefault(x, []).append(RULE)
-    order = {x: i for i, x in enumerate([*geometry.route_ids, *geometry.city_ids])}
-    return replace(
-        reading,
-        why=why,
-        check=sorted(set(reading.check) | set(ids), key=lambda x: order.get(x, len(order))),
-    )
+    return add_to_list(reading, ids, RULE, geometry) if ids else reading

@@ -524,3 +524,14 @@ def _with_profile(
     settled.update(np.flatnonzero(empty | full).tolist())
     listed.update(np.flatnonzero(~(empty | full)).tolist())
     return replace(ev, choice=choice, confidence=conf)
+
+
+def add_to_list(reading: BoardReading, ids: list[str], reason: str, geometry: Any) -> BoardReading:
+    """``reading`` with ``ids`` on its check list, each with ``reason`` among its ``why``; the
+    list in ``geometry``'s order (its routes, then its cities)."""
+    why = {x: list(v) for x, v in reading.why.items()}
+    for x in ids:
+        why.setdefault(x, []).append(reason)
+    order = {x: i for i, x in enumerate([*geometry.route_ids, *geometry.city_ids])}
+    listed = set(reading.check) | set(ids)
+    return replace(reading, why=why, check=sorted(listed, key=lambda x: order.get(x, len(order))))

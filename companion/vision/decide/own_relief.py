@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.adapt import own_print_apart, own_print_terms
+from companion.vision.decide.adapt import own_print_apart, own_print_separation, own_print_terms
 from companion.vision.features.relief import RELIEF_FEATURES
 from companion.vision.types import PLAYER_COLORS
 
@@ -54,30 +54,6 @@ def relief_gate() -> tuple[float, float, bool, int]:
     g = load_json("vision_relief.json")["relief"]["own_print_gate"]
     sep, err = float(g["min_separation"]), float(g["max_error"])
     return sep, err, bool(g["recheck"]), int(g["min_trains"])
-
-
-def separation(x: FloatArray, trains: IntArray, prints: IntArray, terms: FloatArray) -> FloatArray:
-    """(5,) per colour, how many pooled standard deviations apart ``terms`` set its trains and
-    its print (groups as in ``adapt.own_print_apart``, all colours at once); NaN where not
-    learnt or a group is empty."""
-    k = len(terms)
-    w = np.nan_to_num(terms[:, 2:])
-
-    def moments(label: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        has = np.flatnonzero(label >= 0)
-        lab = label[has]
-        v = (x[has] * w[lab]).sum(axis=1)
-        n = np.bincount(lab, minlength=k).astype(np.float64)
-        mean = np.bincount(lab, weights=v, minlength=k) / np.maximum(n, 1.0)
-        square = np.bincount(lab, weights=v * v, minlength=k) / np.maximum(n, 1.0)
-        return n, mean, np.maximum(square - mean * mean, 0.0)
-
-    (nt, mt, vt), (np_, mp, vp) = moments(trains), moments(prints)
-    spread = np.sqrt((vt * nt + vp * np_) / np.maximum(nt + np_, 1.0))
-    out = np.full(k, np.nan)
-    seen = np.isfinite(terms[:, 0]) & (nt > 0) & (np_ > 0)
-    out[seen] = (mt - mp)[seen] / np.maximum(spread[seen], 1e-9)
-    return out
 
 
 @cache
@@ -160,7 +136,7 @@ def relief_only(
     rows = own_print_terms(only, trains, prints, *args)
     ok = can & own_print_apart(only, trains, prints, rows, sep, err)
     if recheck and ok.any():  # the whole discriminant not apart on the groups the relief clears
-        whole = separation(x, trains, prints, terms)
+        whole, _ = own_print_separation(x, trains, prints, terms)
         ok &= ~apart | (np.nan_to_num(whole, nan=-np.inf) < sep)
     take = np.flatnonzero(ok)
     if not len(take):

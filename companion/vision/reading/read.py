@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from companion.vision.decide.beside_station import list_covered
-from companion.vision.decide.check import assess
+from companion.vision.decide.check import add_to_list, assess
 from companion.vision.decide.classify import (
     SpaceModel,
     SpaceResult,
@@ -103,17 +103,8 @@ def _resolution_limits(
         return reading
     g = ctx.geometry
     ids = unsettled(reading.routes, {rid: g.routes[rid].color for rid in g.route_ids})
-    listed = set(reading.check) | set(ids)
-    why = {x: list(v) for x, v in reading.why.items()}
-    for x in ids:
-        why.setdefault(x, []).append("low-resolution")
-    order = {x: i for i, x in enumerate([*g.route_ids, *g.city_ids])}
-    return replace(
-        reading,
-        why=why,
-        check=sorted(listed, key=lambda x: order.get(x, len(order))),
-        problems=[*reading.problems, low_resolution_problem(res, ids)],
-    )
+    listed = add_to_list(reading, ids, "low-resolution", g)
+    return replace(listed, problems=[*reading.problems, low_resolution_problem(res, ids)])
 
 
 def read_board(
