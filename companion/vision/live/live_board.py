@@ -232,14 +232,12 @@ class Patches:
         ``pixel``) since its state was last reported, the board's brightness then scaled to
         ``level`` (now's): pieces put down change most of it, a neighbour's crooked train a
         bit, a change of the room's light nothing."""
-        idx = self.key_idx.get(key)
-        before = self.seen.get(key)
-        if idx is None or before is None:
+        pair = self._now_and_before(key, flat)
+        if pair is None:
             return 1.0
+        now, before = pair
         gain = min(2.0, max(0.5, level / max(1.0, self.levels.get(key, level))))
-        diff = np.abs(flat[idx] - before * gain).max(axis=1)
-        changed = int(np.count_nonzero(diff > pixel))
-        return changed / max(1, int(diff.size))
+        return _share_changed(now, before * gain, pixel)
 
     def residue(self, key: Key, flat: np.ndarray, pixel: float) -> float:
         """Share of ``key``'s pixels that changed (by more than ``pixel``) since its state was
@@ -247,19 +245,32 @@ class Patches:
         taken out: what a light leaves is explained by such a factor (a lamp, a gradient over
         the board, a warmer or colder light), trains put down on the print are not (their
         shape, their shading, the printed outline they hide)."""
-        idx = self.key_idx.get(key)
-        before = self.seen.get(key)
-        if idx is None or before is None:
+        pair = self._now_and_before(key, flat)
+        if pair is None:
             return 1.0
-        now = flat[idx]
+        now, before = pair
         space = self.spaces.get(key)
         if space is None:
-            space = np.zeros(idx.size, np.intp)
+            space = np.zeros(len(now), np.intp)
         n = int(space.max()) + 1
         gain = np.ones((n, 3), np.float64)
         for c in range(3):
             num = np.bincount(space, now[:, c] * before[:, c], n)
             den = np.bincount(space, before[:, c] * before[:, c], n)
             np.divide(num, den, out=gain[:, c], where=den > 1e-6)
-        diff = np.abs(now - before * gain[space]).max(axis=1)
-        return int(np.count_nonzero(diff > pixel)) / max(1, int(diff.size))
+        return _share_changed(now, before * gain[space], pixel)
+
+    def _now_and_before(self, key: Key, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """``key``'s pixels in ``flat`` and as last reported (None: no pixels or no report)."""
+        idx = self.key_idx.get(key)
+        before = self.seen.get(key)
+        if idx is None or before is None:
+            return None
+        return flat[idx], before
+
+
+def _share_changed(now: np.ndarray, expected: np.ndarray, pixel: float) -> float:
+    """Share of the pixels (rows of ``now``) off ``expected`` by more than ``pixel`` in any
+    channel."""
+    diff = np.abs(now - expected).max(axis=1)
+    return int(np.count_nonzero(diff > pixel)) / max(1, int(diff.size))
