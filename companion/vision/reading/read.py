@@ -18,6 +18,7 @@ from companion.vision.decide.classify import (
     lab8,
     space_features_lab8,
 )
+from companion.vision.decide.close_call import turn as turn_close_calls
 from companion.vision.decide.context import (
     ReadContext,
     Samples,
@@ -88,6 +89,8 @@ def read_samples(
         print_unsettled=res.print_unsettled,
     )
     reading = list_covered(reading, g)  # a station may stand on a one-space route
+    t = res.model.route_temperature  # close calls of own trains (close_call.py)
+    reading = turn_close_calls(reading, res.scores, info, g, samples.space_px, t)
     if samples.space_px is not None:
         reading = _resolution_limits(reading, samples.space_px, spaces_lab, ctx)
     return reading, res

@@ -1,0 +1,146 @@
+"""Close calls of own-colour trains read free (companion.vision.decide.close_call): on hand-made
+numbers, and on plain tuning games at 1,000-1,100 px where a route of trains on their own
+colour's print read free, or free black print beside the other lane's trains read black, put a
+colour 3 off (issue 25)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from companion.sim.perturb import jpeg, resize_width
+from companion.sim.render import BoardRenderer, random_scene, within_the_rules
+from companion.vision.decide.close_call import RULE, close_call_config, close_calls, turn
+from companion.vision.decide.context import ReadContext
+from companion.vision.types import PLAYER_COLORS, BoardReading
+from tests.vision_reading import read_whole
+
+RED, BLACK = PLAYER_COLORS.index("red"), PLAYER_COLORS.index("black")
+
+
+def _info(sizes: list[int], own: list[int], pairs: list[tuple[int, int]]) -> SimpleNamespace:
+    """Routes of ``sizes`` spaces printed in player colour ``own`` (one per route; -1: none),
+    ``pairs`` of route numbers the two lanes of a double route."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    ids = [f"r{k}" for k in range(len(sizes))]
+    return SimpleNamespace(
+        route_starts=starts,
+        route_ids=ids,
+        own_colour=np.repeat(np.array(own, dtype=np.int64), sizes),
+        space_route=np.repeat(np.arange(len(sizes)), sizes),
+        pair_index=(
+            np.array([a for a, _ in pairs], dtype=np.int64),
+            np.array([b for _, b in pairs], dtype=np.int64),
+        ),
+        lane_pairs=[(ids[a], ids[b]) for a, b in pairs],
+    )
+
+
+def _spaces(colour: int, margins: list[float]) -> np.ndarray:
+    """Log-probabilities (n, 6) of spaces between free and ``colour`` only (``colour`` minus
+    free: ``margins``)."""
+    m = np.array(margins)
+    lp = np.full((len(m), 1 + len(PLAYER_COLORS)), -40.0)
+    lp[:, 0] = -np.logaddexp(0.0, m)
+    lp[:, 1 + colour] = m - np.logaddexp(0.0, m)
+    return lp
+
+
+def test_only_routes_of_two_or_more_spaces_leaning_a_little_to_free_are_close_calls() -> None:
+    cfg = replace(close_call_config(), per_space=0.85, min_spaces=2)
+    lp = np.concatenate(
+        [
+            _spaces(RED, [-0.3, -0.5, 0.2]),  # a little to free on average: a close call
+            _spaces(RED, [-2.0, -3.0, -2.5]),  # free print: far to free
+            _spaces(RED, [-0.2]),  # one space: too little to tell
+            _spaces(RED, [1.0, 2.0]),  # read red already
+        ]
+    )
+    info = _info([3, 3, 1, 2], [RED] * 4, [])
+    add = close_calls(lp, info, cfg)
+    assert add[0] > 0.0 and np.allclose(add[1:], 0.0)
+    # what each space gets brings the route's sum just past free
+    m = lp[:3, 1 + RED] - lp[:3, 0]
+    assert np.isclose(add[0], cfg.tie - m.mean())
+
+
+def test_black_beside_the_other_lanes_trains_is_not_turned_and_a_partial_claim_goes_back() -> None:
+    """Lanes 0/1: black print leaning a little to free beside red trains: not a close call.
+    Lanes 2/3: a black claim beside red trains that one of its three spaces does not show:
+    turned back to free. Lanes 4/5: the same claim, every space black: kept."""
+    cfg = replace(close_call_config(), not_beside_trains=(BLACK,))
+    lp = np.concatenate(
+        [
+            _spaces(BLACK, [-0.3, -0.3, -0.3]),
+            _spaces(RED, [5.0, 5.0, 5.0]),
+            _spaces(BLACK, [3.0, 2.0, -1.0]),
+            _spaces(RED, [5.0, 5.0, 5.0]),
+            _spaces(BLACK, [3.0, 2.0, 1.0]),
+            _spaces(RED, [5.0, 5.0, 5.0]),
+        ]
+    )
+    info = _info([3] * 6, [BLACK, -1] * 3, [(0, 1), (2, 3), (4, 5)])
+    add = close_calls(lp, info, cfg)
+    assert add[0] == 0.0 and add[2] < 0.0 and add[4] == 0.0
+    alone = _info([3], [BLACK], [])  # the same black print on a route of its own: turned
+    assert close_calls(lp[:3], alone, cfg)[0] > 0.0
+
+
+def test_a_turned_route_is_listed_with_its_odds_and_only_on_small_pictures() -> None:
+    info = _info([3, 3], [RED, RED], [])
+    scores = np.concatenate([_spaces(RED, [-0.3, -0.2, -0.4]), _spaces(RED, [-3.0] * 3)])
+    reading = BoardReading(
+        routes={"r0": None, "r1": None},
+        stations={},
+        confidence={"r0": 0.6, "r1": 1.0},
+        spaces={"r0": [None] * 3, "r1": [None] * 3},
+    )
+    geometry = SimpleNamespace(route_ids=info.route_ids, city_ids=[])
+    cfg = close_call_config()
+    got = turn(reading, scores, info, geometry, cfg.max_space_px - 1.0, 2.0)
+    assert got.routes == {"r0": "red", "r1": None}
+    assert got.spaces["r0"] == ["red"] * 3
+    assert got.check == ["r0"] and got.why["r0"] == [RULE]
+    assert 0.0 < got.confidence["r0"] < 0.5 and got.calibrated["r0"] == got.confidence["r0"]
+    assert turn(reading, scores, info, geometry, cfg.max_space_px + 1.0, 2.0) is reading
+    assert turn(reading, scores, info, geometry, None, 2.0) is reading
+
+
+@pytest.mark.parametrize(
+    ("seed", "width", "route", "want"),
+    [
+        (5007, 1000, "amsterdam-essen", "yellow"),  # yellow trains on yellow print read free
+        (5704, 1100, "berlin-frankfurt-2", "red"),  # red trains on red print read free
+        (5788, 1000, "madrid-pamplona-1", None),  # free black beside yellow trains read black
+    ],
+)
+def test_plain_tuning_games_count_the_close_calls(
+    ctx: ReadContext,
+    renderer: BoardRenderer,
+    seed: int,
+    width: int,
+    route: str,
+    want: str | None,
+) -> None:
+    """Before: each of these pictures had a colour 3 off on ``route``. Now that route reads
+    right (listed), every colour within 2, and every wrong route listed."""
+    gb = renderer.geometry
+    scene = within_the_rules(
+        random_scene(np.random.default_rng(seed), gb, claimed=0.6), gb, seed + 1
+    )
+    assert scene.routes.get(route) == want
+    board = renderer.render_board(scene, 2400)
+    reading = read_whole(jpeg(resize_width(board, width), 85), ctx)
+    assert reading.routes[route] == want and route in reading.check
+    err = dict.fromkeys(PLAYER_COLORS, 0)
+    for rid in ctx.geometry.route_ids:
+        t, got = scene.routes.get(rid), reading.routes[rid]
+        if t is not None:
+            err[t] -= gb.routes[rid].length
+        if got is not None:
+            err[got] += gb.routes[rid].length
+        assert got == t or rid in reading.check, (rid, t, got)
+    assert max(abs(v) for v in err.values()) <= 2, err
