@@ -89,21 +89,27 @@ def test_black_beside_the_other_lanes_trains_is_not_turned_and_a_partial_claim_g
     assert close_calls(lp[:3], alone, cfg)[0] > 0.0
 
 
-def test_a_turned_route_is_listed_with_its_odds_and_only_on_small_pictures() -> None:
-    info = _info([3, 3], [RED, RED], [])
-    scores = np.concatenate([_spaces(RED, [-0.3, -0.2, -0.4]), _spaces(RED, [-3.0] * 3)])
+def test_a_listed_close_call_is_turned_with_its_odds_and_only_on_small_pictures() -> None:
+    """r0 and r2 are the same close call, r1 free print; r0, r1 listed as unsure, r2 not (the
+    reader, or a table profile, is sure of it): only r0 is turned, and the list stays."""
+    info = _info([3, 3, 3], [RED, RED, RED], [])
+    close = _spaces(RED, [-0.3, -0.2, -0.4])
+    scores = np.concatenate([close, _spaces(RED, [-3.0] * 3), close])
+    ids = ["r0", "r1", "r2"]
     reading = BoardReading(
-        routes={"r0": None, "r1": None},
+        routes=dict.fromkeys(ids),
         stations={},
-        confidence={"r0": 0.6, "r1": 1.0},
-        spaces={"r0": [None] * 3, "r1": [None] * 3},
+        confidence={"r0": 0.6, "r1": 0.8, "r2": 0.6},
+        spaces={rid: [None] * 3 for rid in ids},
+        check=["r0", "r1"],
+        why={"r0": ["unsure"], "r1": ["unsure"]},
     )
     geometry = SimpleNamespace(route_ids=info.route_ids, city_ids=[])
     cfg = close_call_config()
     got = turn(reading, scores, info, geometry, cfg.max_space_px - 1.0, 2.0)
-    assert got.routes == {"r0": "red", "r1": None}
+    assert got.routes == {"r0": "red", "r1": None, "r2": None}
     assert got.spaces["r0"] == ["red"] * 3
-    assert got.check == ["r0"] and got.why["r0"] == [RULE]
+    assert got.check == ["r0", "r1"] and got.why["r0"] == ["unsure", RULE]
     assert 0.0 < got.confidence["r0"] < 0.5 and got.calibrated["r0"] == got.confidence["r0"]
     assert turn(reading, scores, info, geometry, cfg.max_space_px + 1.0, 2.0) is reading
     assert turn(reading, scores, info, geometry, None, 2.0) is reading

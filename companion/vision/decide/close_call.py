@@ -5,25 +5,26 @@ route of two to four spaces covered by trains of its own printed colour and read
 cannot tell those trains from their print, the own-print discriminant half sees them, and every
 space leans a little to free (``route_vote``'s ``own_print_lean`` of 0.1 is too small to turn
 them). Free print of a player colour leans much further: per space, on tuning games 5000-5799
-(``tools/count_stats.py plain``; 3,200 pictures), the trains read free leaned by 0.02-1.5 (most
-below 0.9) and free print of two or more spaces was above 0.9 only where it is black print beside
-the other lane's trains (those trains, blurred by a small picture, reach into its core and make it
-look like plastic). Free print of one space leans like the trains, and one space is too little
-to tell them: one-space routes are left as they are.
+(``tools/count_stats.py plain``; 3,200 pictures), the trains read free leaned by 0.02 to about 1.6
+(most by less than 0.85), and free print of two or more spaces by less than 0.9 only where it is
+black print beside the other lane's trains (those trains, blurred by a small picture, reach into
+its core and make it look like plastic). Free print of one space leans like the trains, and one
+space is too little to tell them: one-space routes are left as they are.
 
-``turn`` turns such a route on a reading: where a route of at least ``min_spaces`` spaces,
-printed in player colour c and read free, leans to free on average by less than ``per_space`` a
-space (the sum of its spaces' log-probabilities as ``route_vote`` leans them), it is read as c's
-trains, with the reader's own odds of c against free as its confidence (below one half), and
-listed (``close-call``). Not where the printed colour is one of ``not_beside_trains`` and the
-other lane of its double route reads as trains: there, the other way round, a claim in that
-colour that only some of the route's spaces show is the other lane's trains reaching into free
-print (tuning games 5000-5799: 12 of 13 such claims were free print, and the 435 black routes
-beside trains whose every space showed black were black trains but one), and it is read free
-(listed too). Only on pictures whose train spaces are at most ``max_space_px`` pixels long: the
-tuning games were read at 1,000-1,300 px (34-44 px a space), and on the shared photos at full
-size (about 120 px a space) free black print leans to free by as little (the "trainning" photo's
-Danzig-Riga, 0.57 a space). Thresholds in ``data/vision_close_call.json``. Pure functions.
+``turn`` turns such a route on a reading: where a route on the check list (what the reader is sure
+of, or a table profile settled, stays as read, and the list grows by none) of at least
+``min_spaces`` spaces, printed in player colour c and read free, leans to free on average by less
+than ``per_space`` a space (the sum of its spaces' log-probabilities as ``route_vote`` leans them),
+it is read as c's trains, with the reader's own odds of c against free as its confidence (below one
+half), its reasons naming ``close-call``. Not where the printed colour is one of
+``not_beside_trains`` and the other lane of its double route reads as trains: there, the other way
+round, a claim in that colour that only some of the route's spaces show is the other lane's trains
+reaching into free print, and it is read free (tuning games 5000-5799: 12 of 13 such claims were
+free print, and of the 662 whose every space showed black, all but one were black trains). Only on
+pictures whose train spaces are at most ``max_space_px`` pixels long: the tuning games were read at
+1,000-1,300 px (34-44 px a space), and on the shared photos at full size (about 120 px a space)
+free black print leans to free by as little (the "trainning" photo's Danzig-Riga, 0.57 a space).
+Thresholds in ``data/vision_close_call.json``. Pure functions.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ def turn(
     temperature: float,
     cfg: CloseCall | None = None,
 ) -> BoardReading:
-    """``reading`` with its close calls turned and listed (``RULE``). ``scores``: the
+    """``reading`` with the close calls on its check list turned (``RULE`` added to their
+    reasons). ``scores``: the
     classifier's per-space scores (n, 6; ``SpaceResult.scores``); ``info``: a
     ``classify.SpaceLayoutInfo``; ``space_px``: the picture's train space length (None:
     unknown, nothing turned); ``temperature``: the model's ``route_temperature``."""
@@ -134,10 +136,13 @@ def turn(
     routes, confidence = dict(reading.routes), dict(reading.confidence)
     calibrated, spaces = dict(reading.calibrated), dict(reading.spaces)
     turned: list[str] = []
+    listed = set(reading.check)  # what the reader is sure of (or a table profile settled) stays
     for k in np.flatnonzero(add).tolist():
         rid, c = info.route_ids[k], int(colour[k])
         was, now = (None, PLAYER_COLORS[c]) if add[k] > 0 else (PLAYER_COLORS[c], None)
-        if routes.get(rid) != was or (now is not None and routes.get(twin.get(rid, "")) == now):
+        if rid not in listed or routes.get(rid) != was:
+            continue
+        if now is not None and routes.get(twin.get(rid, "")) == now:
             continue
         odds = (sums[k, c + 1] - sums[k, 0]) / temperature  # of c against free
         p = float(1.0 / (1.0 + np.exp(-odds if now is not None else odds)))
