@@ -336,7 +336,7 @@ def sample_decimated(
     never read (every point keeps its two pixels around it inside the part, or the picture's
     own edge), so the maps are used as they are and the samples are exactly the same."""
     if k <= 1 or (store is not None and k in store):
-        return sample_all(decimate(image, k, store), maps, grids)
+        return sample_all(_bgra_kept(decimate(image, k, store), k, maps, store), maps, grids)
     if region is not None:
         part = decimate(image[region.y0 : region.y1, region.x0 : region.x1], k)
         return sample_all(part, region.maps, grids)
@@ -367,6 +367,25 @@ def sample_decimated(
             store[-k] = kept[0]
             store[-k - PART_KEY] = np.array(wide, dtype=np.int64).view(np.uint8)
     return sample_all(kept[0], maps, grids)
+
+
+BGRA_KEY = 2_000_000  # ``store[k + BGRA_KEY]``: the k-times decimated picture as BGRA
+
+
+def _bgra_kept(
+    image: U8Array, k: int, maps: SampleMaps, store: dict[int, U8Array] | None
+) -> U8Array:
+    """``image`` (``store[k]``, the whole k-times decimated picture, or the picture itself
+    for k = 1) as ``remap_points`` would remap it: as BGRA when that pays (``_remaps_bgra``),
+    converted once and kept in ``store`` for the next samplings (locating samples the same
+    decimated picture several times, then reading once more)."""
+    if store is None or not _remaps_bgra(image.shape, maps.n_points):
+        return image
+    kept = store.get(k + BGRA_KEY)
+    if kept is None or kept.shape[:2] != image.shape[:2]:
+        kept = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2BGRA), dtype=np.uint8)
+        store[k + BGRA_KEY] = kept
+    return kept
 
 
 def _decimated_part(image: U8Array, k: int, span: Span, n_points: int) -> U8Array:
