@@ -103,9 +103,10 @@ def measure_shifts(
     cfg = ctx.cfg["register"]
     lo = ctx.layout
     _, ny, nx = gray.shape
-    g = gray.astype(np.float64)
-    rows = g[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2)  # across profile (n, ny)
-    cols = g[:, lo.y(-0.25) : lo.y(0.25), :].mean(axis=1)  # along profile (n, nx)
+    # (summed as float64 straight from the integer patches: the sums of whole numbers are
+    # exact, the same as on a float64 copy of the whole patches)
+    rows = gray[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2, dtype=np.float64)  # across (n, ny)
+    cols = gray[:, lo.y(-0.25) : lo.y(0.25), :].mean(axis=1, dtype=np.float64)  # along (n, nx)
     len_s = nx / lo.scale_len  # samples per box length
     wid_s = ny / lo.scale_wid
     reach = float(cfg["reach"] if reach is None else reach)  # in box widths
