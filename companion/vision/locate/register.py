@@ -192,7 +192,7 @@ def _shifts(
     fr = _frames(ctx)
     centre, d_along, d_across = fr.centre, fr.d_along, fr.d_across
     grids = fr.grids
-    if offsets is not None:
+    if offsets is not None and offsets.any():  # (none yet, as in local_offsets' first round)
         centre = centre + offsets
         grids = shifted_grids(grids, offsets)
     n, ny, nx, _ = ctx.grids.spaces.shape
