@@ -1,0 +1,62 @@
+"""Stations' per-pixel nearest plastic, taken colour by colour, gives the very shares of
+``np.argmin`` over all the colours' distances at once (ties to the first colour included)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from companion.vision.decide.classify import LAB_L, SpaceModel
+from companion.vision.decide.context import ReadContext
+from companion.vision.decide.read_stations import station_fractions_lab8
+from companion.vision.types import PLAYER_COLORS
+
+
+def _straight(lab: np.ndarray, model: SpaceModel, cfg: dict[str, Any], mask: Any) -> np.ndarray:
+    """Every pixel's distance to every plastic (float32, as the reader), nearest by argmin."""
+    sc = cfg["stations"]
+    n = lab.shape[0]
+    per = int(np.prod(lab.shape[1:-1]))
+    idx = np.flatnonzero(mask)
+    codes = lab.reshape(-1, 3)[idx].astype(np.float32)
+    inv = 1.0 / np.array(sc["pixel_scale"], dtype=np.float64)
+    mul = np.array([LAB_L, 1.0, 1.0]) * inv
+    d2 = np.zeros((len(PLAYER_COLORS), len(idx)), dtype=np.float32)
+    for i, c in enumerate(PLAYER_COLORS):
+        off = (model.plastic[c][:3] + np.array([0.0, 128.0, 128.0])) * inv
+        for ch in range(3):
+            z = codes[:, ch] * np.float32(mul[ch]) - np.float32(off[ch])
+            d2[i] += z * z
+    k = len(PLAYER_COLORS)
+    close = d2.min(axis=0) < np.float32(float(sc["pixel_radius"]) ** 2)
+    code = np.where(close, np.argmin(d2, axis=0), k)
+    city = idx // per
+    counts = np.bincount(city * (k + 1) + code, minlength=n * (k + 1)).reshape(n, k + 1)
+    return np.asarray(counts[:, :k] / np.maximum(mask.sum(axis=1), 1)[:, None])
+
+
+def test_nearest_plastic_colour_by_colour_is_argmin(ctx: ReadContext) -> None:
+    rng = np.random.default_rng(25)
+    n, per = ctx.city_mask.shape
+    side = round(per**0.5)
+    model = ctx.model
+    # the plastics' own looks, and codes around them, so that many pixels are near one
+    looks = np.stack([model.plastic[c][:3] for c in PLAYER_COLORS])
+    near = looks[rng.integers(0, len(looks), n * per)] + rng.normal(0, 6, (n * per, 3))
+    codes = np.stack([near[:, 0] / LAB_L, near[:, 1] + 128, near[:, 2] + 128], axis=1)
+    lab = np.clip(np.rint(codes), 0, 255).astype(np.uint8).reshape(n, side, side, 3)
+    got = station_fractions_lab8(lab, model, ctx.cfg, ctx.city_mask)
+    want = _straight(lab, model, ctx.cfg, ctx.city_mask)
+    assert np.array_equal(got, want)
+    assert got.sum() > 0.5 * n  # most pixels are near a plastic: the shares are not all 0
+    # two plastics alike: every tie goes to the first of them, as argmin's
+    plastic = dict(model.plastic)
+    plastic["yellow"] = plastic["red"].copy()
+    twin = replace(model, plastic=plastic)
+    got = station_fractions_lab8(lab, twin, ctx.cfg, ctx.city_mask)
+    assert np.array_equal(got, _straight(lab, twin, ctx.cfg, ctx.city_mask))
+    first = min(PLAYER_COLORS.index("red"), PLAYER_COLORS.index("yellow"))
+    second = max(PLAYER_COLORS.index("red"), PLAYER_COLORS.index("yellow"))
+    assert got[:, second].sum() == 0.0 and got[:, first].sum() > 0.0
