@@ -44,7 +44,7 @@ from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, wi
 from companion.vision.decide.core import CORE, core_stats, lane_asymmetry, lane_core
 from companion.vision.decide.own_print import from_reading as learn_own_print
 from companion.vision.decide.route_vote import route_votes
-from companion.vision.features.integral import window_corners, window_sums
+from companion.vision.features.integral import feature_major, window_corners, window_sums
 from companion.vision.features.relief import own_print_columns, relief_cues, with_relief
 from companion.vision.types import PLAYER_COLORS
 
@@ -541,7 +541,7 @@ def distances(
     kept = {} if scaled is None else scaled
     wz = kept.get(model.scale.tobytes())
     if wz is None:
-        wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
+        wz = feature_major(feats.windows, inv)  # features/integral.py
         kept[model.scale.tobytes()] = wz
     d = np.empty((len(PLAYER_COLORS), *wz.shape[1:]), dtype=np.float32)
     d[:] = penalty.astype(np.float32)

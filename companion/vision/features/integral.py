@@ -53,3 +53,13 @@ def rect_sums(integral: npt.NDArray[Any], top: Any, y0: int, y1: int, x0: int, x
     r0, r1 = top + y0, top + y1
     out = integral[r1, x1] - integral[r0, x1] - integral[r1, x0] + integral[r0, x0]
     return np.asarray(out, dtype=np.float64)
+
+
+def feature_major(values: FloatArray, scale: FloatArray) -> npt.NDArray[np.float32]:
+    """``values`` (n, w, f) times ``scale`` (f,), feature-major as float32 (f, n, w): each
+    feature multiplied in float64 and rounded to float32, as ``values * scale`` cast whole,
+    a feature at a time (a broadcast over a last axis of four runs as many short loops)."""
+    out = np.empty((values.shape[-1], *values.shape[:-1]), dtype=np.float32)
+    for k in range(values.shape[-1]):
+        np.multiply(values[..., k], scale[k], out=out[k], casting="same_kind")
+    return out

@@ -1,5 +1,7 @@
-"""Stations' per-pixel nearest plastic, taken colour by colour, gives the very shares of
-``np.argmin`` over all the colours' distances at once (ties to the first colour included)."""
+"""Fast paths that give the very numbers of a straightforward computation (exact equality):
+stations' per-pixel nearest plastic taken colour by colour (the shares of ``np.argmin`` over
+all the colours' distances, ties to the first colour included); the scaled train windows made
+feature-major a feature at a time."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 from companion.vision.decide.classify import LAB_L, SpaceModel
 from companion.vision.decide.context import ReadContext
 from companion.vision.decide.read_stations import station_fractions_lab8
+from companion.vision.features.integral import feature_major
 from companion.vision.types import PLAYER_COLORS
 
 
@@ -60,3 +63,15 @@ def test_nearest_plastic_colour_by_colour_is_argmin(ctx: ReadContext) -> None:
     first = min(PLAYER_COLORS.index("red"), PLAYER_COLORS.index("yellow"))
     second = max(PLAYER_COLORS.index("red"), PLAYER_COLORS.index("yellow"))
     assert got[:, second].sum() == 0.0 and got[:, first].sum() > 0.0
+
+
+def test_feature_major_windows_are_the_scaled_windows_cast_whole() -> None:
+    rng = np.random.default_rng(7)
+    values = rng.normal(50.0, 30.0, (300, 55, 4))
+    values[0, 0] = [np.inf, -np.inf, 0.0, -0.0]
+    scale = 1.0 / np.array([3.7, 2.9, 4.1, 1.3])
+    want = np.ascontiguousarray(np.moveaxis(values * scale, -1, 0), dtype=np.float32)
+    got = feature_major(values, scale)
+    assert got.dtype == np.float32 and got.shape == (4, 300, 55)
+    assert np.array_equal(got, want) and got.flags.c_contiguous
+    assert np.array_equal(np.signbit(got), np.signbit(want))
