@@ -1,19 +1,25 @@
 """Fast paths that give the very numbers of a straightforward computation (exact equality):
 stations' per-pixel nearest plastic taken colour by colour (the shares of ``np.argmin`` over
 all the colours' distances, ties to the first colour included); the scaled train windows made
-feature-major a feature at a time."""
+feature-major a feature at a time; the windows' Lab and L spread channel by channel."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
+import cv2
 import numpy as np
 
 from companion.vision.decide.classify import LAB_L, SpaceModel
 from companion.vision.decide.context import ReadContext
 from companion.vision.decide.read_stations import station_fractions_lab8
-from companion.vision.features.integral import feature_major
+from companion.vision.features.integral import (
+    feature_major,
+    window_corners,
+    window_stats,
+    window_sums,
+)
 from companion.vision.types import PLAYER_COLORS
 
 
@@ -75,3 +81,25 @@ def test_feature_major_windows_are_the_scaled_windows_cast_whole() -> None:
     assert got.dtype == np.float32 and got.shape == (4, 300, 55)
     assert np.array_equal(got, want) and got.flags.c_contiguous
     assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_window_stats_channel_by_channel_are_those_of_the_whole_array(ctx: ReadContext) -> None:
+    rng = np.random.default_rng(11)
+    n, ny, nx = 40, ctx.layout.ny, ctx.layout.nx
+    lab = rng.integers(0, 256, (n, ny, nx, 3), dtype=np.uint8)
+    stack = lab.reshape(n * ny, nx, 3)
+    s_int = cv2.integral(stack, sdepth=cv2.CV_32S)
+    sq_int = cv2.integral(np.square(stack[..., 0], dtype=np.float32), sdepth=cv2.CV_64F)
+    windows = ctx.windows
+    corners = window_corners(n, ny, nx, windows)
+    got = window_stats(s_int, sq_int, corners, windows, LAB_L)
+    area = float(windows.wl * windows.ww)
+    mean8 = window_sums(s_int, corners, n) / area
+    sq = window_sums(sq_int, corners, n) / area
+    want = np.empty((*mean8.shape[:2], 4))
+    want[..., 0] = mean8[..., 0] * LAB_L
+    want[..., 1:3] = mean8[..., 1:] - 128.0
+    want[..., 3] = np.sqrt(np.maximum(sq - np.square(mean8[..., 0]), 0.0)) * LAB_L
+    assert got.shape == (n, len(windows.x0), 4)
+    assert np.array_equal(got, want)
+    assert got[..., 3].max() > 10.0  # random codes: the windows' L spreads are wide

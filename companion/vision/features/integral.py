@@ -47,6 +47,34 @@ def window_sums(integral: npt.NDArray[Any], corners: IndexArray, n: int) -> Floa
     return np.asarray(out.reshape(n, -1, *integral.shape[2:]), dtype=np.float64)
 
 
+def window_stats(
+    s_int: npt.NDArray[Any],
+    sq_int: npt.NDArray[Any],
+    corners: IndexArray,
+    windows: Any,
+    lab_l: float,
+) -> FloatArray:
+    """(n, n_windows, 4): every window's mean float Lab (L, a, b) and L standard deviation,
+    from the integral images of the stacked 8-bit Lab patches (``s_int``) and of their
+    squared L codes (``sq_int``) and the windows' ``corners`` (``window_corners``); ``lab_l``:
+    float L per L code (``classify.LAB_L``). Every channel on its own (an operation across a
+    last axis of two or three runs as many short loops)."""
+    n = corners.shape[1] // len(windows.x0)
+    area = float(windows.wl * windows.ww)
+    mean8 = window_sums(s_int, corners, n)
+    mean8 /= area
+    sq = window_sums(sq_int, corners, n)
+    sq /= area
+    win = np.empty((*mean8.shape[:2], 4))
+    std = win[..., 3]
+    np.maximum(np.subtract(sq, np.square(mean8[..., 0], out=std), out=std), 0.0, out=std)
+    np.multiply(np.sqrt(std, out=std), lab_l, out=std)
+    np.multiply(mean8[..., 0], lab_l, out=win[..., 0])
+    for c in (1, 2):
+        np.subtract(mean8[..., c], 128.0, out=win[..., c])
+    return win
+
+
 def rect_sums(integral: npt.NDArray[Any], top: Any, y0: int, y1: int, x0: int, x1: int) -> Any:
     """Sums over the same rectangle [y0, y1) x [x0, x1) of every stacked patch (patch i
     starts at row ``top[i]``)."""
