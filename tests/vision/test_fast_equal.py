@@ -1,7 +1,8 @@
 """Fast paths that give the very numbers of a straightforward computation (exact equality):
 stations' per-pixel nearest plastic taken colour by colour (the shares of ``np.argmin`` over
 all the colours' distances, ties to the first colour included); the scaled train windows made
-feature-major a feature at a time; the windows' Lab and L spread channel by channel."""
+feature-major a feature at a time; the windows' Lab and L spread channel by channel; every
+pair's squared distance term by term."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 from companion.vision.decide.classify import LAB_L, SpaceModel
 from companion.vision.decide.context import ReadContext
 from companion.vision.decide.read_stations import station_fractions_lab8
+from companion.vision.features.exact import pair_sq_dist
 from companion.vision.features.integral import (
     feature_major,
     window_corners,
@@ -103,3 +105,17 @@ def test_window_stats_channel_by_channel_are_those_of_the_whole_array(ctx: ReadC
     assert got.shape == (n, len(windows.x0), 4)
     assert np.array_equal(got, want)
     assert got[..., 3].max() > 10.0  # random codes: the windows' L spreads are wide
+
+
+def test_pair_distances_term_by_term_are_the_summed_expression() -> None:
+    rng = np.random.default_rng(3)
+    for n, k in ((1, 3), (23, 3), (122, 3), (40, 1), (30, 2), (20, 7), (15, 9)):
+        z = rng.normal(0.0, 1.0, (n, k)) * rng.uniform(0.1, 30.0, (1, k))
+        want = ((z[:, None, :] - z[None, :, :]) ** 2).sum(axis=2)
+        got = pair_sq_dist(z)
+        assert got.shape == (n, n) and np.array_equal(got, want), (n, k)
+    # the order of the terms shows: summed the other way round, some pairs differ
+    z = rng.normal(0.0, 1.0, (200, 3))
+    t = [np.square(z[:, None, c] - z[None, :, c]) for c in range(3)]
+    other = t[0] + (t[1] + t[2])
+    assert not np.array_equal(pair_sq_dist(z), other)
