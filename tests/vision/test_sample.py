@@ -160,9 +160,9 @@ def test_a_frame_at_a_known_place_is_decimated_where_the_board_is(
     parts: list[tuple[int, ...]] = []
     real = sample.decimate
 
-    def spy(image: np.ndarray, k: int, store: Any = None) -> np.ndarray:
+    def spy(image: np.ndarray, k: int, store: Any = None, dst: Any = None) -> np.ndarray:
         parts.append(image.shape[:2])
-        return real(image, k, store)
+        return real(image, k, store, dst)
 
     monkeypatch.setattr(sample, "decimate", spy)
     image = _picture(1080, 1920, 8)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import cv2
 import numpy as np
@@ -394,14 +395,22 @@ def _decimated_part(image: U8Array, k: int, span: Span, n_points: int) -> U8Arra
     (never read); BGRA when it is to be remapped so (``_remaps_bgra``)."""
     hk, wk = image.shape[0] // k, image.shape[1] // k
     r0, r1, c0, c1 = span
-    part = decimate(image[r0 * k : r1 * k, c0 * k : c1 * k], k)
+    src = image[r0 * k : r1 * k, c0 * k : c1 * k]
     if _remaps_bgra((hk, wk, *image.shape[2:]), n_points):
         four = np.empty((hk, wk, 4), dtype=np.uint8)
-        four[r0:r1, c0:c1] = cv2.cvtColor(part, cv2.COLOR_BGR2BGRA)
+        _into(four[r0:r1, c0:c1], cv2.cvtColor, decimate(src, k), cv2.COLOR_BGR2BGRA)
         return four
     whole = np.empty((hk, wk, *image.shape[2:]), dtype=np.uint8)
-    whole[r0:r1, c0:c1] = part
+    decimate(src, k, dst=whole[r0:r1, c0:c1])  # straight into its place
     return whole
+
+
+def _into(view: U8Array, op: Any, *args: Any, **kw: Any) -> None:
+    """``view[...] = op(*args, **kw)``, written by the OpenCV call straight into ``view``
+    (its ``dst``) when its bindings can (a sub-rectangle of a picture, no copy), else copied."""
+    got = op(*args, dst=view, **kw)
+    if not np.shares_memory(got, view):
+        view[...] = got
 
 
 def patch_px(h: FloatArray, grids: SampleGrids) -> float:
@@ -412,10 +421,13 @@ def patch_px(h: FloatArray, grids: SampleGrids) -> float:
     return along / float(max(1, grids.spaces.shape[2] - 1))
 
 
-def decimate(image: U8Array, k: int, store: dict[int, U8Array] | None = None) -> U8Array:
+def decimate(
+    image: U8Array, k: int, store: dict[int, U8Array] | None = None, dst: U8Array | None = None
+) -> U8Array:
     """``image`` shrunk k times in each direction by averaging k x k blocks (``INTER_AREA`` at
     an integer ratio: exact and several times faster than at other ratios). ``store`` keeps
-    the results of one picture for the stages that need the same size (locate, then read)."""
+    the results of one picture for the stages that need the same size (locate, then read);
+    ``dst`` (k > 1, no store): where to write them (a view of the decimated size)."""
     if k <= 1:
         return image
     if store is not None and k in store:
@@ -425,6 +437,9 @@ def decimate(image: U8Array, k: int, store: dict[int, U8Array] | None = None) ->
     # Whole blocks only (a remainder of up to k-1 pixels at the right and bottom is dropped):
     # OpenCV's fast integer-ratio path needs the exact ratio.
     src = image[: hk * k, : wk * k] if h >= k and w >= k else image
+    if dst is not None:
+        _into(dst, cv2.resize, src, (wk, hk), interpolation=cv2.INTER_AREA)
+        return dst
     small = cv2.resize(src, (wk, hk), interpolation=cv2.INTER_AREA)
     out = np.asarray(small, dtype=np.uint8)
     if store is not None:
