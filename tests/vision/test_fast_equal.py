@@ -2,7 +2,7 @@
 stations' per-pixel nearest plastic taken colour by colour (the shares of ``np.argmin`` over
 all the colours' distances, ties to the first colour included); the scaled train windows made
 feature-major a feature at a time; the windows' Lab and L spread channel by channel; every
-pair's squared distance term by term."""
+pair's squared distance term by term; the registration's median shift score by partition."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from companion.vision.features.integral import (
     window_stats,
     window_sums,
 )
+from companion.vision.locate.register import _median_rows
 from companion.vision.types import PLAYER_COLORS
 
 
@@ -119,3 +120,17 @@ def test_pair_distances_term_by_term_are_the_summed_expression() -> None:
     t = [np.square(z[:, None, c] - z[None, :, c]) for c in range(3)]
     other = t[0] + (t[1] + t[2])
     assert not np.array_equal(pair_sq_dist(z), other)
+
+
+def test_median_rows_is_numpys_median() -> None:
+    rng = np.random.default_rng(5)
+    for k in (1, 2, 9, 16, 17, 33):
+        scores = rng.normal(0.0, 3.0, (300, k))
+        scores[:5] = np.round(scores[:5])  # ties
+        assert np.array_equal(_median_rows(scores), np.median(scores, axis=1)), k
+    scores = rng.normal(0.0, 3.0, (50, 17))
+    scores[3, 4] = np.nan  # a NaN row: NaN, as numpy's median gives it
+    got = _median_rows(scores)
+    assert np.isnan(got[3]) and np.array_equal(
+        np.delete(got, 3), np.delete(np.median(scores, 1), 3)
+    )
