@@ -22,6 +22,7 @@ from companion.vision.features.integral import (
     window_stats,
     window_sums,
 )
+from companion.vision.features.sample import median
 from companion.vision.locate.register import _median_rows
 from companion.vision.types import PLAYER_COLORS
 
@@ -134,3 +135,16 @@ def test_median_rows_is_numpys_median() -> None:
     assert np.isnan(got[3]) and np.array_equal(
         np.delete(got, 3), np.delete(np.median(scores, 1), 3)
     )
+
+
+def test_median_is_numpys_median() -> None:
+    rng = np.random.default_rng(9)
+    for k in (1, 2, 3, 10, 1490, 3000, 6001):
+        values = rng.gamma(2.0, 3.0, k)
+        values[: k // 3] = np.round(values[: k // 3])  # ties
+        assert median(values) == float(np.median(values)), k
+    values = rng.normal(0.0, 1.0, 11)
+    values[4] = np.inf
+    assert median(values) == float(np.median(values))
+    values[5] = np.nan
+    assert np.isnan(median(values)) and np.isnan(float(np.median(values)))
