@@ -2,7 +2,7 @@
 stations' per-pixel nearest plastic taken colour by colour (the shares of ``np.argmin`` over
 all the colours' distances, ties to the first colour included); the scaled train windows made
 feature-major a feature at a time; the windows' Lab and L spread channel by channel; every
-pair's squared distance term by term; the registration's median shift score by partition."""
+pair's squared distance term by term; medians by partition."""
 
 from __future__ import annotations
 
@@ -22,8 +22,7 @@ from companion.vision.features.integral import (
     window_stats,
     window_sums,
 )
-from companion.vision.features.sample import median
-from companion.vision.locate.register import _median_rows
+from companion.vision.features.sample import median, row_medians
 from companion.vision.types import PLAYER_COLORS
 
 
@@ -123,15 +122,18 @@ def test_pair_distances_term_by_term_are_the_summed_expression() -> None:
     assert not np.array_equal(pair_sq_dist(z), other)
 
 
-def test_median_rows_is_numpys_median() -> None:
+def test_row_medians_are_numpys_medians() -> None:
     rng = np.random.default_rng(5)
-    for k in (1, 2, 9, 16, 17, 33):
+    for k in (1, 2, 9, 16, 17, 33, 37, 149, 300):
         scores = rng.normal(0.0, 3.0, (300, k))
         scores[:5] = np.round(scores[:5])  # ties
-        assert np.array_equal(_median_rows(scores), np.median(scores, axis=1)), k
+        assert np.array_equal(row_medians(scores), np.median(scores, axis=1)), k
+    feats = rng.normal(0.0, 3.0, (149, 10))  # a view's rows (fit.sharpness_evened's columns)
+    cols = feats[:, [7, 8]].T
+    assert np.array_equal(row_medians(cols), np.median(feats[:, [7, 8]], axis=0))
     scores = rng.normal(0.0, 3.0, (50, 17))
     scores[3, 4] = np.nan  # a NaN row: NaN, as numpy's median gives it
-    got = _median_rows(scores)
+    got = row_medians(scores)
     assert np.isnan(got[3]) and np.array_equal(
         np.delete(got, 3), np.delete(np.median(scores, 1), 3)
     )

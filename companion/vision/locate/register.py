@@ -28,7 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.decide.context import ReadContext, sampling_maps
-from companion.vision.features.sample import SampleGrids, U8Array, sample_decimated, shifted_grids
+from companion.vision.features.sample import (
+    SampleGrids,
+    U8Array,
+    row_medians,
+    sample_decimated,
+    shifted_grids,
+)
 from companion.vision.geometry.geometry import FloatArray, project
 
 log = logging.getLogger(__name__)
@@ -86,7 +92,7 @@ def _pair_shift(
     scores = np.ascontiguousarray(((inner + outer) / 2.0 - lines).T)  # (n, shifts)
     best = np.argmax(scores, axis=1)
     rows = np.arange(n)
-    clear = scores[rows, best] - _median_rows(scores)
+    clear = scores[rows, best] - row_medians(scores)
     # Sub-step: the vertex of the parabola through the best score and its two neighbours.
     lo = np.clip(best - 1, 0, len(shifts) - 1)
     hi = np.clip(best + 1, 0, len(shifts) - 1)
@@ -96,15 +102,6 @@ def _pair_shift(
         (lo < best) & (hi > best) & (den < 0), 0.5 * (s0 - s2) / np.where(den < 0, den, -1.0), 0.0
     )
     return np.asarray(shifts[best] + frac * step, dtype=np.float64), np.asarray(clear)
-
-
-def _median_rows(scores: FloatArray) -> FloatArray:
-    """``np.median(scores, axis=1)``: for an odd count of finite values per row, the middle
-    one of its partition (what the median is then), without the median's own overhead."""
-    k = scores.shape[1]
-    if k % 2 == 0 or not np.isfinite(scores).all():
-        return np.asarray(np.median(scores, axis=1), dtype=np.float64)
-    return np.asarray(np.partition(scores, k // 2, axis=1)[:, k // 2], dtype=np.float64)
 
 
 def measure_shifts(
