@@ -11,7 +11,9 @@ import pytest
 
 from companion.vision.decide.context import ReadContext, sampling_maps
 from companion.vision.features.sample import (
+    BGRA_KEY,
     PART_KEY,
+    REMAP_BGRA,
     SampleMaps,
     decimate,
     make_maps,
@@ -95,6 +97,32 @@ def test_a_large_picture_is_decimated_where_the_board_is_and_kept(ctx: ReadConte
         assert store[-k].shape[:2] == (3000 // k, 4000 // k)  # the part in its place
 
 
+def test_a_stored_decimation_is_converted_to_bgra_once_and_samples_the_same(
+    ctx: ReadContext,
+) -> None:
+    """The whole decimated picture in the store (locating made it) is sampled many times:
+    where the remap runs on BGRA, it is converted once and kept, and every sampling gives the
+    samples of the BGR picture itself."""
+    image = _picture(1500, 2000, 8)
+    store: dict[int, np.ndarray] = {}
+    decimate(image, 2, store)  # as locating leaves it
+    for nudge in (0.0, 5.0, -7.0):
+        hom = corners_homography(
+            np.array([[300, 200], [1700, 180], [1650, 1300], [320, 1280.0]]) + nudge
+        )
+        k, maps = sampling_maps(image, hom, ctx.grids)
+        assert k == 2
+        got = sample_decimated(image, k, maps, ctx.grids, store, h=hom)
+        plain = _plain_remap(decimate(image, k), maps)
+        assert np.array_equal(got.body, plain[len(got.wb) : len(got.wb) + len(got.body)])
+        assert np.array_equal(got.wb, plain[: len(got.wb)])
+    kept = store.get(k + BGRA_KEY)
+    assert (kept is not None) == REMAP_BGRA
+    if kept is not None:
+        assert kept.shape == (750, 1000, 4)
+        assert np.array_equal(kept[..., :3], store[2])
+
+
 def _plain_remap(image: np.ndarray, maps: SampleMaps) -> np.ndarray:
     out = cv2.remap(image, maps.xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return np.asarray(out).reshape(-1, 3)
@@ -132,9 +160,9 @@ def test_a_frame_at_a_known_place_is_decimated_where_the_board_is(
     parts: list[tuple[int, ...]] = []
     real = sample.decimate
 
-    def spy(image: np.ndarray, k: int, store: Any = None) -> np.ndarray:
+    def spy(image: np.ndarray, k: int, store: Any = None, dst: Any = None) -> np.ndarray:
         parts.append(image.shape[:2])
-        return real(image, k, store)
+        return real(image, k, store, dst)
 
     monkeypatch.setattr(sample, "decimate", spy)
     image = _picture(1080, 1920, 8)

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
+from companion.vision.features.exact import pair_sq_dist
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -298,7 +299,7 @@ def print_estimate(
         near_prior = int((((z - prior[name][:3] / s) ** 2).sum(axis=1) <= r).sum())
         if n < c["min_spaces"]:
             continue
-        d = ((z[:, None, :] - z[None, :, :]) ** 2).sum(axis=2)
+        d = pair_sq_dist(z)  # ((z[:, None] - z[None]) ** 2).sum(axis=2), features/exact.py
         counts = (d <= r).sum(axis=1)
         centre = int(np.argmax(counts))
         members = rows[d[centre] <= r]

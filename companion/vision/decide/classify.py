@@ -44,7 +44,7 @@ from companion.vision.decide.adapt import plastic_offsets, same_colour_terms, wi
 from companion.vision.decide.core import CORE, core_stats, lane_asymmetry, lane_core
 from companion.vision.decide.own_print import from_reading as learn_own_print
 from companion.vision.decide.route_vote import route_votes
-from companion.vision.features.integral import window_corners, window_sums
+from companion.vision.features.integral import feature_major, window_corners, window_stats
 from companion.vision.features.relief import own_print_columns, relief_cues, with_relief
 from companion.vision.types import PLAYER_COLORS
 
@@ -289,18 +289,7 @@ def space_features_lab8(
 
     # Windows: train-sized rectangles slid along and across: mean float Lab and the L standard
     # deviation from the 8-bit sums / area.
-    area = float(windows.wl * windows.ww)
-    corners = window_corners(n, ny, nx, windows)
-    mean8 = window_sums(s_int, corners, n)
-    mean8 /= area
-    sq = window_sums(sq_int, corners, n)
-    sq /= area
-    win = np.empty((*mean8.shape[:2], 4))
-    std = win[..., 3]
-    np.maximum(np.subtract(sq, np.square(mean8[..., 0], out=std), out=std), 0.0, out=std)
-    np.multiply(np.sqrt(std, out=std), LAB_L, out=std)
-    np.multiply(mean8[..., 0], LAB_L, out=win[..., 0])
-    np.subtract(mean8[..., 1:], 128.0, out=win[..., 1:3])
+    win = window_stats(s_int, sq_int, window_corners(n, ny, nx, windows), windows, LAB_L)
 
     # Printed core at the nominal place (narrower inside a tunnel's black border; off the other
     # lane's trains where that is more even: core.py): L, a, b, L spread, highlight.
@@ -541,7 +530,7 @@ def distances(
     kept = {} if scaled is None else scaled
     wz = kept.get(model.scale.tobytes())
     if wz is None:
-        wz = np.ascontiguousarray(np.moveaxis(feats.windows * inv, -1, 0), dtype=np.float32)
+        wz = feature_major(feats.windows, inv)  # features/integral.py
         kept[model.scale.tobytes()] = wz
     d = np.empty((len(PLAYER_COLORS), *wz.shape[1:]), dtype=np.float32)
     d[:] = penalty.astype(np.float32)

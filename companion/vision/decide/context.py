@@ -244,10 +244,12 @@ class Samples:
     space_px: float | None = None  # median train space length in picture pixels, when known
 
 
-def sampling_maps(image: U8Array, h: FloatArray, grids: SampleGrids) -> tuple[int, SampleMaps]:
+def sampling_maps(
+    image: U8Array, h: FloatArray, grids: SampleGrids, px: float | None = None
+) -> tuple[int, SampleMaps]:
     """Anti-aliasing decimation step for ``image`` under ``h`` (1: none) and the remap maps for
-    the decimated image."""
-    k = prefilter_step(patch_px(h, grids))
+    the decimated image; ``px``: ``sample.patch_px(h, grids)`` when the caller has it."""
+    k = prefilter_step(patch_px(h, grids) if px is None else px)
     return k, make_maps(decimated_homography(h, k), grids)
 
 
@@ -317,14 +319,17 @@ def take_samples(
     8-bit Lab (one conversion); ``maps`` from ``sampling_maps``; ``offsets`` (a
     ``register.LocalOffsets``) moves each space and city of the reading grids first."""
     grids = reading_grids(ctx, offsets) if grids is None else grids
+    px = patch_px(h, grids)  # once, for the maps and the space length
+    if maps is None:
+        maps = sampling_maps(image, h, grids, px)
     raw = sample_raw(image, h, ctx, grids, maps, store)
-    return balance_samples(raw, ctx, lab=lab, space_px=space_length_px(h, grids))
+    return balance_samples(raw, ctx, lab=lab, space_px=space_length_px(h, grids, px))
 
 
-def space_length_px(h: FloatArray, grids: SampleGrids) -> float:
+def space_length_px(h: FloatArray, grids: SampleGrids, px: float | None = None) -> float:
     """Median length of a train space in picture pixels under ``h`` (the patches are laid over
-    1.5 space lengths)."""
-    return float(patch_px(h, grids) * (grids.spaces.shape[2] - 1) / 1.5)
+    1.5 space lengths); ``px``: ``sample.patch_px(h, grids)`` when the caller has it."""
+    return float((patch_px(h, grids) if px is None else px) * (grids.spaces.shape[2] - 1) / 1.5)
 
 
 def reading_grids(ctx: ReadContext, offsets: Any = None) -> SampleGrids:

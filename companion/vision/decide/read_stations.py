@@ -40,19 +40,28 @@ def station_fractions_lab8(
     # z = (Lab - mu) / scale, with Lab = code * [LAB_L, 1, 1] - [0, 128, 128]
     mul = np.array([LAB_L, 1.0, 1.0]) * inv
     k = len(PLAYER_COLORS)
-    d2 = np.empty((k, chans.shape[1]), dtype=np.float32)
-    z = np.empty(chans.shape[1], dtype=np.float32)
+    m = chans.shape[1]
+    d2 = np.empty(m, dtype=np.float32)
+    z = np.empty(m, dtype=np.float32)
+    # the nearest plastic and its distance, colour by colour (the first of equals: as
+    # ``np.argmin`` over the colours, without its slow pass across them)
+    nearest = np.zeros(m, dtype=np.intp)
+    least = np.empty(m, dtype=np.float32)
     for i, c in enumerate(PLAYER_COLORS):
         mu = model.plastic[c][:3]
         off = (mu + np.array([0.0, 128.0, 128.0])) * inv  # in scaled code units
-        d2[i] = 0.0
+        d2[:] = 0.0
         for ch in range(3):
             np.multiply(chans[ch], np.float32(mul[ch]), out=z)
             z -= np.float32(off[ch])
             np.square(z, out=z)
-            d2[i] += z
-    nearest = np.argmin(d2, axis=0)
-    close = d2.min(axis=0) < np.float32(float(sc["pixel_radius"]) ** 2)
+            d2 += z
+        if i == 0:
+            least[:] = d2
+            continue
+        nearest[d2 < least] = i
+        np.minimum(least, d2, out=least)
+    close = least < np.float32(float(sc["pixel_radius"]) ** 2)
     code = np.where(close, nearest, k)  # k = near no plastic
     counts = np.bincount(city * (k + 1) + code, minlength=n * (k + 1)).reshape(n, k + 1)
     total = np.maximum(keep.sum(axis=1), 1)

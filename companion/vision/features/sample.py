@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import cv2
 import numpy as np
@@ -49,6 +50,8 @@ class SampleGrids:
     wb: FloatArray  # (gy, gx, 2) white-balance points
     # (4,) min u, min v, max u, max v holding every point, when known (``bounds``)
     outer: FloatArray | None = field(default=None, compare=False)
+    # ``points`` when built with the grids (``shifted_grids``: the grids are views into it)
+    stacked: FloatArray | None = field(default=None, compare=False, repr=False)
 
     @property
     def counts(self) -> tuple[int, int, int]:
@@ -62,6 +65,8 @@ class SampleGrids:
     @cached_property
     def points(self) -> FloatArray:
         """All board points, stacked: white balance, spaces, cities; (n, 2)."""
+        if self.stacked is not None:
+            return self.stacked
         return np.concatenate(
             [self.wb.reshape(-1, 2), self.spaces.reshape(-1, 2), self.cities.reshape(-1, 2)]
         )
@@ -85,16 +90,38 @@ def shifted_grids(
     grids: SampleGrids, spaces: FloatArray, cities: FloatArray | None = None
 ) -> SampleGrids:
     """The same grids with every space's (and city's, when given) points moved by its own
-    offset (board points, (n_spaces, 2) and (n_cities, 2))."""
+    offset (board points, (n_spaces, 2) and (n_cities, 2)). The moved points are written
+    straight into their stacked place (``SampleGrids.points``; the grids are views into it)."""
     reach = float(np.abs(spaces).max(initial=0.0))
     if cities is not None:
         reach = max(reach, float(np.abs(cities).max(initial=0.0)))
+    n_wb, n_sp, n_ci = grids.counts
+    stacked = np.empty((n_wb + n_sp + n_ci, 2), dtype=np.float64)
+    stacked[:n_wb] = grids.wb.reshape(-1, 2)
+    _moved(grids.spaces, spaces, stacked[n_wb : n_wb + n_sp])
+    if cities is None:
+        stacked[n_wb + n_sp :] = grids.cities.reshape(-1, 2)
+    else:
+        _moved(grids.cities, cities, stacked[n_wb + n_sp :])
     return SampleGrids(
-        spaces=grids.spaces + spaces[:, None, None, :],
-        cities=grids.cities if cities is None else grids.cities + cities[:, None, None, :],
+        spaces=stacked[n_wb : n_wb + n_sp].reshape(grids.spaces.shape),
+        cities=stacked[n_wb + n_sp :].reshape(grids.cities.shape),
         wb=grids.wb,
         outer=grids.bounds + np.array([-reach, -reach, reach, reach]),
+        stacked=stacked,
     )
+
+
+def _moved(points: FloatArray, by: FloatArray, out: FloatArray) -> None:
+    """``points`` (m, ..., 2), each of the m groups moved by its own offset ``by`` (m, 2),
+    into ``out`` ((m * ...), 2, contiguous). The (u, v) pairs are added as complex numbers
+    u + iv: the same two float sums as a broadcast over the last axis, in far fewer (and
+    longer) inner loops of numpy's."""
+    m = points.shape[0]
+    src = np.ascontiguousarray(points, dtype=np.float64).reshape(m, -1, 2)
+    off = np.ascontiguousarray(by, dtype=np.float64).reshape(m, 1, 2)
+    dst = out.reshape(m, -1, 2)
+    np.add(src.view(np.complex128), off.view(np.complex128), out=dst.view(np.complex128))
 
 
 def subset_grids(grids: SampleGrids, spaces: npt.NDArray[np.int64]) -> SampleGrids:
@@ -310,7 +337,7 @@ def sample_decimated(
     never read (every point keeps its two pixels around it inside the part, or the picture's
     own edge), so the maps are used as they are and the samples are exactly the same."""
     if k <= 1 or (store is not None and k in store):
-        return sample_all(decimate(image, k, store), maps, grids)
+        return sample_all(_bgra_kept(decimate(image, k, store), k, maps, store), maps, grids)
     if region is not None:
         part = decimate(image[region.y0 : region.y1, region.x0 : region.x1], k)
         return sample_all(part, region.maps, grids)
@@ -343,34 +370,90 @@ def sample_decimated(
     return sample_all(kept[0], maps, grids)
 
 
+BGRA_KEY = 2_000_000  # ``store[k + BGRA_KEY]``: the k-times decimated picture as BGRA
+
+
+def _bgra_kept(
+    image: U8Array, k: int, maps: SampleMaps, store: dict[int, U8Array] | None
+) -> U8Array:
+    """``image`` (``store[k]``, the whole k-times decimated picture, or the picture itself
+    for k = 1) as ``remap_points`` would remap it: as BGRA when that pays (``_remaps_bgra``),
+    converted once and kept in ``store`` for the next samplings (locating samples the same
+    decimated picture several times, then reading once more)."""
+    if store is None or not _remaps_bgra(image.shape, maps.n_points):
+        return image
+    kept = store.get(k + BGRA_KEY)
+    if kept is None or kept.shape[:2] != image.shape[:2]:
+        kept = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2BGRA), dtype=np.uint8)
+        store[k + BGRA_KEY] = kept
+    return kept
+
+
 def _decimated_part(image: U8Array, k: int, span: Span, n_points: int) -> U8Array:
     """A picture of ``image``'s k-times decimated size holding the decimated ``span`` (rows
     r0:r1, columns c0:c1 of it) in its place, its other pixels left as they were allocated
     (never read); BGRA when it is to be remapped so (``_remaps_bgra``)."""
     hk, wk = image.shape[0] // k, image.shape[1] // k
     r0, r1, c0, c1 = span
-    part = decimate(image[r0 * k : r1 * k, c0 * k : c1 * k], k)
+    src = image[r0 * k : r1 * k, c0 * k : c1 * k]
     if _remaps_bgra((hk, wk, *image.shape[2:]), n_points):
         four = np.empty((hk, wk, 4), dtype=np.uint8)
-        four[r0:r1, c0:c1] = cv2.cvtColor(part, cv2.COLOR_BGR2BGRA)
+        _into(four[r0:r1, c0:c1], cv2.cvtColor, decimate(src, k), cv2.COLOR_BGR2BGRA)
         return four
     whole = np.empty((hk, wk, *image.shape[2:]), dtype=np.uint8)
-    whole[r0:r1, c0:c1] = part
+    decimate(src, k, dst=whole[r0:r1, c0:c1])  # straight into its place
     return whole
+
+
+def _into(view: U8Array, op: Any, *args: Any, **kw: Any) -> None:
+    """``view[...] = op(*args, **kw)``, written by the OpenCV call straight into ``view``
+    (its ``dst``) when its bindings can (a sub-rectangle of a picture, no copy), else copied."""
+    got = op(*args, dst=view, **kw)
+    if not np.shares_memory(got, view):
+        view[...] = got
 
 
 def patch_px(h: FloatArray, grids: SampleGrids) -> float:
     """Image pixels per patch pixel along a space (median over spaces) under ``h``."""
     ends = project(h, grids.ends)
     d = (ends[1] - ends[0]).reshape(-1, 2)
-    along = float(np.median(np.hypot(d[:, 0], d[:, 1])))
+    along = median(np.hypot(d[:, 0], d[:, 1]))
     return along / float(max(1, grids.spaces.shape[2] - 1))
 
 
-def decimate(image: U8Array, k: int, store: dict[int, U8Array] | None = None) -> U8Array:
+def row_medians(values: FloatArray) -> FloatArray:
+    """``np.median(values, axis=1)`` of a 2-D array: for finite values, each row's middle
+    value of its partition or the mean of its middle two (what numpy's median computes),
+    without the median's own overhead."""
+    k = values.shape[1]
+    if k == 0 or not np.isfinite(values).all():
+        return np.asarray(np.median(values, axis=1), dtype=np.float64)
+    if k % 2:
+        return np.asarray(np.partition(values, k // 2, axis=1)[:, k // 2], dtype=np.float64)
+    part = np.partition(values, [k // 2 - 1, k // 2], axis=1)
+    return np.asarray((part[:, k // 2 - 1] + part[:, k // 2]) / 2.0, dtype=np.float64)
+
+
+def median(values: FloatArray) -> float:
+    """``float(np.median(values))`` of a 1-D array: for finite values, the middle one of its
+    partition or the mean of the middle two (what numpy's median computes), without the
+    median's own overhead (called for every candidate outline of a photo)."""
+    k = len(values)
+    if k == 0 or not np.isfinite(values).all():
+        return float(np.median(values))
+    if k % 2:
+        return float(np.partition(values, k // 2)[k // 2])
+    part = np.partition(values, [k // 2 - 1, k // 2])
+    return float((part[k // 2 - 1] + part[k // 2]) / 2.0)
+
+
+def decimate(
+    image: U8Array, k: int, store: dict[int, U8Array] | None = None, dst: U8Array | None = None
+) -> U8Array:
     """``image`` shrunk k times in each direction by averaging k x k blocks (``INTER_AREA`` at
     an integer ratio: exact and several times faster than at other ratios). ``store`` keeps
-    the results of one picture for the stages that need the same size (locate, then read)."""
+    the results of one picture for the stages that need the same size (locate, then read);
+    ``dst`` (k > 1, no store): where to write them (a view of the decimated size)."""
     if k <= 1:
         return image
     if store is not None and k in store:
@@ -380,6 +463,9 @@ def decimate(image: U8Array, k: int, store: dict[int, U8Array] | None = None) ->
     # Whole blocks only (a remainder of up to k-1 pixels at the right and bottom is dropped):
     # OpenCV's fast integer-ratio path needs the exact ratio.
     src = image[: hk * k, : wk * k] if h >= k and w >= k else image
+    if dst is not None:
+        _into(dst, cv2.resize, src, (wk, hk), interpolation=cv2.INTER_AREA)
+        return dst
     small = cv2.resize(src, (wk, hk), interpolation=cv2.INTER_AREA)
     out = np.asarray(small, dtype=np.uint8)
     if store is not None:

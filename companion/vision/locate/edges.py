@@ -134,12 +134,13 @@ def side_edges(
     u = d / length
     nrm = np.array([-u[1], u[0]])
     base = p + t[:, None] * d  # (n, 2)
-    pts = (
-        base[:, None, None, :]
-        + np.array([-spread, 0.0, spread])[None, :, None, None] * u
-        + offs[None, None, :, None] * nrm
-    )  # (n, 3, m, 2)
-    xy = np.ascontiguousarray(pts.reshape(n * 3, m, 2), dtype=np.float32)
+    # (n, 3, m, 2): base + spread * u + offset * nrm, one coordinate at a time (the same
+    # sums; a broadcast over a last axis of two runs one short loop per point)
+    pts = np.empty((n, 3, m, 2), dtype=np.float32)
+    along = np.array([-spread, 0.0, spread])
+    for c in range(2):
+        pts[..., c] = (base[:, None, None, c] + (along * u[c])[None, :, None]) + offs * nrm[c]
+    xy = pts.reshape(n * 3, m, 2)
     px = cv2.remap(  # type: ignore[call-overload]
         image, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )

@@ -25,6 +25,7 @@ from companion.vision.features.sample import (
     patch_px,
     prefilter_step,
     remap_points,
+    row_medians,
     subset_grids,
 )
 from companion.vision.geometry.geometry import FloatArray
@@ -165,7 +166,7 @@ def sharpness_evened(
     explains more. ``ref``: the print's medians for ``printed`` when already known."""
     if ref is None:
         ref = np.median(np.stack([model.printed[c][GRADIENTS] for c in printed]), axis=0)
-    got = np.median(feats[:, GRADIENTS], axis=0)
+    got = row_medians(feats[:, GRADIENTS].T)  # np.median(..., axis=0)
     ratio = float(np.exp(np.mean(np.log(np.maximum(got, 1e-6) / np.maximum(ref, 1e-6)))))
     ratio = min(max(ratio, 1.0 / 3.0), 1.0)
     if ratio >= 1.0:

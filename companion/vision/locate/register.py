@@ -28,7 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.decide.context import ReadContext, sampling_maps
-from companion.vision.features.sample import SampleGrids, U8Array, sample_decimated, shifted_grids
+from companion.vision.features.sample import (
+    SampleGrids,
+    U8Array,
+    row_medians,
+    sample_decimated,
+    shifted_grids,
+)
 from companion.vision.geometry.geometry import FloatArray, project
 
 log = logging.getLogger(__name__)
@@ -65,25 +71,28 @@ def _pair_shift(
     shifts = np.arange(-reach, reach + 1e-9, step)
     quarter = gap / 4.0
 
+    across = np.ascontiguousarray(profile.T)  # (m, n): a position's values of every profile
+
     def at(x: FloatArray) -> FloatArray:  # linear interpolation of every profile at x (k,)
         x = np.clip(x, 0.0, m - 1.0)
         i = np.minimum(np.floor(x).astype(np.int64), m - 2)
         f = x - i
-        return np.asarray(profile[:, i] * (1 - f) + profile[:, i + 1] * f, dtype=np.float64)
+        got = across[i] * (1 - f)[:, None] + across[i + 1] * f[:, None]  # (k, n)
+        return np.asarray(got, dtype=np.float64)
 
     # Every shift's seven positions at once: the two lines, three points between them and
-    # one outside each (the same interpolation as one shift at a time).
+    # one outside each (the same interpolation as one shift at a time), position-major.
     a = first + shifts
     b = first + gap + shifts
     pos = np.stack([a, b, a + quarter, a + 2 * quarter, b - quarter, a - quarter, b + quarter])
-    vals = at(pos.reshape(-1)).reshape(n, 7, len(shifts))
-    lines = vals[:, 0:2].mean(axis=1)
-    inner = vals[:, 2:5].mean(axis=1)
-    outer = vals[:, 5:7].mean(axis=1)
-    scores = (inner + outer) / 2.0 - lines
+    vals = at(pos.reshape(-1)).reshape(7, len(shifts), n)
+    lines = vals[0:2].mean(axis=0)
+    inner = vals[2:5].mean(axis=0)
+    outer = vals[5:7].mean(axis=0)
+    scores = np.ascontiguousarray(((inner + outer) / 2.0 - lines).T)  # (n, shifts)
     best = np.argmax(scores, axis=1)
     rows = np.arange(n)
-    clear = scores[rows, best] - np.median(scores, axis=1)
+    clear = scores[rows, best] - row_medians(scores)
     # Sub-step: the vertex of the parabola through the best score and its two neighbours.
     lo = np.clip(best - 1, 0, len(shifts) - 1)
     hi = np.clip(best + 1, 0, len(shifts) - 1)
@@ -103,9 +112,10 @@ def measure_shifts(
     cfg = ctx.cfg["register"]
     lo = ctx.layout
     _, ny, nx = gray.shape
-    g = gray.astype(np.float64)
-    rows = g[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2)  # across profile (n, ny)
-    cols = g[:, lo.y(-0.25) : lo.y(0.25), :].mean(axis=1)  # along profile (n, nx)
+    # (summed as float64 straight from the integer patches: the sums of whole numbers are
+    # exact, the same as on a float64 copy of the whole patches)
+    rows = gray[:, :, lo.x(-0.3) : lo.x(0.3)].mean(axis=2, dtype=np.float64)  # across (n, ny)
+    cols = gray[:, lo.y(-0.25) : lo.y(0.25), :].mean(axis=1, dtype=np.float64)  # along (n, nx)
     len_s = nx / lo.scale_len  # samples per box length
     wid_s = ny / lo.scale_wid
     reach = float(cfg["reach"] if reach is None else reach)  # in box widths
@@ -191,7 +201,7 @@ def _shifts(
     fr = _frames(ctx)
     centre, d_along, d_across = fr.centre, fr.d_along, fr.d_across
     grids = fr.grids
-    if offsets is not None:
+    if offsets is not None and offsets.any():  # (none yet, as in local_offsets' first round)
         centre = centre + offsets
         grids = shifted_grids(grids, offsets)
     n, ny, nx, _ = ctx.grids.spaces.shape

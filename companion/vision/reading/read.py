@@ -38,6 +38,7 @@ from companion.vision.features.sample import (
     SampleMaps,
     U8Array,
     maps_region,
+    patch_px,
     sample_decimated,
 )
 from companion.vision.locate.locate import locate_board
@@ -137,9 +138,10 @@ def read_board(
         location = locate_board(image_bgr, context=ctx, store=store)
     h = np.asarray(location.homography, dtype=np.float64)
     grids = reading_grids(ctx, getattr(location, "offsets", None))
-    k, maps = sampling_maps(image_bgr, h, grids)
+    px = patch_px(h, grids)  # once, for the maps and the space length
+    k, maps = sampling_maps(image_bgr, h, grids, px)
     raw = sample_decimated(image_bgr, k, maps, grids, store, h=h)  # as take_samples did
-    samples = balance_samples(raw, ctx, space_px=space_length_px(h, grids))
+    samples = balance_samples(raw, ctx, space_px=space_length_px(h, grids, px))
     reading, _ = read_samples(samples, ctx, profile=profile)
     return reading
 
@@ -250,9 +252,10 @@ class ReadCache:
             self.reset()
             self.key = key
             self.grids = reading_grids(ctx, offsets)
-            self.maps = sampling_maps(image, h, self.grids)
+            px = patch_px(h, self.grids)
+            self.maps = sampling_maps(image, h, self.grids, px)
             self.region = maps_region(self.maps[1], self.maps[0], image.shape)
-            self.space_px = space_length_px(h, self.grids)
+            self.space_px = space_length_px(h, self.grids, px)
         self.frames += 1
         k, maps = self.maps
         raw = sample_decimated(image, k, maps, self.grids, region=self.region)
