@@ -286,7 +286,7 @@ def assess(
     problems: list[Problem] = []
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
-    grades = grade_routes(ev, info, like, cfg.trains_per_player)
+    grades = grade_routes(ev, info, like, cfg.trains_per_player, cannot_tell(model))
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
     hidden_over = (ev.hidden > cfg.hidden_margin).tolist()
@@ -398,11 +398,22 @@ class Grades:
     mixed: BoolArray  # its spaces, each on its own, show another hypothesis seen playing
 
 
+def cannot_tell(model: SpaceModel) -> BoolArray | None:
+    """(5,) per player colour (``PLAYER_COLORS`` order): whether this picture could not tell its
+    trains from its print (the model learnt the trains-on-their-own-print discriminant and
+    ``adapt.own_print_apart`` left that colour's out of the final decision); None where the
+    discriminant is not used at all."""
+    if model.own_print_weight <= 0.0 or model.own_print_apart is None:
+        return None
+    return ~np.asarray(model.own_print_apart, dtype=np.bool_)
+
+
 def grade_routes(
     ev: RouteEvidence,
     info: SpaceLayoutInfo,
     like: dict[str, frozenset[str]],
     trains_per_player: int | None = None,
+    blind: BoolArray | None = None,
 ) -> Grades:
     """Every route's kind and grade for the calibration: a claim on print that may pass for
     those trains, or a free route printed in the colour of trains seen playing (even when the
@@ -413,7 +424,9 @@ def grade_routes(
     print's own look). With ``trains_per_player``, a free ``-own`` route whose length added to
     the trains read in its printed colour goes over it is ``free-full``: a player has that many
     trains, and those read leave no room for it (``room_left``); only while that colour as read
-    is itself within them (a colour read over them breaks the rule: it proves nothing)."""
+    is itself within them (a colour read over them breaks the rule: it proves nothing). With
+    ``blind`` (per player colour, ``cannot_tell``), a free ``-own`` route printed in a colour
+    this picture could not tell from its trains is ``free-blind`` (unless ``free-full``)."""
     n = len(info.route_ids)
     playing = {PLAYER_COLORS[int(c) - 1] for c in ev.choice if c > 0}
     plays = np.array([h is None or h in playing for h in HYPOTHESES])
@@ -434,10 +447,19 @@ def grade_routes(
     if trains_per_player is not None:
         left = room_left(ev.choice, info, trains_per_player)
         full = ~claim & own & (left < 0) & (left + lengths(info) >= 0)
+    unsure_print = np.zeros(n, dtype=bool)
+    if blind is not None:
+        colour = np.asarray(info.own_colour)[info.route_starts]  # -1: no player colour
+        unsure_print = ~claim & own & (colour >= 0) & np.asarray(blind)[np.maximum(colour, 0)]
     kinds = [
-        route_kind(a, b, m, f)
-        for a, b, m, f in zip(
-            claim.tolist(), own.tolist(), mixed.tolist(), full.tolist(), strict=True
+        route_kind(a, b, m, f, u)
+        for a, b, m, f, u in zip(
+            claim.tolist(),
+            own.tolist(),
+            mixed.tolist(),
+            full.tolist(),
+            unsure_print.tolist(),
+            strict=True,
         )
     ]
     return Grades(kinds, grade, mixed)
