@@ -55,7 +55,6 @@ from companion.vision.decide.calibrate import (  # noqa: E402
 )
 from companion.vision.decide.check import (  # noqa: E402
     CheckConfig,
-    cannot_tell,
     grade_routes,
     print_like,
     route_evidence,
@@ -220,7 +219,7 @@ def scored_rows(samples: Samples, truth: Truth, ctx: ReadContext) -> list[Row]:
     ev = route_evidence(res.scores, info, res.model.route_temperature)
     cfg = CheckConfig.load()
     like = print_like(res.model, cfg.print_like_radius)
-    grades = grade_routes(ev, info, like, cfg.trains_per_player, cannot_tell(res.model))
+    grades = grade_routes(ev, info, like, cfg.trains_per_player)
     rows: list[Row] = []
     for k, rid in enumerate(info.route_ids):
         t = routes.get(rid)

@@ -42,7 +42,6 @@ from companion.sim.render import (  # noqa: E402
 )
 from companion.vision.decide.check import (  # noqa: E402
     CheckConfig,
-    cannot_tell,
     grade_routes,
     print_like,
     room_left,
@@ -79,7 +78,7 @@ def picture_rows(
     cfg = CheckConfig.load()
     ev = route_evidence(res.scores, info, res.model.route_temperature)
     like = print_like(res.model, cfg.print_like_radius)
-    grades = grade_routes(ev, info, like, cfg.trains_per_player, cannot_tell(res.model))
+    grades = grade_routes(ev, info, like, cfg.trains_per_player)
     used = trains_read(ev.choice, info).tolist()
     left = room_left(ev.choice, info, cfg.trains_per_player).tolist()
     apart = res.model.own_print_apart

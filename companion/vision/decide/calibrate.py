@@ -7,14 +7,9 @@ Every route and station reading gets a *kind* and a *grade*:
   ``free-own`` (read free, printed in the colour of trains seen playing: its own colour's trains
   may hide on it), ``free-full`` (read free, printed in the colour of trains seen playing, but
   those trains as read leave no room for it under a player's 45: the rules say they cannot hide
-  there unless the colour is over-read elsewhere), ``free-blind`` (read free, printed in the
-  colour of trains seen playing, on a picture that could not tell those trains from their print:
-  ``adapt.own_print_apart`` left that colour's discriminant out, and colour alone decided; on
-  the tuning games with trains on their own print, 7.6 % of these given >= 0.95 as ``free-own``
-  were that colour's trains, against 0.1 % where the discriminant decided), ``claim`` (a claim
-  on print that cannot pass for those trains), ``claim-own`` (a claim on print that may: its
-  own colour above all), each with ``-mixed`` when its spaces, each on its own, do not all show
-  what the route was read as;
+  there unless the colour is over-read elsewhere), ``claim`` (a claim on print that cannot pass
+  for those trains), ``claim-own`` (a claim on print that may: its own colour above all), each
+  with ``-mixed`` when its spaces, each on its own, do not all show what the route was read as;
   ``station`` and ``no-station``;
 * a station of a colour no route is read in is ``station-alone`` (a player builds stations
   beside trains of their own: on an empty board a dark spot read as a station is this kind);
@@ -51,8 +46,6 @@ KINDS: tuple[str, ...] = (
     "free-own-mixed",
     "free-full",
     "free-full-mixed",
-    "free-blind",
-    "free-blind-mixed",
     "claim",
     "claim-mixed",
     "claim-own",
@@ -71,15 +64,11 @@ def logit(p: Any) -> FloatArray:
     return out
 
 
-def route_kind(claim: bool, own: bool, mixed: bool, full: bool = False, blind: bool = False) -> str:
+def route_kind(claim: bool, own: bool, mixed: bool, full: bool = False) -> str:
     """The kind of a route reading (``KINDS``); ``full``: a free route on its own colour's print
-    whose trains, as read, leave no room for it (``free-full``); ``blind``: a free route on its
-    own colour's print that this picture could not tell from those trains (``free-blind``; the
-    rule of ``full`` first)."""
+    whose trains, as read, leave no room for it (``free-full``)."""
     if not claim and own and full:
         base = "free-full"
-    elif not claim and own and blind:
-        base = "free-blind"
     else:
         base = ("claim" if claim else "free") + ("-own" if own else "")
     return base + ("-mixed" if mixed else "")

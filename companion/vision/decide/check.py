@@ -17,8 +17,10 @@ before the reading is used: low confidence; routes whose spaces disagree; a clai
 route printed in a colour that may pass for those trains (its own colour above all: the colours
 cannot tell, only the plastic's relief); a free route printed in a player's colour where that
 colour's trains are nearly as likely as the print (unless that colour's trains, as read, leave
-no room for the route under a player's 45: the ``free-full`` kind, calibrated on its own);
-impossible combinations. Thresholds live in ``companion/data/vision_check.json``.
+no room for the route under a player's 45: the ``free-full`` kind, calibrated on its own); a
+free route printed in such a colour on a picture that could not tell those trains from their
+print (``blind_print.py``); impossible combinations. Thresholds live in
+``companion/data/vision_check.json``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
+from companion.vision.decide.blind_print import blind_routes, cannot_tell
 from companion.vision.decide.calibrate import (
     load_calibration,
     logit,
@@ -81,6 +84,10 @@ class CheckConfig:
     # hidden_margin and station_confidence then make way for the calibration); None: the rules
     # as before calibration (kept for the benchmarks' comparison).
     sure: float | None = None
+    # With ``sure``: a route read free on the print of a colour seen playing, on a picture that
+    # could not tell that colour's trains from its print (``blind_print.py``), is listed
+    # whatever its calibrated share: this picture cannot settle it (as ``print-unsettled``)
+    list_blind: bool = True
 
     @staticmethod
     def load(overrides: dict[str, Any] | None = None) -> CheckConfig:
@@ -99,6 +106,7 @@ class CheckConfig:
             changed=float(data["changed"]),
             profile_fit=float(data["profile_fit"]),
             sure=None if data.get("sure") is None else float(data["sure"]),
+            list_blind=bool(data.get("list_blind", True)),
         )
 
 
@@ -286,7 +294,8 @@ def assess(
     problems: list[Problem] = []
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
-    grades = grade_routes(ev, info, like, cfg.trains_per_player, cannot_tell(model))
+    grades = grade_routes(ev, info, like, cfg.trains_per_player)
+    blind = blind_routes(grades.kinds, info, cannot_tell(model)).tolist()  # blind_print.py
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
     hidden_over = (ev.hidden > cfg.hidden_margin).tolist()
@@ -315,6 +324,8 @@ def assess(
             # fit saw too few such readings to vouch for them)
             if calibrated[rid] < cfg.sure or unsure[k]:
                 put(rid, "unsure")
+            if cfg.list_blind and blind[k]:
+                put(rid, "blind-print")
         else:  # the rules before calibration (benchmarks compare them)
             look_alike = c is not None and c in like.get(printed, frozenset())
             hidden = printed in playing and hidden_over[k]
@@ -398,22 +409,11 @@ class Grades:
     mixed: BoolArray  # its spaces, each on its own, show another hypothesis seen playing
 
 
-def cannot_tell(model: SpaceModel) -> BoolArray | None:
-    """(5,) per player colour (``PLAYER_COLORS`` order): whether this picture could not tell its
-    trains from its print (the model learnt the trains-on-their-own-print discriminant and
-    ``adapt.own_print_apart`` left that colour's out of the final decision); None where the
-    discriminant is not used at all."""
-    if model.own_print_weight <= 0.0 or model.own_print_apart is None:
-        return None
-    return ~np.asarray(model.own_print_apart, dtype=np.bool_)
-
-
 def grade_routes(
     ev: RouteEvidence,
     info: SpaceLayoutInfo,
     like: dict[str, frozenset[str]],
     trains_per_player: int | None = None,
-    blind: BoolArray | None = None,
 ) -> Grades:
     """Every route's kind and grade for the calibration: a claim on print that may pass for
     those trains, or a free route printed in the colour of trains seen playing (even when the
@@ -424,9 +424,7 @@ def grade_routes(
     print's own look). With ``trains_per_player``, a free ``-own`` route whose length added to
     the trains read in its printed colour goes over it is ``free-full``: a player has that many
     trains, and those read leave no room for it (``room_left``); only while that colour as read
-    is itself within them (a colour read over them breaks the rule: it proves nothing). With
-    ``blind`` (per player colour, ``cannot_tell``), a free ``-own`` route printed in a colour
-    this picture could not tell from its trains is ``free-blind`` (unless ``free-full``)."""
+    is itself within them (a colour read over them breaks the rule: it proves nothing)."""
     n = len(info.route_ids)
     playing = {PLAYER_COLORS[int(c) - 1] for c in ev.choice if c > 0}
     plays = np.array([h is None or h in playing for h in HYPOTHESES])
@@ -447,19 +445,10 @@ def grade_routes(
     if trains_per_player is not None:
         left = room_left(ev.choice, info, trains_per_player)
         full = ~claim & own & (left < 0) & (left + lengths(info) >= 0)
-    unsure_print = np.zeros(n, dtype=bool)
-    if blind is not None:
-        colour = np.asarray(info.own_colour)[info.route_starts]  # -1: no player colour
-        unsure_print = ~claim & own & (colour >= 0) & np.asarray(blind)[np.maximum(colour, 0)]
     kinds = [
-        route_kind(a, b, m, f, u)
-        for a, b, m, f, u in zip(
-            claim.tolist(),
-            own.tolist(),
-            mixed.tolist(),
-            full.tolist(),
-            unsure_print.tolist(),
-            strict=True,
+        route_kind(a, b, m, f)
+        for a, b, m, f in zip(
+            claim.tolist(), own.tolist(), mixed.tolist(), full.tolist(), strict=True
         )
     ]
     return Grades(kinds, grade, mixed)

@@ -1,6 +1,5 @@
-"""The calibration's context term ``free-blind`` (companion.vision.decide.calibrate): a route read
-free on the print of a colour seen playing, on a picture that could not tell that colour's trains
-from its print, is calibrated on its own, and listed when its own steps call it unsure."""
+"""A free route on the print of a colour this picture could not tell from its trains
+(companion.vision.decide.blind_print) is listed by check.assess whatever its calibration."""
 
 from __future__ import annotations
 
@@ -10,11 +9,11 @@ import numpy as np
 import pytest
 
 from companion.vision.decide import check
-from companion.vision.decide.calibrate import KINDS, Calibration, Steps, route_kind
+from companion.vision.decide.blind_print import blind_routes, cannot_tell
+from companion.vision.decide.calibrate import Calibration, Steps
 from companion.vision.decide.check import (
     CheckConfig,
     assess,
-    cannot_tell,
     grade_routes,
     print_like,
     route_evidence,
@@ -22,24 +21,6 @@ from companion.vision.decide.check import (
 from companion.vision.decide.classify import HYPOTHESES
 from companion.vision.decide.context import ReadContext
 from companion.vision.types import PLAYER_COLORS, BoardReading
-
-
-def test_blind_is_a_kind_of_free_route_on_its_own_colours_print() -> None:
-    assert route_kind(False, True, False, blind=True) == "free-blind"
-    assert route_kind(False, True, True, blind=True) == "free-blind-mixed"
-    assert route_kind(False, True, False, True, True) == "free-full"  # the rules first
-    assert route_kind(True, True, False, blind=True) == "claim-own"  # a claim is never blind
-    assert route_kind(False, False, False, blind=True) == "free"  # nor another print
-    assert route_kind(False, True, False) == "free-own"
-    every = {
-        route_kind(a, b, c, d, e)
-        for a in (0, 1)
-        for b in (0, 1)
-        for c in (0, 1)
-        for d in (0, 1)
-        for e in (0, 1)
-    }
-    assert {"free-blind", "free-blind-mixed"} <= every <= set(KINDS)
 
 
 def test_cannot_tell_is_the_colours_the_discriminant_left_out(ctx: ReadContext) -> None:
@@ -64,27 +45,30 @@ def _yellow_plays_beside_a_free_yellow_route(ctx: ReadContext) -> tuple[np.ndarr
     return s, own, grey
 
 
-def test_a_free_route_is_blind_only_where_its_printed_colour_is(ctx: ReadContext) -> None:
+def test_only_free_routes_on_a_blind_colours_print_are_blind(ctx: ReadContext) -> None:
     info = ctx.info
     s, own, grey = _yellow_plays_beside_a_free_yellow_route(ctx)
     ev = route_evidence(s, info, ctx.model.route_temperature)
     like = print_like(ctx.model, CheckConfig.load().print_like_radius)
+    kinds = grade_routes(ev, info, like, 45).kinds
     k, j = info.route_ids.index(own), info.route_ids.index(grey)
+    assert kinds[k] == "free-own" and kinds[j] == "claim"
     yellow = np.array([c == "yellow" for c in PLAYER_COLORS])
-    assert grade_routes(ev, info, like, 45).kinds[k] == "free-own"
-    assert grade_routes(ev, info, like, 45, ~yellow).kinds[k] == "free-own"  # others blind
-    blind = grade_routes(ev, info, like, 45, yellow)
-    assert blind.kinds[k] == "free-blind"
-    assert blind.kinds[j] == "claim"  # yellow trains on grey print stay what they were
-    free = [
-        i
-        for i, rid in enumerate(info.route_ids)
-        if ev.choice[i] == 0 and info.printed_colors[info.route_starts[i]] != "yellow"
-    ]
-    assert free and all(not blind.kinds[i].startswith("free-blind") for i in free)
+    assert not blind_routes(kinds, info, None).any()
+    assert not blind_routes(kinds, info, ~yellow)[k]  # other colours blind
+    got = blind_routes(kinds, info, yellow)
+    assert got[k] and not got[j]  # yellow trains on grey print: not this case
+    # every other yellow-printed route read free is blind too (yellow plays); nothing else
+    printed = [info.printed_colors[int(a)] for a in info.route_starts]
+    expect = [p == "yellow" and ev.choice[i] == 0 for i, p in enumerate(printed)]
+    assert got.tolist() == expect
+    # a route the rules settle (free-full) and one not on its own colour's print are not blind
+    settled = ["free-full" if i == k else x for i, x in enumerate(kinds)]
+    assert not blind_routes(settled, info, yellow)[k]
+    assert not blind_routes(["free"] * len(kinds), info, np.ones(5, dtype=bool)).any()
 
 
-def test_assess_calibrates_a_blind_route_by_its_own_steps(
+def test_assess_lists_a_blind_route_whatever_its_calibration(
     ctx: ReadContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     g = ctx.geometry
@@ -97,28 +81,28 @@ def test_assess_calibrates_a_blind_route_by_its_own_steps(
     )
     lengths = {r: g.routes[r].length for r in g.route_ids}
     sure = Steps((-30.0,), (0.999,), (1000,))
-    cal = Calibration(
-        {
-            "free": sure,
-            "free-own": sure,
-            "claim": sure,
-            "no-station": sure,
-            "free-blind": Steps((-30.0, 10.0), (0.9, 0.999), (100, 100)),
-        }
-    )
-    cfg = CheckConfig.load({"sure": 0.95})
+    kinds = ("free", "free-own", "claim", "no-station")
+    monkeypatch.setattr(check, "load_calibration", lambda: Calibration(dict.fromkeys(kinds, sure)))
     yellow = PLAYER_COLORS.index("yellow")
     apart = np.ones(len(PLAYER_COLORS), dtype=bool)
     seeing = replace(ctx.model, own_print_weight=1.0, own_print_apart=apart)
     apart_not = apart.copy()
     apart_not[yellow] = False
     blind = replace(ctx.model, own_print_weight=1.0, own_print_apart=apart_not)
-    monkeypatch.setattr(check, "load_calibration", lambda: cal)
-    out = assess(reading, s, ctx.info, seeing, lengths, cfg)
+    ruled = CheckConfig.load({"sure": 0.95})
+    assert ruled.list_blind  # as shipped
+    out = assess(reading, s, ctx.info, seeing, lengths, ruled)
     assert out.routes[own] is None and out.routes[grey] == "yellow"
-    assert out.calibrated[own] >= 0.99 and own not in out.check
-    out = assess(reading, s, ctx.info, blind, lengths, cfg)
-    assert out.routes[own] is None  # the reading is the same; only its confidence
-    assert abs(out.calibrated[own] - 0.9) < 1e-9
-    assert own in out.check and out.why[own] == ["unsure"]
+    assert out.calibrated[own] >= 0.99 and own not in out.check  # told apart: as calibrated
+    out = assess(reading, s, ctx.info, blind, lengths, ruled)
+    assert out.routes[own] is None  # the reading is the same; it is listed
+    assert out.calibrated[own] >= 0.99
+    assert own in out.check and out.why[own] == ["blind-print"]
     assert grey not in out.check
+    off = assess(
+        reading, s, ctx.info, blind, lengths, CheckConfig.load({"sure": 0.95, "list_blind": False})
+    )
+    assert own not in off.check
+    # before calibration (the benchmarks' comparison) the rule is not used
+    old = assess(reading, s, ctx.info, blind, lengths, CheckConfig.load({"sure": None}))
+    assert "blind-print" not in old.why.get(own, [])
