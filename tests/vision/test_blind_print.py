@@ -54,18 +54,29 @@ def test_only_free_routes_on_a_blind_colours_print_are_blind(ctx: ReadContext) -
     k, j = info.route_ids.index(own), info.route_ids.index(grey)
     assert kinds[k] == "free-own" and kinds[j] == "claim"
     yellow = np.array([c == "yellow" for c in PLAYER_COLORS])
-    assert not blind_routes(kinds, info, None).any()
-    assert not blind_routes(kinds, info, ~yellow)[k]  # other colours blind
-    got = blind_routes(kinds, info, yellow)
+    c = ev.choice
+    assert not blind_routes(kinds, c, info, None, 1000, 9).any()
+    assert not blind_routes(kinds, c, info, ~yellow, 1000, 9)[k]  # other colours blind
+    got = blind_routes(kinds, c, info, yellow, 1000, 0)
     assert got[k] and not got[j]  # yellow trains on grey print: not this case
-    # every other yellow-printed route read free is blind too (yellow plays); nothing else
+    # every yellow-printed route read free is blind (yellow plays); nothing else
     printed = [info.printed_colors[int(a)] for a in info.route_starts]
-    expect = [p == "yellow" and ev.choice[i] == 0 for i, p in enumerate(printed)]
-    assert got.tolist() == expect
+    length = np.diff(np.r_[info.route_starts, len(info.printed_colors)])
+    free_yellow = [p == "yellow" and c[i] == 0 for i, p in enumerate(printed)]
+    assert got.tolist() == free_yellow
+    # yellow seen on the grey route's spaces only: blind while under few_trains; else only the
+    # routes at most ``short`` spaces long
+    seen = int(length[j])
+    assert blind_routes(kinds, c, info, yellow, seen + 1, 0).tolist() == free_yellow
+    assert not blind_routes(kinds, c, info, yellow, seen, 0).any()
+    short = blind_routes(kinds, c, info, yellow, seen, 2).tolist()
+    assert short == [f and int(n) <= 2 for f, n in zip(free_yellow, length, strict=True)]
+    assert any(short) and not all(x for x, f in zip(short, free_yellow, strict=True) if f)
     # a route the rules settle (free-full) and one not on its own colour's print are not blind
     settled = ["free-full" if i == k else x for i, x in enumerate(kinds)]
-    assert not blind_routes(settled, info, yellow)[k]
-    assert not blind_routes(["free"] * len(kinds), info, np.ones(5, dtype=bool)).any()
+    assert not blind_routes(settled, c, info, yellow, 1000, 9)[k]
+    every = np.ones(5, dtype=bool)
+    assert not blind_routes(["free"] * len(kinds), c, info, every, 1000, 9).any()
 
 
 def test_assess_lists_a_blind_route_whatever_its_calibration(
@@ -90,7 +101,7 @@ def test_assess_lists_a_blind_route_whatever_its_calibration(
     apart_not[yellow] = False
     blind = replace(ctx.model, own_print_weight=1.0, own_print_apart=apart_not)
     ruled = CheckConfig.load({"sure": 0.95})
-    assert ruled.list_blind  # as shipped
+    assert ruled.list_blind and ruled.blind_few_trains > 3  # as shipped
     out = assess(reading, s, ctx.info, seeing, lengths, ruled)
     assert out.routes[own] is None and out.routes[grey] == "yellow"
     assert out.calibrated[own] >= 0.99 and own not in out.check  # told apart: as calibrated
@@ -99,6 +110,9 @@ def test_assess_lists_a_blind_route_whatever_its_calibration(
     assert out.calibrated[own] >= 0.99
     assert own in out.check and out.why[own] == ["blind-print"]
     assert grey not in out.check
+    # yellow seen on more spaces than that, and the route longer: as calibrated
+    many = CheckConfig.load({"sure": 0.95, "blind_few_trains": 1, "blind_short": 0})
+    assert own not in assess(reading, s, ctx.info, blind, lengths, many).check
     off = assess(
         reading, s, ctx.info, blind, lengths, CheckConfig.load({"sure": 0.95, "list_blind": False})
     )

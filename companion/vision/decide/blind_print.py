@@ -5,15 +5,20 @@ Where a route is printed in a player colour, its colour cannot tell that colour'
 the print (``check.print_like``); only the picture's trains-on-their-own-print discriminant can
 (``adapt.own_print_terms``). Where ``adapt.own_print_apart`` leaves a colour's discriminant out
 of the final decision (its trains and its print not apart on this picture), a route printed in
-that colour and read free rests on colour alone: the reading cannot say whether that colour's
-trains stand on it. ``check.assess`` lists it (reason ``blind-print``, ``vision_check.json``
-``list_blind``), whatever its calibrated share, as it lists claims on a print the picture did
-not show (``print-unsettled``).
+that colour and read free rests on colour alone. ``check.assess`` lists it (reason
+``blind-print``, ``vision_check.json`` ``list_blind``), whatever its calibrated share, where
+nothing else on the board vouches for it: that colour's trains are seen on fewer than
+``blind_few_trains`` spaces of the whole board (a colour seen so little, and not told from its
+print, may have its trains on that print), or the route is at most ``blind_short`` spaces long
+(one space of its print's colour, nothing else of the route to tell).
 
 On tuning own-print games (seeds 6000-6599 at 900-1,300 px, ``tools/silent_stats.py``), 45 of
-the 69 routes read free on their own colour's print, wrong and calibrated >= ``sure``, were of
-this case: 7.6 % of its 591 readings there, against 0.1 % of the others (the calibration's
-fitting sets see few such pictures, and pool them with the rest of ``free-own``).
+the 69 routes read free on their own colour's print, wrong and calibrated >= ``sure``, were
+printed in a colour the picture could not tell (7.6 % of the 591 such readings, against 0.1 %
+of the others; the calibration's fitting sets see few such pictures, and pool them with the
+rest of ``free-own``). All 45 are of the two cases above (135 readings): the rest of a blind
+colour's free print, 456 readings there, was right, and listing it all cost up to 10 more
+routes on a picture of one colour on both lanes.
 """
 
 from __future__ import annotations
@@ -36,14 +41,29 @@ def cannot_tell(model: SpaceModel) -> BoolArray | None:
     return ~np.asarray(model.own_print_apart, dtype=np.bool_)
 
 
-def blind_routes(kinds: list[str], info: SpaceLayoutInfo, blind: BoolArray | None) -> BoolArray:
+def blind_routes(
+    kinds: list[str],
+    choice: npt.NDArray[np.int64],
+    info: SpaceLayoutInfo,
+    blind: BoolArray | None,
+    few_trains: int,
+    short: int,
+) -> BoolArray:
     """Per route (``info.route_ids`` order): read free on the print of a colour seen playing
     (calibration kind ``free-own`` or ``free-own-mixed``: not ``free-full``, which the trains as
-    read settle) and printed in a colour of ``blind`` (``cannot_tell``)."""
+    read settle), printed in a colour of ``blind`` (``cannot_tell``), and either that colour's
+    trains read on fewer than ``few_trains`` spaces of the whole board (``choice``: each route's
+    hypothesis index, 0 free) or the route at most ``short`` spaces long."""
     n = len(kinds)
     if blind is None:
         return np.zeros(n, dtype=np.bool_)
-    colour = np.asarray(info.own_colour)[info.route_starts]  # -1: no player colour
+    starts = np.asarray(info.route_starts)
+    colour = np.asarray(info.own_colour)[starts]  # -1: no player colour
+    length = np.diff(np.r_[starts, len(info.printed_colors)])
+    used = np.zeros(len(blind) + 1, dtype=np.int64)  # per hypothesis: trains read (free first)
+    np.add.at(used, np.asarray(choice, dtype=np.int64), length)
+    few = used[colour + 1] < few_trains
     own = np.array([k.startswith("free-own") for k in kinds], dtype=np.bool_)
-    out: BoolArray = own & (colour >= 0) & np.asarray(blind, dtype=np.bool_)[np.maximum(colour, 0)]
+    cannot = np.asarray(blind, dtype=np.bool_)[np.maximum(colour, 0)]
+    out: BoolArray = own & (colour >= 0) & cannot & (few | (length <= short))
     return out

@@ -86,8 +86,10 @@ class CheckConfig:
     sure: float | None = None
     # With ``sure``: a route read free on the print of a colour seen playing, on a picture that
     # could not tell that colour's trains from its print (``blind_print.py``), is listed
-    # whatever its calibrated share: this picture cannot settle it (as ``print-unsettled``)
+    # whatever its calibrated share ...
     list_blind: bool = True
+    blind_few_trains: int = 10  # ... when that colour's trains are read on fewer spaces
+    blind_short: int = 1  # ... or the route has at most this many spaces
 
     @staticmethod
     def load(overrides: dict[str, Any] | None = None) -> CheckConfig:
@@ -107,6 +109,8 @@ class CheckConfig:
             profile_fit=float(data["profile_fit"]),
             sure=None if data.get("sure") is None else float(data["sure"]),
             list_blind=bool(data.get("list_blind", True)),
+            blind_few_trains=int(data.get("blind_few_trains", 10)),
+            blind_short=int(data.get("blind_short", 1)),
         )
 
 
@@ -295,7 +299,9 @@ def assess(
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
     grades = grade_routes(ev, info, like, cfg.trains_per_player)
-    blind = blind_routes(grades.kinds, info, cannot_tell(model)).tolist()  # blind_print.py
+    blind = blind_routes(  # blind_print.py
+        grades.kinds, ev.choice, info, cannot_tell(model), cfg.blind_few_trains, cfg.blind_short
+    ).tolist()
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
     hidden_over = (ev.hidden > cfg.hidden_margin).tolist()
