@@ -90,6 +90,7 @@ class CheckConfig:
     list_blind: bool = True
     blind_few_trains: int = 10  # ... when that colour's trains are read on fewer spaces
     blind_short: int = 1  # ... or the route has at most this many spaces
+    blind_grade: float = 15.0  # ... and its grade (the print's case) is under this
 
     @staticmethod
     def load(overrides: dict[str, Any] | None = None) -> CheckConfig:
@@ -111,6 +112,7 @@ class CheckConfig:
             list_blind=bool(data.get("list_blind", True)),
             blind_few_trains=int(data.get("blind_few_trains", 10)),
             blind_short=int(data.get("blind_short", 1)),
+            blind_grade=float(data.get("blind_grade", 15.0)),
         )
 
 
@@ -299,8 +301,9 @@ def assess(
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
     grades = grade_routes(ev, info, like, cfg.trains_per_player)
-    blind = blind_routes(  # blind_print.py
-        grades.kinds, ev.choice, info, cannot_tell(model), cfg.blind_few_trains, cfg.blind_short
+    limits = (cfg.blind_few_trains, cfg.blind_short, cfg.blind_grade)  # blind_print.py
+    blind = blind_routes(
+        grades.kinds, grades.grade, ev.choice, info, cannot_tell(model), limits
     ).tolist()
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
