@@ -17,8 +17,10 @@ before the reading is used: low confidence; routes whose spaces disagree; a clai
 route printed in a colour that may pass for those trains (its own colour above all: the colours
 cannot tell, only the plastic's relief); a free route printed in a player's colour where that
 colour's trains are nearly as likely as the print (unless that colour's trains, as read, leave
-no room for the route under a player's 45: the ``free-full`` kind, calibrated on its own);
-impossible combinations. Thresholds live in ``companion/data/vision_check.json``.
+no room for the route under a player's 45: the ``free-full`` kind, calibrated on its own); a
+free route printed in such a colour on a picture that could not tell those trains from their
+print (``blind_print.py``); impossible combinations. Thresholds live in
+``companion/data/vision_check.json``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
+from companion.vision.decide.blind_print import blind_routes, cannot_tell
 from companion.vision.decide.calibrate import (
     load_calibration,
     logit,
@@ -81,6 +84,13 @@ class CheckConfig:
     # hidden_margin and station_confidence then make way for the calibration); None: the rules
     # as before calibration (kept for the benchmarks' comparison).
     sure: float | None = None
+    # With ``sure``: a route read free on the print of a colour seen playing, on a picture that
+    # could not tell that colour's trains from its print (``blind_print.py``), is listed
+    # whatever its calibrated share ...
+    list_blind: bool = True
+    blind_few_trains: int = 10  # ... when that colour's trains are read on fewer spaces
+    blind_short: int = 1  # ... or the route has at most this many spaces
+    blind_grade: float = 15.0  # ... and its grade (the print's case) is under this
 
     @staticmethod
     def load(overrides: dict[str, Any] | None = None) -> CheckConfig:
@@ -99,6 +109,10 @@ class CheckConfig:
             changed=float(data["changed"]),
             profile_fit=float(data["profile_fit"]),
             sure=None if data.get("sure") is None else float(data["sure"]),
+            list_blind=bool(data.get("list_blind", True)),
+            blind_few_trains=int(data.get("blind_few_trains", 10)),
+            blind_short=int(data.get("blind_short", 1)),
+            blind_grade=float(data.get("blind_grade", 15.0)),
         )
 
 
@@ -287,6 +301,10 @@ def assess(
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
     grades = grade_routes(ev, info, like, cfg.trains_per_player)
+    limits = (cfg.blind_few_trains, cfg.blind_short, cfg.blind_grade)  # blind_print.py
+    blind = blind_routes(
+        grades.kinds, grades.grade, ev.choice, info, cannot_tell(model), limits
+    ).tolist()
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
     hidden_over = (ev.hidden > cfg.hidden_margin).tolist()
@@ -315,6 +333,8 @@ def assess(
             # fit saw too few such readings to vouch for them)
             if calibrated[rid] < cfg.sure or unsure[k]:
                 put(rid, "unsure")
+            if cfg.list_blind and blind[k]:
+                put(rid, "blind-print")
         else:  # the rules before calibration (benchmarks compare them)
             look_alike = c is not None and c in like.get(printed, frozenset())
             hidden = printed in playing and hidden_over[k]
