@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
+from companion.vision.decide.own_route import route_values
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -200,7 +201,8 @@ def own_print_scores(
     only the colours set there (``own_print_apart``; default all learnt). ``route`` (n,): each
     space's route; given, a route's spaces change together: each takes the discriminant of its
     route's least train-like space (trains cover every space of a claimed route; a print that
-    looks like trains on some of its spaces, in a shadow or beside another lane, is print)."""
+    looks like trains on some of its spaces, in a shadow or beside another lane, is print), or
+    of the next where that is clearly trains (``own_route.route_values``)."""
     learnt = np.isfinite(terms[:, 0])
     if apart is not None:
         learnt &= apart
@@ -211,10 +213,8 @@ def own_print_scores(
     col = 1 + own[rows]
     t = terms[own[rows]]
     seen = weight * (t[:, 1] + (x[rows] * t[:, 2:]).sum(axis=1))
-    if route is not None:
-        low = np.full(int(route.max()) + 1, np.inf)
-        np.minimum.at(low, route[rows], seen)
-        seen = low[route[rows]]
+    if route is not None:  # the least train-like space's, or the next if clearly trains
+        seen = route_values(seen, route[rows])
     odds = t[:, 0] * seen + (1.0 - t[:, 0]) * (out[rows, col] - out[rows, 0])
     both = np.logaddexp(out[rows, 0], out[rows, col])
     out[rows, 0] = both - np.logaddexp(0.0, odds)
