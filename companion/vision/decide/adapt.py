@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.own_route import route_values
+from companion.vision.decide.own_route import even_odds, route_values, within_trains
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -362,13 +362,18 @@ def own_print_final(
     """The final round's ``own_print_scores``: ``gate`` is (the colours apart, each space's
     route, a player's trains). A colour that the discriminant would give more trains than a
     player has (``decide``: every route's hypothesis and confidence from the scores) is left
-    out: this picture's discriminant then takes its print for trains."""
+    out: this picture's discriminant then takes its print for trains; but over by a route or
+    so, only its least train-like route is (``own_route.within_trains``), and read at even odds
+    between its trains and its print (``own_route.even_odds``: not sure either way)."""
     apart, route, most = gate
-    apart = apart.copy()
+    doubt = np.full(len(own), -1)  # routes left out by within_trains: even odds, not the colours'
     while True:
-        out = own_print_scores(scores, x, own, terms, weight, apart, route)
-        trains = np.bincount(decide(out)[0][route], minlength=1 + len(apart))[1:]
+        out = even_odds(own_print_scores(scores, x, own, terms, weight, apart, route), doubt)
+        claimed = decide(out)[0][route]  # each space's route's hypothesis
+        trains = np.bincount(claimed, minlength=1 + len(apart))[1:]
         over = apart & (trains > most)
         if not over.any():
             return out
-        apart &= ~over
+        left, keep = within_trains(x, own, terms, (route, claimed), trains - most, over)
+        doubt = np.where(left != own, own, doubt)
+        own, apart = left, apart & keep
