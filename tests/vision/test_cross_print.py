@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.decide.cross_print import across, axis, best_split, cross_config
+from companion.vision.decide.cross_print import across, axis, best_split, cross_config, left_out
 from companion.vision.decide.own_print import Groups
 from companion.vision.types import PLAYER_COLORS
 
@@ -89,6 +89,7 @@ def test_a_colour_seen_twice_elsewhere_is_read_by_the_other_colours_relief() -> 
     keep their terms."""
     elsewhere, opened = _black(3, 2, 14, 5)
     x, g, learnt, clear = _picture(4, elsewhere, opened)
+    assert left_out(learnt, g.open_).tolist() == [c == BLACK for c in range(5)]  # red: absent
     terms, apart, where = across(x, g, learnt, COLUMNS, clear)
     assert apart[BLACK] and terms[BLACK, 2] == 0.0 and 0.0 < terms[BLACK, 0] < 1.0
     s = x @ terms[BLACK, 2:] + terms[BLACK, 1]

@@ -93,6 +93,15 @@ def best_split(values: FloatArray, least: int) -> tuple[float, float, float]:
     return float(apart[j]), float(lo_mean[j]), float(hi_mean[j])
 
 
+def left_out(learnt: Learnt, open_: IntArray) -> BoolArray:
+    """(5,) the colours ``own_print.learn`` leaves out (not learnt, or not apart) that have
+    open spaces (``Groups.open_``)."""
+    terms, apart, _ = learnt
+    k = len(PLAYER_COLORS)
+    left = ~(apart & np.isfinite(terms[:, 0]))
+    return np.asarray(left & (np.bincount(open_[open_ >= 0], minlength=k) > 0), dtype=np.bool_)
+
+
 def fits(s: FloatArray, route: IntArray, spread: float, cfg: dict[str, float]) -> bool:
     """Whether a colour's open spaces read along the axis (``s``: their projections less the
     threshold; ``route``: their routes) look like its trains and its print and nothing
@@ -134,9 +143,8 @@ def across(
     k = len(PLAYER_COLORS)
     if c["min_separation"] <= 0.0:
         return learnt
-    left = ~(apart & np.isfinite(terms[:, 0]))
     open_ = np.asarray(groups.open_)
-    left &= np.bincount(open_[open_ >= 0], minlength=k) > 0
+    left = left_out(learnt, open_)
     if not left.any():
         return learnt
     rel = np.array([j for j, col in enumerate(columns) if col >= HUE_COLUMNS], dtype=np.int64)
@@ -192,7 +200,7 @@ def from_learn(
     ``own_print.unlikeness``, measured with ``settings``: its variance floor
     (``own_print_like``'s) and the fewest trains a colour is measured against (its min
     spaces)."""
-    if cross_config()["min_separation"] <= 0.0:
-        return learnt
+    if cross_config()["min_separation"] <= 0.0 or not left_out(learnt, groups.open_).any():
+        return learnt  # nothing to do: and no unlikeness to measure
     clear = unlike(x, groups, *settings)
     return across(x, groups, learnt, columns, clear)
