@@ -135,8 +135,8 @@ def test_trains_on_their_own_print_are_told_apart_only_where_this_picture_separa
 
 def test_a_colour_the_discriminant_would_give_more_trains_than_a_player_has_is_left_out() -> None:
     """Four one-space routes printed red, all train-like to the discriminant: within a
-    player's trains (here 4) they read red; over them (here 3) red's discriminant is left out
-    and the scores stay as they were (free)."""
+    player's trains (here 4) they read red; over them by more than a route (here 0) red's
+    discriminant is left out and the scores stay as they were (free)."""
     red = PLAYER_COLORS.index("red")
     k = len(PLAYER_COLORS)
     terms = np.full((k, 3), np.nan)
@@ -153,5 +153,10 @@ def test_a_colour_the_discriminant_would_give_more_trains_than_a_player_has_is_l
     apart = np.array([c == "red" for c in PLAYER_COLORS])
     within = own_print_final(scores, x, own, terms, 1.0, (apart, route, 4), decide)
     assert (decide(within)[0] == 1 + red).all()
-    over = own_print_final(scores, x, own, terms, 1.0, (apart, route, 3), decide)
+    over = own_print_final(scores, x, own, terms, 1.0, (apart, route, 0), decide)
     assert np.array_equal(over, scores)
+    # over by one space (within own_route's slack): only one route leaves the discriminant,
+    # at even odds between red and free; the others read red
+    by_one = own_print_final(scores, x, own, terms, 1.0, (apart, route, 3), decide)
+    even = by_one[:, 0] == by_one[:, 1 + red]
+    assert even.sum() == 1 and (decide(by_one[~even])[0] == 1 + red).all()

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
+from companion.vision.decide.own_route import even_odds, route_values, within_trains
 from companion.vision.features.exact import pair_sq_dist
 from companion.vision.types import PLAYER_COLORS
 
@@ -201,7 +202,8 @@ def own_print_scores(
     only the colours set there (``own_print_apart``; default all learnt). ``route`` (n,): each
     space's route; given, a route's spaces change together: each takes the discriminant of its
     route's least train-like space (trains cover every space of a claimed route; a print that
-    looks like trains on some of its spaces, in a shadow or beside another lane, is print)."""
+    looks like trains on some of its spaces, in a shadow or beside another lane, is print), or
+    of the next where that is clearly trains (``own_route.route_values``)."""
     learnt = np.isfinite(terms[:, 0])
     if apart is not None:
         learnt &= apart
@@ -212,10 +214,8 @@ def own_print_scores(
     col = 1 + own[rows]
     t = terms[own[rows]]
     seen = weight * (t[:, 1] + (x[rows] * t[:, 2:]).sum(axis=1))
-    if route is not None:
-        low = np.full(int(route.max()) + 1, np.inf)
-        np.minimum.at(low, route[rows], seen)
-        seen = low[route[rows]]
+    if route is not None:  # the least train-like space's, or the next if clearly trains
+        seen = route_values(seen, route[rows])
     odds = t[:, 0] * seen + (1.0 - t[:, 0]) * (out[rows, col] - out[rows, 0])
     both = np.logaddexp(out[rows, 0], out[rows, col])
     out[rows, 0] = both - np.logaddexp(0.0, odds)
@@ -363,13 +363,18 @@ def own_print_final(
     """The final round's ``own_print_scores``: ``gate`` is (the colours apart, each space's
     route, a player's trains). A colour that the discriminant would give more trains than a
     player has (``decide``: every route's hypothesis and confidence from the scores) is left
-    out: this picture's discriminant then takes its print for trains."""
+    out: this picture's discriminant then takes its print for trains; but over by a route or
+    so, only its least train-like route is (``own_route.within_trains``), and read at even odds
+    between its trains and its print (``own_route.even_odds``: not sure either way)."""
     apart, route, most = gate
-    apart = apart.copy()
+    doubt = np.full(len(own), -1)  # routes left out by within_trains: even odds, not the colours'
     while True:
-        out = own_print_scores(scores, x, own, terms, weight, apart, route)
-        trains = np.bincount(decide(out)[0][route], minlength=1 + len(apart))[1:]
+        out = even_odds(own_print_scores(scores, x, own, terms, weight, apart, route), doubt)
+        claimed = decide(out)[0][route]  # each space's route's hypothesis
+        trains = np.bincount(claimed, minlength=1 + len(apart))[1:]
         over = apart & (trains > most)
         if not over.any():
             return out
-        apart &= ~over
+        left, keep = within_trains(x, own, terms, (route, claimed), trains - most, over)
+        doubt = np.where(left != own, own, doubt)
+        own, apart = left, apart & keep

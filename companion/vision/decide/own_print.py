@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
+from companion.vision.decide.cross_print import from_learn
 from companion.vision.decide.own_relief import learn_with_relief
 from companion.vision.types import PLAYER_COLORS
 
@@ -251,7 +252,8 @@ def from_reading(
     opt = (model.own_print_gate, model.own_print_like, model.own_print_pooled)
     stand = (cfg["min_separation"], cfg["like"], cfg["others_max_error"])
     cols = model.own_print_columns  # own_relief.py: and on the relief alone
-    return learn_with_relief(x, g, args, (*opt, stand), cols, learn, unlikeness)
+    learnt = learn_with_relief(x, g, args, (*opt, stand), cols, learn, unlikeness)
+    return from_learn(x, g, learnt, cols, unlikeness, (opt[1][1], args[0]))  # cross_print.py
 
 
 @cache
