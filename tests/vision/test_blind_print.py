@@ -17,6 +17,7 @@ from companion.vision.decide.check import (
     grade_routes,
     print_like,
     route_evidence,
+    trains_read,
 )
 from companion.vision.decide.classify import HYPOTHESES
 from companion.vision.decide.context import ReadContext
@@ -55,10 +56,11 @@ def test_only_free_routes_on_a_blind_colours_print_are_blind(ctx: ReadContext) -
     assert kinds[k] == "free-own" and kinds[j] == "claim"
     yellow = np.array([c == "yellow" for c in PLAYER_COLORS])
     c = ev.choice
+    u = trains_read(c, info)
     g = grade_routes(ev, info, like, 45).grade
-    assert not blind_routes(kinds, g, c, info, None, (1000, 9, 99.0)).any()
-    assert not blind_routes(kinds, g, c, info, ~yellow, (1000, 9, 99.0))[k]  # other colours blind
-    got = blind_routes(kinds, g, c, info, yellow, (1000, 0, 99.0))
+    assert not blind_routes(kinds, g, u, info, None, (1000, 9, 99.0)).any()
+    assert not blind_routes(kinds, g, u, info, ~yellow, (1000, 9, 99.0))[k]  # other colours blind
+    got = blind_routes(kinds, g, u, info, yellow, (1000, 0, 99.0))
     assert got[k] and not got[j]  # yellow trains on grey print: not this case
     # every yellow-printed route read free is blind (yellow plays); nothing else
     printed = [info.printed_colors[int(a)] for a in info.route_starts]
@@ -68,20 +70,20 @@ def test_only_free_routes_on_a_blind_colours_print_are_blind(ctx: ReadContext) -
     # yellow seen on the grey route's spaces only: blind while under few_trains; else only the
     # routes at most ``short`` spaces long
     seen = int(length[j])
-    assert blind_routes(kinds, g, c, info, yellow, (seen + 1, 0, 99.0)).tolist() == free_yellow
-    assert not blind_routes(kinds, g, c, info, yellow, (seen, 0, 99.0)).any()
-    short = blind_routes(kinds, g, c, info, yellow, (seen, 2, 99.0)).tolist()
+    assert blind_routes(kinds, g, u, info, yellow, (seen + 1, 0, 99.0)).tolist() == free_yellow
+    assert not blind_routes(kinds, g, u, info, yellow, (seen, 0, 99.0)).any()
+    short = blind_routes(kinds, g, u, info, yellow, (seen, 2, 99.0)).tolist()
     assert short == [f and int(n) <= 2 for f, n in zip(free_yellow, length, strict=True)]
     assert any(short) and not all(x for x, f in zip(short, free_yellow, strict=True) if f)
     # a free route whose print wins by more than the grade limit is not blind
     assert g[k] < 99.0
-    assert not blind_routes(kinds, g, c, info, yellow, (1000, 9, float(g[k])))[k]
-    assert blind_routes(kinds, g, c, info, yellow, (1000, 9, float(g[k]) + 0.01))[k]
+    assert not blind_routes(kinds, g, u, info, yellow, (1000, 9, float(g[k])))[k]
+    assert blind_routes(kinds, g, u, info, yellow, (1000, 9, float(g[k]) + 0.01))[k]
     # a route the rules settle (free-full) and one not on its own colour's print are not blind
     settled = ["free-full" if i == k else x for i, x in enumerate(kinds)]
-    assert not blind_routes(settled, g, c, info, yellow, (1000, 9, 99.0))[k]
+    assert not blind_routes(settled, g, u, info, yellow, (1000, 9, 99.0))[k]
     every = np.ones(5, dtype=bool)
-    assert not blind_routes(["free"] * len(kinds), g, c, info, every, (1000, 9, 99.0)).any()
+    assert not blind_routes(["free"] * len(kinds), g, u, info, every, (1000, 9, 99.0)).any()
 
 
 def test_assess_lists_a_blind_route_whatever_its_calibration(

@@ -45,7 +45,7 @@ def cannot_tell(model: SpaceModel) -> BoolArray | None:
 def blind_routes(
     kinds: list[str],
     grade: npt.NDArray[np.float64],
-    choice: npt.NDArray[np.int64],
+    used: npt.NDArray[np.int64],
     info: SpaceLayoutInfo,
     blind: BoolArray | None,
     limits: tuple[int, int, float],
@@ -54,8 +54,9 @@ def blind_routes(
     (calibration kind ``free-own`` or ``free-own-mixed``: not ``free-full``, which the trains as
     read settle), printed in a colour of ``blind`` (``cannot_tell``), with a grade (the print's
     case over those trains, ``calibrate.route_grades``) under ``limits[2]``, and either that
-    colour's trains read on fewer than ``limits[0]`` spaces of the whole board (``choice``: each
-    route's hypothesis index, 0 free) or the route at most ``limits[1]`` spaces long."""
+    colour's trains read on fewer than ``limits[0]`` spaces of the whole board (``used``: the
+    trains read per hypothesis, free first, ``check.trains_read``) or the route at most
+    ``limits[1]`` spaces long."""
     few_trains, short, under = limits
     n = len(kinds)
     if blind is None:
@@ -63,9 +64,7 @@ def blind_routes(
     starts = np.asarray(info.route_starts)
     colour = np.asarray(info.own_colour)[starts]  # -1: no player colour
     length = np.diff(np.r_[starts, len(info.printed_colors)])
-    used = np.zeros(len(blind) + 1, dtype=np.int64)  # per hypothesis: trains read (free first)
-    np.add.at(used, np.asarray(choice, dtype=np.int64), length)
-    few = used[colour + 1] < few_trains
+    few = np.asarray(used)[colour + 1] < few_trains
     own = np.array([k.startswith("free-own") for k in kinds], dtype=np.bool_)
     cannot = np.asarray(blind, dtype=np.bool_)[np.maximum(colour, 0)]
     weak = np.asarray(grade, dtype=np.float64) < under

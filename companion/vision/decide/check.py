@@ -109,10 +109,10 @@ class CheckConfig:
             changed=float(data["changed"]),
             profile_fit=float(data["profile_fit"]),
             sure=None if data.get("sure") is None else float(data["sure"]),
-            list_blind=bool(data.get("list_blind", True)),
-            blind_few_trains=int(data.get("blind_few_trains", 10)),
-            blind_short=int(data.get("blind_short", 1)),
-            blind_grade=float(data.get("blind_grade", 15.0)),
+            list_blind=bool(data["list_blind"]),
+            blind_few_trains=int(data["blind_few_trains"]),
+            blind_short=int(data["blind_short"]),
+            blind_grade=float(data["blind_grade"]),
         )
 
 
@@ -301,9 +301,10 @@ def assess(
     like = print_like(model, cfg.print_like_radius)
     playing = {c for c in routes.values() if c is not None}
     grades = grade_routes(ev, info, like, cfg.trains_per_player)
+    used_a = trains_read(ev.choice, info)  # as room_left counts them
     limits = (cfg.blind_few_trains, cfg.blind_short, cfg.blind_grade)  # blind_print.py
     blind = blind_routes(
-        grades.kinds, grades.grade, ev.choice, info, cannot_tell(model), limits
+        grades.kinds, grades.grade, used_a, info, cannot_tell(model), limits
     ).tolist()
     mixed = grades.mixed.tolist()
     unsure = (ev.confidence < cfg.route_confidence).tolist()
@@ -357,7 +358,7 @@ def assess(
             put(a, "double-same-color")
             put(b, "double-same-color")
     length = lengths(info).tolist()
-    used = trains_read(ev.choice, info).tolist()  # as room_left counts them
+    used = used_a.tolist()
     for colour in PLAYER_COLORS:
         mine = [k for k, rid in enumerate(ids) if routes[rid] == colour]
         trains = used[HYPOTHESES.index(colour)]
