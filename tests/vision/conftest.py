@@ -18,7 +18,7 @@ import pytest
 from companion.sim.render import BoardRenderer
 from companion.vision.decide.context import ReadContext, make_context
 from companion.vision.geometry.geometry import corners_homography, load_geometry, project
-from companion.vision.types import PLAYER_COLORS
+from companion.vision.types import PLAYER_COLORS, BoardReading
 
 REPO = Path(__file__).resolve().parents[2]
 PHOTOS = REPO / ".." / "shared" / "photos"
@@ -157,3 +157,24 @@ class Drawing:
 @pytest.fixture(scope="session")
 def drawing() -> type[Drawing]:
     return Drawing
+
+
+def _free_reading(ctx: ReadContext, station_confidence: float = 0.999) -> BoardReading:
+    """A reading of ``ctx``'s board: every route free (confidence 1), no station (confidence
+    ``station_confidence``)."""
+    g = ctx.geometry
+    return BoardReading(
+        routes={r: None for r in g.route_ids},
+        stations={c: None for c in g.city_ids},
+        confidence={
+            **{r: 1.0 for r in g.route_ids},
+            **{c: station_confidence for c in g.city_ids},
+        },
+        spaces={r: [None] * len(g.spaces[r]) for r in g.route_ids},
+    )
+
+
+@pytest.fixture(scope="session")
+def free_reading() -> Any:
+    """``_free_reading``, a new reading each call (tests/vision is not a package)."""
+    return _free_reading

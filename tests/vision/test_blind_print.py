@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from companion.vision.decide.check import (
 )
 from companion.vision.decide.classify import HYPOTHESES
 from companion.vision.decide.context import ReadContext
-from companion.vision.types import PLAYER_COLORS, BoardReading
+from companion.vision.types import PLAYER_COLORS
 
 
 def test_cannot_tell_is_the_colours_the_discriminant_left_out(ctx: ReadContext) -> None:
@@ -87,16 +88,11 @@ def test_only_free_routes_on_a_blind_colours_print_are_blind(ctx: ReadContext) -
 
 
 def test_assess_lists_a_blind_route_whatever_its_calibration(
-    ctx: ReadContext, monkeypatch: pytest.MonkeyPatch
+    ctx: ReadContext, monkeypatch: pytest.MonkeyPatch, free_reading: Any
 ) -> None:
     g = ctx.geometry
     s, own, grey = _yellow_plays_beside_a_free_yellow_route(ctx)
-    reading = BoardReading(
-        routes={r: None for r in g.route_ids},
-        stations={c: None for c in g.city_ids},
-        confidence={**{r: 1.0 for r in g.route_ids}, **{c: 0.999 for c in g.city_ids}},
-        spaces={r: [None] * len(g.spaces[r]) for r in g.route_ids},
-    )
+    reading = free_reading(ctx)
     lengths = {r: g.routes[r].length for r in g.route_ids}
     sure = Steps((-30.0,), (0.999,), (1000,))
     kinds = ("free", "free-own", "claim", "no-station")

@@ -3,6 +3,8 @@ decided from it (check.assess with ``sure``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from companion.vision.decide.calibrate import (
@@ -26,7 +28,6 @@ from companion.vision.decide.check import (
 )
 from companion.vision.decide.classify import HYPOTHESES
 from companion.vision.decide.context import ReadContext
-from companion.vision.types import BoardReading
 
 
 def test_fitted_steps_rise_with_the_grade_and_match_the_shares() -> None:
@@ -93,14 +94,11 @@ def _scores(ctx: ReadContext) -> np.ndarray:
     return s
 
 
-def test_the_check_list_lists_what_the_calibration_calls_unsure(ctx: ReadContext) -> None:
+def test_the_check_list_lists_what_the_calibration_calls_unsure(
+    ctx: ReadContext, free_reading: Any
+) -> None:
     g = ctx.geometry
-    reading = BoardReading(
-        routes={r: None for r in g.route_ids},
-        stations={c: None for c in g.city_ids},
-        confidence={**{r: 1.0 for r in g.route_ids}, **{c: 0.999 for c in g.city_ids}},
-        spaces={r: [None] * len(g.spaces[r]) for r in g.route_ids},
-    )
+    reading = free_reading(ctx)
     lengths = {r: g.routes[r].length for r in g.route_ids}
     own = next(r for r in g.route_ids if g.routes[r].color == "yellow")
     grey = next(r for r in g.route_ids if g.routes[r].color == "grey")

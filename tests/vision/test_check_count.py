@@ -4,12 +4,13 @@ a caller passes, and the count is the geometry's route lengths summed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from companion.vision.decide.check import CheckConfig, assess, room_left, trains_read
 from companion.vision.decide.classify import HYPOTHESES
 from companion.vision.decide.context import ReadContext
-from companion.vision.types import BoardReading
 
 
 def test_trains_read_are_the_route_lengths_summed_per_colour(ctx: ReadContext) -> None:
@@ -27,7 +28,7 @@ def test_trains_read_are_the_route_lengths_summed_per_colour(ctx: ReadContext) -
     assert np.array_equal(left[mine], 45 - used[own[mine]] - length[mine])
 
 
-def test_too_many_trains_are_counted_from_the_layout(ctx: ReadContext) -> None:
+def test_too_many_trains_are_counted_from_the_layout(ctx: ReadContext, free_reading: Any) -> None:
     g, info = ctx.geometry, ctx.info
     n = len(info.printed_colors)
     s = np.zeros((n, len(HYPOTHESES)))
@@ -43,12 +44,7 @@ def test_too_many_trains_are_counted_from_the_layout(ctx: ReadContext) -> None:
             s[sl] = 0.0
             s[sl, red] = 10.0
             total += g.routes[r].length
-    reading = BoardReading(
-        routes={r: None for r in g.route_ids},
-        stations={c: None for c in g.city_ids},
-        confidence={**{r: 1.0 for r in g.route_ids}, **{c: 0.99 for c in g.city_ids}},
-        spaces={r: [None] * len(g.spaces[r]) for r in g.route_ids},
-    )
+    reading = free_reading(ctx, 0.99)
     lengths = {r: g.routes[r].length for r in g.route_ids}
     cfg = CheckConfig.load()
     given = assess(reading, s, info, ctx.model, lengths, cfg)

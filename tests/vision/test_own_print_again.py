@@ -39,12 +39,8 @@ def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return all(np.array_equal(u, v, equal_nan=True) for u, v in zip(a, b, strict=True))
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_same_call_again_gives_the_same_result_without_learning(
-    ctx: ReadContext, seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    printed, cues, model, info, seen, x = _inputs(ctx, seed)
-    fresh = own_print._from_reading(printed, cues, model, info, seen, x)
+def _count_learning(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time ``from_reading`` learns anew."""
     calls: list[int] = []
     anew = own_print._from_reading
 
@@ -53,6 +49,16 @@ def test_the_same_call_again_gives_the_same_result_without_learning(
         return anew(*args)
 
     monkeypatch.setattr(own_print, "_from_reading", counted)
+    return calls
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_same_call_again_gives_the_same_result_without_learning(
+    ctx: ReadContext, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    printed, cues, model, info, seen, x = _inputs(ctx, seed)
+    fresh = own_print._from_reading(printed, cues, model, info, seen, x)
+    calls = _count_learning(monkeypatch)
     first = own_print.from_reading(printed, cues, model, info, seen, x)
     copies = tuple(a.copy() for a in seen)
     again = own_print.from_reading(printed, cues.copy(), model, info, copies, x)
@@ -67,14 +73,8 @@ def test_a_changed_reading_or_changed_features_are_learnt_anew(
     ctx: ReadContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     printed, cues, model, info, seen, x = _inputs(ctx, 3)
-    calls: list[int] = []
-    anew = own_print._from_reading
-
-    def counted(*args: Any) -> Any:
-        calls.append(1)
-        return anew(*args)
-
-    monkeypatch.setattr(own_print, "_from_reading", counted)
+    anew = own_print._from_reading  # learns anew, uncounted
+    calls = _count_learning(monkeypatch)
     own_print.from_reading(printed, cues, model, info, seen, x)
     trains, prints, got, sure_free = seen
     other = (trains, prints, got, ~sure_free)
