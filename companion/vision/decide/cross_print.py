@@ -102,22 +102,38 @@ def left_out(learnt: Learnt, open_: IntArray) -> BoolArray:
     return np.asarray(left & (np.bincount(open_[open_ >= 0], minlength=k) > 0), dtype=np.bool_)
 
 
+def route_ends(s: FloatArray, route: IntArray, odd: int) -> tuple[FloatArray, FloatArray]:
+    """Per route (in ``np.unique`` order) its least train-like space's value in ``s`` (of a
+    route with at least ``odd`` spaces, 0: none, its second least: one odd space does not make
+    a route of trains look like print, as ``own_route`` reads a route) and its most
+    train-like's."""
+    rows = np.unique(route, return_inverse=True)[1].ravel()
+    n = int(rows.max(initial=-1)) + 1
+    if not n:
+        return np.zeros(0), np.zeros(0)
+    order = np.lexsort((s, rows))
+    counts = np.bincount(rows, minlength=n)
+    first = np.cumsum(counts) - counts  # each route's first place in ``order``
+    skip = ((odd > 0) & (counts >= odd)).astype(np.int64)
+    low, high = s[order[first + skip]], s[order[first + counts - 1]]
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+
+
 def fits(s: FloatArray, route: IntArray, spread: float, cfg: dict[str, float]) -> bool:
     """Whether a colour's open spaces read along the axis (``s``: their projections less the
     threshold; ``route``: their routes) look like its trains and its print and nothing
     between: no route has spaces ``margin`` pooled standard deviations on both sides of the
     threshold (a route is all trains or all print: on renders, red trains show spaces of
     print-like relief), and every route's least train-like space is that far from it, or the
-    spaces split into two groups ``split_separation`` apart on either side of it."""
+    spaces split into two groups ``split_separation`` apart on either side of it: of a route
+    of at least ``odd_spaces`` spaces, its second least train-like space (``route_ends``; on
+    renders, a black train route's one space of weak relief left black out, 18 spaces)."""
     margin = cfg["margin"] * spread
-    rows = np.unique(route, return_inverse=True)[1]
-    low = np.full(int(rows.max(initial=-1)) + 1, np.inf)
-    high = np.full(len(low), -np.inf)
-    np.minimum.at(low, rows, s)
-    np.maximum.at(high, rows, s)
+    low, high = route_ends(s, route, 0)
     if not len(low) or ((low < -margin) & (high > margin)).mean() > cfg["max_mixed"]:
         return False
-    if (np.abs(low) < margin).mean() <= cfg["max_ambiguous"]:
+    least = route_ends(s, route, int(cfg.get("odd_spaces", 0)))[0]
+    if (np.abs(least) < margin).mean() <= cfg["max_ambiguous"]:
         return True
     split, lower, upper = best_split(s, int(cfg["split_least"]))
     return split >= cfg["split_separation"] and lower < 0.0 < upper
