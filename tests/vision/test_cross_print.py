@@ -177,6 +177,27 @@ def test_one_weak_space_on_a_long_route_of_trains_does_not_leave_the_colour_out(
     assert not across(x, two, learnt, COLUMNS, clear)[1][BLACK]
 
 
+def test_one_train_like_space_on_a_long_free_route_is_set_aside_for_a_firm_colour() -> None:
+    """A free black route of three spaces, two clearly print and one train-like (on renders, a
+    river line across a free black space): set aside where every black train elsewhere lies on
+    the trains' side (``odd_max_error`` 0), and black is read by the axis, that route print; not
+    where the colour's trains elsewhere may fall short (red's relief, ``odd_max_error`` under
+    the share that does, here -1), nor judged by every space (``odd_clear`` infinite)."""
+    elsewhere, opened = _black(12, 6, 12, 6)
+    x, g, learnt, clear = _picture(13, elsewhere, opened)
+    black = np.flatnonzero(g.prints == BLACK)
+    route = g.route.copy()
+    route[black[[12, 13]]] = route[black[0]]  # print, print and a train
+    odd = dataclasses.replace(g, route=route)
+    terms, apart, _ = across(x, odd, learnt, COLUMNS, clear)
+    assert apart[BLACK]
+    s = x[black] @ terms[BLACK, 2:] + terms[BLACK, 1]
+    assert (s[12:14] < 0).all() and s[0] > 0
+    for changed in ({"odd_max_error": -1.0}, {"odd_clear": np.inf}):
+        cfg = {**cross_config(), **changed}
+        assert not across(x, odd, learnt, COLUMNS, clear, cfg)[1][BLACK]
+
+
 def test_too_few_colours_to_learn_from_or_off() -> None:
     """With one other colour's trains seen (fewer than ``min_colours``), or the module off,
     black stays left out."""

@@ -127,12 +127,19 @@ def fits(s: FloatArray, route: IntArray, spread: float, cfg: dict[str, float]) -
     print-like relief), and every route's least train-like space is that far from it, or the
     spaces split into two groups ``split_separation`` apart on either side of it: of a route
     of at least ``odd_spaces`` spaces, its second least train-like space (``route_ends``; on
-    renders, a black train route's one space of weak relief left black out, 18 spaces)."""
+    renders, a black train route's one space of weak relief left black out, 18 spaces). Nor
+    is a route of at least ``odd_spaces`` spaces mixed whose second most train-like space lies
+    ``odd_clear`` pooled standard deviations under the threshold (a free route's one odd space:
+    on renders, a river line across free black print); ``across`` sets that aside only for a
+    colour whose trains elsewhere are at most ``odd_max_error`` under the threshold (red trains
+    on renders show print-like spaces, and their routes look just so)."""
     margin = cfg["margin"] * spread
     low, high = route_ends(s, route, 0)
-    if not len(low) or ((low < -margin) & (high > margin)).mean() > cfg["max_mixed"]:
+    second = -route_ends(-s, route, int(cfg["odd_spaces"]))[0]
+    odd = second < -cfg["odd_clear"] * spread
+    if not len(low) or ((low < -margin) & (high > margin) & ~odd).mean() > cfg["max_mixed"]:
         return False
-    least = route_ends(s, route, int(cfg.get("odd_spaces", 0)))[0]
+    least = route_ends(s, route, int(cfg["odd_spaces"]))[0]
     if (np.abs(least) < margin).mean() <= cfg["max_ambiguous"]:
         return True
     split, lower, upper = best_split(s, int(cfg["split_least"]))
@@ -192,7 +199,9 @@ def across(
             continue
         if (own.mean() - mp) / spread < c["target_separation"]:
             continue
-        if not fits(z[open_ == colour] @ w - bias, groups.route[open_ == colour], spread, c):
+        firm = (own < bias).mean() <= c["odd_max_error"]  # else no odd space set aside
+        judged = c if firm else {**c, "odd_clear": np.inf}
+        if not fits(z[open_ == colour] @ w - bias, groups.route[open_ == colour], spread, judged):
             continue
         m = min(int(t.sum()), int(p.sum()))
         terms[colour] = 0.0
