@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from companion.vision.decide.cross_print import across, axis, best_split, cross_config, left_out
+from companion.vision.decide.cross_print import (
+    across,
+    axis,
+    best_split,
+    cross_config,
+    left_out,
+    route_ends,
+)
 from companion.vision.decide.own_print import Groups
 from companion.vision.types import PLAYER_COLORS
 
@@ -134,6 +141,61 @@ def test_routes_of_trains_and_print_at_once_leave_the_colour_out() -> None:
     between = x.copy()
     between[black, 1:] = np.random.default_rng(14).normal([1.9, 1.8], 0.4, (18, 2))
     assert not across(between, g, learnt, COLUMNS, clear)[1][BLACK]
+
+
+def test_route_ends_take_the_second_least_on_long_routes() -> None:
+    """Per route its least and most; on a route of at least ``odd`` spaces, its second least."""
+    s = np.array([5.0, -1.0, 0.5, 2.0, -3.0, 4.0, 1.0])
+    route = np.array([7, 7, 7, 2, 2, 9, 9])  # routes 2 and 9: two spaces; 7: three
+    low, high = route_ends(s, route, 3)
+    assert low.tolist() == [-3.0, 0.5, 1.0] and high.tolist() == [2.0, 5.0, 4.0]
+    assert route_ends(s, route, 0)[0].tolist() == [-3.0, -1.0, 1.0]
+    assert route_ends(np.zeros(0), np.zeros(0, np.int64), 3)[0].shape == (0,)
+
+
+def test_one_weak_space_on_a_long_route_of_trains_does_not_leave_the_colour_out() -> None:
+    """Every black space holds a black train, one of a three-space route's with the relief
+    halfway to print's (on renders at 1,000 px, black left out for it: 18 spaces): the route,
+    read by its second least train-like space as ``own_route`` reads it, is trains, and black
+    is read by the axis; judged by its least (``odd_spaces`` 0) it lies at the threshold, the
+    spaces do not split either side of it, and black stays left out. Not so on a route of two."""
+    elsewhere, opened = _black(8, 6, 19, 0)
+    opened[0] = [2.0, 1.8]  # halfway between the trains' relief and the print's
+    x, g, learnt, clear = _picture(9, elsewhere, opened)
+    black = np.flatnonzero(g.prints == BLACK)
+    route = g.route.copy()
+    route[black[[1, 2]]] = route[black[0]]
+    three = dataclasses.replace(g, route=route)
+    terms, apart, _ = across(x, three, learnt, COLUMNS, clear)
+    assert apart[BLACK]
+    s = x[black] @ terms[BLACK, 2:] + terms[BLACK, 1]
+    assert (s[1:] > 0).all()
+    every = {**cross_config(), "odd_spaces": 0.0}
+    assert not across(x, three, learnt, COLUMNS, clear, every)[1][BLACK]
+    route[black[2]] = route[black[3]]
+    two = dataclasses.replace(g, route=route)
+    assert not across(x, two, learnt, COLUMNS, clear)[1][BLACK]
+
+
+def test_one_train_like_space_on_a_long_free_route_is_set_aside_for_a_firm_colour() -> None:
+    """A free black route of three spaces, two clearly print and one train-like (on renders, a
+    river line across a free black space): set aside where every black train elsewhere lies on
+    the trains' side (``odd_max_error`` 0), and black is read by the axis, that route print; not
+    where the colour's trains elsewhere may fall short (red's relief, ``odd_max_error`` under
+    the share that does, here -1), nor judged by every space (``odd_clear`` infinite)."""
+    elsewhere, opened = _black(12, 6, 12, 6)
+    x, g, learnt, clear = _picture(13, elsewhere, opened)
+    black = np.flatnonzero(g.prints == BLACK)
+    route = g.route.copy()
+    route[black[[12, 13]]] = route[black[0]]  # print, print and a train
+    odd = dataclasses.replace(g, route=route)
+    terms, apart, _ = across(x, odd, learnt, COLUMNS, clear)
+    assert apart[BLACK]
+    s = x[black] @ terms[BLACK, 2:] + terms[BLACK, 1]
+    assert (s[12:14] < 0).all() and s[0] > 0
+    for changed in ({"odd_max_error": -1.0}, {"odd_clear": np.inf}):
+        cfg = {**cross_config(), **changed}
+        assert not across(x, odd, learnt, COLUMNS, clear, cfg)[1][BLACK]
 
 
 def test_too_few_colours_to_learn_from_or_off() -> None:

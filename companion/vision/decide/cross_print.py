@@ -102,22 +102,45 @@ def left_out(learnt: Learnt, open_: IntArray) -> BoolArray:
     return np.asarray(left & (np.bincount(open_[open_ >= 0], minlength=k) > 0), dtype=np.bool_)
 
 
+def route_ends(s: FloatArray, route: IntArray, odd: int) -> tuple[FloatArray, FloatArray]:
+    """Per route (in ``np.unique`` order) its least train-like space's value in ``s`` (of a
+    route with at least ``odd`` spaces, 0: none, its second least: one odd space does not make
+    a route of trains look like print, as ``own_route`` reads a route) and its most
+    train-like's."""
+    rows = np.unique(route, return_inverse=True)[1].ravel()
+    n = int(rows.max(initial=-1)) + 1
+    if not n:
+        return np.zeros(0), np.zeros(0)
+    order = np.lexsort((s, rows))
+    counts = np.bincount(rows, minlength=n)
+    first = np.cumsum(counts) - counts  # each route's first place in ``order``
+    skip = ((odd > 0) & (counts >= odd)).astype(np.int64)
+    low, high = s[order[first + skip]], s[order[first + counts - 1]]
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+
+
 def fits(s: FloatArray, route: IntArray, spread: float, cfg: dict[str, float]) -> bool:
     """Whether a colour's open spaces read along the axis (``s``: their projections less the
     threshold; ``route``: their routes) look like its trains and its print and nothing
     between: no route has spaces ``margin`` pooled standard deviations on both sides of the
     threshold (a route is all trains or all print: on renders, red trains show spaces of
     print-like relief), and every route's least train-like space is that far from it, or the
-    spaces split into two groups ``split_separation`` apart on either side of it."""
+    spaces split into two groups ``split_separation`` apart on either side of it: of a route
+    of at least ``odd_spaces`` spaces, its second least train-like space (``route_ends``; on
+    renders, a black train route's one space of weak relief left black out, 18 spaces). Nor
+    is a route of at least ``odd_spaces`` spaces mixed whose second most train-like space lies
+    ``odd_clear`` pooled standard deviations under the threshold (a free route's one odd space:
+    on renders, a river line across free black print); ``across`` sets that aside only for a
+    colour whose trains elsewhere are at most ``odd_max_error`` under the threshold (red trains
+    on renders show print-like spaces, and their routes look just so)."""
     margin = cfg["margin"] * spread
-    rows = np.unique(route, return_inverse=True)[1]
-    low = np.full(int(rows.max(initial=-1)) + 1, np.inf)
-    high = np.full(len(low), -np.inf)
-    np.minimum.at(low, rows, s)
-    np.maximum.at(high, rows, s)
-    if not len(low) or ((low < -margin) & (high > margin)).mean() > cfg["max_mixed"]:
+    low, high = route_ends(s, route, 0)
+    second = -route_ends(-s, route, int(cfg["odd_spaces"]))[0]
+    odd = second < -cfg["odd_clear"] * spread
+    if not len(low) or ((low < -margin) & (high > margin) & ~odd).mean() > cfg["max_mixed"]:
         return False
-    if (np.abs(low) < margin).mean() <= cfg["max_ambiguous"]:
+    least = route_ends(s, route, int(cfg["odd_spaces"]))[0]
+    if (np.abs(least) < margin).mean() <= cfg["max_ambiguous"]:
         return True
     split, lower, upper = best_split(s, int(cfg["split_least"]))
     return split >= cfg["split_separation"] and lower < 0.0 < upper
@@ -176,7 +199,9 @@ def across(
             continue
         if (own.mean() - mp) / spread < c["target_separation"]:
             continue
-        if not fits(z[open_ == colour] @ w - bias, groups.route[open_ == colour], spread, c):
+        firm = (own < bias).mean() <= c["odd_max_error"]  # else no odd space set aside
+        judged = c if firm else {**c, "odd_clear": np.inf}
+        if not fits(z[open_ == colour] @ w - bias, groups.route[open_ == colour], spread, judged):
             continue
         m = min(int(t.sum()), int(p.sum()))
         terms[colour] = 0.0
