@@ -144,12 +144,15 @@ def test_routes_of_trains_and_print_at_once_leave_the_colour_out() -> None:
 
 
 def test_route_ends_take_the_second_least_on_long_routes() -> None:
-    """Per route its least and most; on a route of at least ``odd`` spaces, its second least."""
+    """Per route its least and most; on a route of at least ``odd`` spaces, its second least
+    and second most (elsewhere the least and most again)."""
     s = np.array([5.0, -1.0, 0.5, 2.0, -3.0, 4.0, 1.0])
     route = np.array([7, 7, 7, 2, 2, 9, 9])  # routes 2 and 9: two spaces; 7: three
-    low, high = route_ends(s, route, 3)
-    assert low.tolist() == [-3.0, 0.5, 1.0] and high.tolist() == [2.0, 5.0, 4.0]
-    assert route_ends(s, route, 0)[0].tolist() == [-3.0, -1.0, 1.0]
+    low, high, second_low, second_high = route_ends(s, route, 3)
+    assert second_low.tolist() == [-3.0, 0.5, 1.0] and high.tolist() == [2.0, 5.0, 4.0]
+    assert low.tolist() == [-3.0, -1.0, 1.0] and second_high.tolist() == [2.0, 0.5, 4.0]
+    assert route_ends(s, route, 0)[2].tolist() == [-3.0, -1.0, 1.0]
+    assert route_ends(s, route, 0)[3].tolist() == [2.0, 5.0, 4.0]
     assert route_ends(np.zeros(0), np.zeros(0, np.int64), 3)[0].shape == (0,)
 
 

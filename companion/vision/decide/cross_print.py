@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
+from companion.vision.decide.own_route import by_route
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -102,21 +103,17 @@ def left_out(learnt: Learnt, open_: IntArray) -> BoolArray:
     return np.asarray(left & (np.bincount(open_[open_ >= 0], minlength=k) > 0), dtype=np.bool_)
 
 
-def route_ends(s: FloatArray, route: IntArray, odd: int) -> tuple[FloatArray, FloatArray]:
-    """Per route (in ``np.unique`` order) its least train-like space's value in ``s`` (of a
-    route with at least ``odd`` spaces, 0: none, its second least: one odd space does not make
-    a route of trains look like print, as ``own_route`` reads a route) and its most
-    train-like's."""
-    rows = np.unique(route, return_inverse=True)[1].ravel()
-    n = int(rows.max(initial=-1)) + 1
-    if not n:
-        return np.zeros(0), np.zeros(0)
-    order = np.lexsort((s, rows))
-    counts = np.bincount(rows, minlength=n)
-    first = np.cumsum(counts) - counts  # each route's first place in ``order``
-    skip = ((odd > 0) & (counts >= odd)).astype(np.int64)
-    low, high = s[order[first + skip]], s[order[first + counts - 1]]
-    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+def route_ends(
+    s: FloatArray, route: IntArray, odd: int
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Per route (in ``np.unique`` order; one sort, ``own_route.by_route``) its least and its
+    most train-like space's value in ``s``, and of a route with at least ``odd`` spaces (0:
+    none) its second least and second most (one odd space does not make a route of trains
+    look like print, as ``own_route`` reads a route; elsewhere the least and the most again)."""
+    v, starts, sizes, _ = by_route(s, route)
+    ends = starts + sizes - 1
+    skip = ((odd > 0) & (sizes >= odd)).astype(np.int64)
+    return v[starts], v[ends], v[starts + skip], v[ends - skip]
 
 
 def fits(s: FloatArray, route: IntArray, spread: float, cfg: dict[str, float]) -> bool:
@@ -134,12 +131,10 @@ def fits(s: FloatArray, route: IntArray, spread: float, cfg: dict[str, float]) -
     colour whose trains elsewhere are at most ``odd_max_error`` under the threshold (red trains
     on renders show print-like spaces, and their routes look just so)."""
     margin = cfg["margin"] * spread
-    low, high = route_ends(s, route, 0)
-    second = -route_ends(-s, route, int(cfg["odd_spaces"]))[0]
+    low, high, least, second = route_ends(s, route, int(cfg["odd_spaces"]))
     odd = second < -cfg["odd_clear"] * spread
     if not len(low) or ((low < -margin) & (high > margin) & ~odd).mean() > cfg["max_mixed"]:
         return False
-    least = route_ends(s, route, int(cfg["odd_spaces"]))[0]
     if (np.abs(least) < margin).mean() <= cfg["max_ambiguous"]:
         return True
     split, lower, upper = best_split(s, int(cfg["split_least"]))

@@ -49,6 +49,22 @@ def slack() -> int:
     return int(load_json("vision_own_route.json")["own_route"]["slack"])
 
 
+def by_route(
+    values: FloatArray, route: IntArray
+) -> tuple[FloatArray, IntArray, IntArray, IntArray]:
+    """``values`` sorted by ``route`` and, within a route, by value (``np.lexsort``: stable),
+    with each route's first place in it, its number of spaces and its id (ascending: the order
+    of ``np.unique``)."""
+    order = np.lexsort((values, route))
+    r, s = np.asarray(route)[order], np.asarray(values, dtype=np.float64)[order]
+    if not len(r):
+        empty = np.zeros(0, dtype=np.int64)
+        return s, empty, empty, empty
+    starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+    sizes = np.diff(np.r_[starts, len(r)])
+    return s, starts, sizes, r[starts]
+
+
 def route_values(
     seen: FloatArray, route: IntArray, cfg: tuple[int, float] | None = None
 ) -> FloatArray:
@@ -59,14 +75,11 @@ def route_values(
     out = np.full(int(route.max(initial=-1)) + 1, np.inf)
     if not len(seen):
         return np.asarray(seen, dtype=np.float64)
-    order = np.lexsort((seen, route))
-    r, s = route[order], seen[order]
-    starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-    sizes = np.diff(np.r_[starts, len(r)])
-    out[r[starts]] = s[starts]
-    big = starts[sizes >= max(least, 2)]
-    take = big[s[big + 1] >= second]
-    out[r[take]] = s[take + 1]
+    s, starts, sizes, ids = by_route(seen, route)
+    out[ids] = s[starts]
+    big = sizes >= max(least, 2)
+    take = s[starts[big] + 1] >= second
+    out[ids[big][take]] = s[starts[big][take] + 1]
     return np.asarray(out[route], dtype=np.float64)
 
 
