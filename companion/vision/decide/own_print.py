@@ -38,6 +38,7 @@ from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
 from companion.vision.decide.cross_print import from_learn
 from companion.vision.decide.own_relief import learn_with_relief
+from companion.vision.decide.single_route import restore, single_spaces
 from companion.vision.types import PLAYER_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -309,7 +310,8 @@ def _from_reading(
     stand = (cfg["min_separation"], cfg["like"], cfg["others_max_error"])
     cols = model.own_print_columns  # own_relief.py: and on the relief alone
     learnt = learn_with_relief(x, g, args, (*opt, stand), cols, learn, unlikeness)
-    return from_learn(x, g, learnt, cols, unlikeness, (opt[1][1], args[0]))  # cross_print.py
+    learnt = from_learn(x, g, learnt, cols, unlikeness, (opt[1][1], args[0]))  # cross_print.py
+    return restore(x, open_, g.route, single_spaces(info), learnt)  # single_route.py
 
 
 @cache
