@@ -12,7 +12,12 @@ import pytest
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, own_print_game
 from companion.vision.decide.context import ReadContext
-from companion.vision.decide.single_route import restore, single_config, single_spaces
+from companion.vision.decide.single_route import (
+    restore,
+    single_config,
+    single_spaces,
+    with_doubles,
+)
 from companion.vision.types import PLAYER_COLORS
 from tests.vision_reading import read_whole
 
@@ -61,12 +66,15 @@ def test_not_apart_not_learnt_under_the_bar_or_off_change_nothing() -> None:
     assert least >= 2 and clear > 0.0  # one space is too little to tell; clearly trains
 
 
-def test_single_spaces_are_those_of_no_double_route() -> None:
+def test_single_spaces_are_those_of_no_double_route_unless_doubles_are_on() -> None:
     info = SimpleNamespace(
         space_route=np.array([0, 0, 1, 1, 2, 3, 3]),
         pair_index=(np.array([1]), np.array([3])),
     )
-    assert single_spaces(info).tolist() == [True, True, False, False, True, False, False]
+    want = [True, True, False, False, True, False, False]
+    assert single_spaces(info, False).tolist() == want
+    assert single_spaces(info, True).all()
+    assert single_spaces(info).tolist() == (want if not with_doubles() else [True] * 7)
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,14 @@ amsterdam-bruxelles.
 
 On own-print tuning games 6000-6199 (1,000-1,300 px, JPEG 85, 800 pictures), the discriminant
 (its log-odds; a route's least train-like space, or the next where that is clearly trains:
-``own_route.route_values``) of the routes of two spaces or more left out that way split cleanly:
-free print at most -4.0 (1,035 routes), trains at least 0 (48, of which 16 were read free);
-single routes of one space do not (a free one at 8.7, trains at 8.1). ``restore`` gives the
-discriminant back to a route that is not one lane of a double route (``vlane``'s ground), has at
-least ``min_spaces`` spaces, and whose route value is at least ``clear``: clearly trains, as
-``own_route``'s ``second``. Thresholds in ``data/vision_single_route.json``. Pure functions.
+``own_route.route_values``) of the single routes of two spaces or more left out that way split
+cleanly: free print at most -4.0 (1,035 routes), trains at least 0 (48, of which 16 were read
+free); routes of one space do not (a free one at 8.7 beside a station, trains at 8.1). The lanes
+of double routes split as cleanly (free at most -3.9 of 331, trains at least 7.4 of 10), but
+they are read by their own rules (the other lane's trains): ``doubles`` (off) lets ``restore``
+read them too. ``restore`` gives the discriminant back to a route of at least ``min_spaces``
+spaces whose route value is at least ``clear``: clearly trains, as ``own_route``'s ``second``.
+Thresholds in ``data/vision_single_route.json``. Pure functions.
 """
 
 from __future__ import annotations
@@ -46,10 +48,20 @@ def single_config() -> tuple[int, float]:
     return int(cfg["min_spaces"]), float(cfg["clear"])
 
 
-def single_spaces(info: Any) -> BoolArray:
-    """(n,) per space (a ``classify.SpaceLayoutInfo``'s), whether its route is not one lane of a
-    double route."""
+@cache
+def with_doubles() -> bool:
+    """``single_route.doubles`` of ``data/vision_single_route.json``: the lanes of double routes
+    too."""
+    return bool(load_json("vision_single_route.json")["single_route"]["doubles"])
+
+
+def single_spaces(info: Any, doubles: bool | None = None) -> BoolArray:
+    """(n,) per space (a ``classify.SpaceLayoutInfo``'s), whether ``restore`` may read its
+    route: not one lane of a double route, or any route where ``doubles`` (default
+    ``with_doubles``)."""
     route = np.asarray(info.space_route)
+    if with_doubles() if doubles is None else doubles:
+        return np.ones(len(route), dtype=np.bool_)
     ia, ib = info.pair_index
     return np.asarray(~np.isin(route, np.concatenate([ia, ib])), dtype=np.bool_)
 
