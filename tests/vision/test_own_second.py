@@ -1,0 +1,170 @@
+"""The own-print second opinion (companion.vision.decide.own_second): its features on hand-made
+patches, its rule on hand-made weights, and own-print tuning games at 1,000-1,300 px where ONE
+route of a colour's trains on that colour's print, read free and listed, put the colour 3 off
+(issue 25)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from companion.sim.perturb import jpeg, resize_width
+from companion.sim.render import BoardRenderer, own_print_game
+from companion.vision.decide.context import ReadContext
+from companion.vision.decide.own_second import (
+    RULE,
+    OwnSecond,
+    candidates,
+    own_second_config,
+    scores,
+    shape_features,
+    turn,
+)
+from companion.vision.types import PLAYER_COLORS, BoardReading
+from tests.vision_reading import read_whole
+
+RED = PLAYER_COLORS.index("red")
+
+
+def _patches(m: int, spread: float, seed: int = 0) -> np.ndarray:
+    """``m`` patches (20 x 30, 8-bit Lab) of a red-ish fill whose L varies by ``spread``."""
+    rng = np.random.default_rng(seed)
+    lab = np.empty((m, 20, 30, 3), dtype=np.uint8)
+    lab[..., 0] = np.clip(120 + rng.normal(0.0, spread, size=(m, 20, 30)), 0, 255)
+    lab[..., 1] = 170
+    lab[..., 2] = 150
+    return lab
+
+
+def test_features_ignore_a_paler_print_and_which_side_the_light_comes_from() -> None:
+    lab = _patches(3, 12.0)
+    f = shape_features(lab)
+    assert f.shape == (3, 3 * (10 + 10 + 15 + 15) + 3)
+    paler = lab.copy()
+    paler[..., 0] += 20  # brighter everywhere: the profiles are taken less the core's mean
+    assert np.allclose(shape_features(paler), f)
+    # the light from the other side of the route, or the route drawn the other way round
+    assert np.allclose(shape_features(lab[:, ::-1, ::-1].copy()), f)
+    flat = _patches(1, 0.0)
+    assert np.allclose(shape_features(flat), 0.0)  # an even fill has no shape
+
+
+def _cfg(**kw: float) -> OwnSecond:
+    """A discriminant that is the core's L spread less 2 (above 0: uneven, like a piece)."""
+    d = 3 * 50 + 3
+    w = np.zeros(d)
+    w[-3] = 1.0
+    base = replace(
+        own_second_config(),
+        mean=np.zeros(d),
+        scale=np.ones(d),
+        weights=w,
+        bias=-2.0,
+        mean_at_least=1.0,
+        each_at_least=0.0,
+        min_spaces=2,
+        min_space_px=30.0,
+        max_space_px=50.0,
+    )
+    return replace(base, **kw)
+
+
+def _info(sizes: list[int], own: list[int], pairs: list[tuple[int, int]]) -> SimpleNamespace:
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    ids = [f"r{k}" for k in range(len(sizes))]
+    slices = {rid: slice(int(a), int(a) + n) for rid, a, n in zip(ids, starts, sizes, strict=True)}
+    own_space = np.repeat(np.array(own, dtype=np.int64), sizes)
+    return SimpleNamespace(
+        route_starts=starts,
+        route_ids=ids,
+        route_slices=slices,
+        printed_colors=["x"] * int(sum(sizes)),
+        own_colour=own_space,
+        lane_pairs=[(ids[a], ids[b]) for a, b in pairs],
+    )
+
+
+def test_scores_follow_the_weights() -> None:
+    cfg = _cfg()
+    s = scores(np.concatenate([_patches(2, 10.0), _patches(2, 0.0)]), cfg)
+    assert (s[:2] > 1.0).all() and np.allclose(s[2:], -2.0)
+
+
+def test_only_listed_free_routes_of_two_spaces_it_is_sure_of_are_turned() -> None:
+    """r0: listed, read free, uneven (like pieces): turned. r1: the same, not listed: kept.
+    r2: listed, even (like print): kept. r3: one space: kept. r4/r5: a double whose other lane
+    reads red: kept. r6: listed, one even space among uneven ones: kept."""
+    sizes = [3, 3, 3, 1, 2, 2, 3]
+    info = _info(sizes, [RED, RED, RED, RED, RED, -1, RED], [(4, 5)])
+    uneven, even = _patches(3, 10.0, 1), _patches(3, 0.0)
+    lab = np.concatenate(
+        [uneven, uneven, even, uneven[:1], uneven[:2], even[:2], uneven[:2], even[:1]]
+    )
+    ids = info.route_ids
+    routes: dict[str, str | None] = dict.fromkeys(ids)
+    routes["r5"] = "red"
+    reading = BoardReading(
+        routes=routes,
+        stations={},
+        confidence=dict.fromkeys(ids, 0.7),
+        spaces={rid: [routes[rid]] * n for rid, n in zip(ids, sizes, strict=True)},
+        check=["r0", "r2", "r3", "r4", "r6"],
+        why={rid: ["unsure"] for rid in ("r0", "r2", "r3", "r4", "r6")},
+    )
+    cfg = _cfg()
+    assert [k for k, _ in candidates(reading, info, cfg)] == [0, 2, 6]
+    geometry = SimpleNamespace(route_ids=ids, city_ids=[])
+    lp = np.zeros((len(lab), 6))
+    lp[:, 0] = 0.3  # every space leans a little to free
+    got = turn(reading, lab, lp, info, geometry, 40.0, 2.0, cfg)
+    assert {rid: got.routes[rid] for rid in ids} == {**routes, "r0": "red"}
+    assert got.spaces["r0"] == ["red"] * 3
+    assert got.why["r0"] == ["unsure", RULE] and got.check == reading.check
+    assert 0.0 < got.confidence["r0"] < 0.5 and got.calibrated["r0"] == got.confidence["r0"]
+    for px in (None, 29.0, 51.0):  # only on pictures of what the fit saw
+        assert turn(reading, lab, lp, info, geometry, px, 2.0, cfg) is reading
+    assert turn(reading, lab, lp, info, geometry, 40.0, 2.0, _cfg(min_spaces=0)) is reading
+
+
+@pytest.mark.parametrize(
+    ("seed", "width", "route", "want"),
+    [
+        (6035, 1300, "roma-venezia", "black"),
+        (6127, 1100, "brest-paris", "black"),
+        (6164, 1000, "bucuresti-constantinople", "yellow"),
+    ],
+)
+def test_own_print_tuning_games_count_the_route_the_reader_left(
+    ctx: ReadContext,
+    renderer: BoardRenderer,
+    monkeypatch: pytest.MonkeyPatch,
+    seed: int,
+    width: int,
+    route: str,
+    want: str,
+) -> None:
+    """Each of these pictures (the fitted range) had ``route``'s trains read free, listed. Now it
+    reads right and stays listed, every colour within 2, every wrong route listed; without the
+    rule it reads free."""
+    gb = renderer.geometry
+    scene = own_print_game(seed, gb, 0.5)
+    assert scene.routes.get(route) == want == gb.routes[route].color
+    image = jpeg(resize_width(renderer.render_board(scene, 2400), width), 85)
+    reading = read_whole(image, ctx)
+    assert reading.routes[route] == want and RULE in reading.why[route]
+    err = dict.fromkeys(PLAYER_COLORS, 0)
+    for rid in ctx.geometry.route_ids:
+        t, got = scene.routes.get(rid), reading.routes[rid]
+        if t is not None:
+            err[t] -= gb.routes[rid].length
+        if got is not None:
+            err[got] += gb.routes[rid].length
+        assert got == t or rid in reading.check, (rid, t, got)
+    assert max(abs(v) for v in err.values()) <= 2, err
+    off = replace(own_second_config(), min_spaces=0)
+    monkeypatch.setattr("companion.vision.decide.own_second.own_second_config", lambda: off)
+    before = read_whole(image, ctx)
+    assert before.routes[route] is None and route in before.check
