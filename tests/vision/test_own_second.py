@@ -68,6 +68,9 @@ def _cfg(**kw: float) -> OwnSecond:
         min_spaces=2,
         min_space_px=30.0,
         max_space_px=50.0,
+        free_quantile=0.8,
+        free_at_most=-1.0,
+        min_free_spaces=3,
     )
     return replace(base, **kw)
 
@@ -96,12 +99,15 @@ def test_scores_follow_the_weights() -> None:
 def test_only_listed_free_routes_of_two_spaces_it_is_sure_of_are_turned() -> None:
     """r0: listed, read free, uneven (like pieces): turned. r1: the same, not listed: kept.
     r2: listed, even (like print): kept. r3: one space: kept. r4/r5: a double whose other lane
-    reads red: kept. r6: listed, one even space among uneven ones: kept."""
-    sizes = [3, 3, 3, 1, 2, 2, 3]
-    info = _info(sizes, [RED, RED, RED, RED, RED, -1, RED], [(4, 5)])
+    reads red: kept. r6: listed, one even space among uneven ones: kept. r7: free print the
+    reader is sure of (even, as the fitted renders' print; with r1 the print it is sure of): the
+    rule is on; where r7 is uneven (this picture's print scores like plastic) nothing is
+    turned."""
+    sizes = [3, 3, 3, 1, 2, 2, 3, 27]
+    info = _info(sizes, [RED, RED, RED, RED, RED, -1, RED, RED], [(4, 5)])
     uneven, even = _patches(3, 10.0, 1), _patches(3, 0.0)
     lab = np.concatenate(
-        [uneven, uneven, even, uneven[:1], uneven[:2], even[:2], uneven[:2], even[:1]]
+        [uneven, uneven, even, uneven[:1], uneven[:2], even[:2], uneven[:2], even[:1]] + [even] * 9
     )
     ids = info.route_ids
     routes: dict[str, str | None] = dict.fromkeys(ids)
@@ -127,6 +133,10 @@ def test_only_listed_free_routes_of_two_spaces_it_is_sure_of_are_turned() -> Non
     for px in (None, 29.0, 51.0):  # only on pictures of what the fit saw
         assert turn(reading, lab, lp, info, geometry, px, 2.0, cfg) is reading
     assert turn(reading, lab, lp, info, geometry, 40.0, 2.0, _cfg(min_spaces=0)) is reading
+    plastic_like = lab.copy()
+    plastic_like[-27:] = _patches(27, 10.0, 2)
+    assert turn(reading, plastic_like, lp, info, geometry, 40.0, 2.0, cfg) is reading
+    assert turn(reading, lab, lp, info, geometry, 40.0, 2.0, _cfg(min_free_spaces=31)) is reading
 
 
 @pytest.mark.parametrize(

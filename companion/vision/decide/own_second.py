@@ -17,7 +17,10 @@ odd part: the light may come from either side of a route).
 (what the fit saw), a route on the check list (what the reader is sure of stays as read), read
 free, printed in player colour c, of at least ``min_spaces`` spaces, whose twin lane is not read
 as c, is read as c's trains when its spaces' discriminant scores average at least ``mean_at_least``
-and none is under ``each_at_least``. A turned route stays listed (reason ``own-second``) at the
+and none is under ``each_at_least``; and only where the picture's own free print, the routes
+printed in a player colour that the reader reads free and does not list, scores as on the fitted
+renders (``like_the_fit``): on the shared photos scaled down, some real print scores like
+plastic, and the rule stays off there. A turned route stays listed (reason ``own-second``) at the
 reader's own odds of c against free (below one half). Weights, thresholds and the tuning ranges
 they were fitted and checked on: ``data/vision_own_second.json`` (``tools/fit_own_second.py``).
 Pure functions.
@@ -56,6 +59,9 @@ class OwnSecond:
     each_at_least: float
     min_space_px: float
     max_space_px: float
+    free_quantile: float  # the sure free print's scores: this quantile of them ...
+    free_at_most: float  # ... at most this, or the picture is not like the fitted ones
+    min_free_spaces: int  # and at least this many such spaces
     shape: tuple[int, int]  # (ny, nx) of the patches the weights were fitted on
     mean: FloatArray  # (d,) the features' standardisation
     scale: FloatArray  # (d,)
@@ -77,6 +83,9 @@ def config_from(data: dict[str, Any]) -> OwnSecond:
         each_at_least=float(data["each_at_least"]),
         min_space_px=float(data["min_space_px"]),
         max_space_px=float(data["max_space_px"]),
+        free_quantile=float(data["free_quantile"]),
+        free_at_most=float(data["free_at_most"]),
+        min_free_spaces=int(data["min_free_spaces"]),
         shape=(int(data["shape"][0]), int(data["shape"][1])),
         mean=np.asarray(data["mean"], dtype=np.float64),
         scale=np.asarray(data["scale"], dtype=np.float64),
@@ -125,6 +134,32 @@ def scores(lab: U8Array, cfg: OwnSecond) -> FloatArray:
     return np.asarray(z @ cfg.weights + cfg.bias, dtype=np.float64)
 
 
+def sure_free(reading: BoardReading, info: Any) -> list[slice]:
+    """The spaces of every route printed in a player colour that the reader reads free and does
+    not list: the print this picture shows for sure."""
+    own = np.asarray(info.own_colour)
+    return [
+        sl
+        for rid, sl in info.route_slices.items()
+        if own[sl.start] >= 0 and reading.routes.get(rid, "") is None and rid not in reading.check
+    ]
+
+
+def like_the_fit(spaces_lab: U8Array, reading: BoardReading, info: Any, cfg: OwnSecond) -> bool:
+    """Is the discriminant to be trusted on this picture? Its sure free print
+    (``sure_free``) must score as the fitted renders' did: its ``free_quantile`` at most
+    ``free_at_most`` (on the shared photos scaled to 1,000-1,300 px some real print scores
+    like plastic, and there the quantile is higher)."""
+    sure = sure_free(reading, info)
+    if not sure:
+        return False
+    idx = np.concatenate([np.arange(sl.start, sl.stop) for sl in sure])
+    if len(idx) < cfg.min_free_spaces:
+        return False
+    s = scores(spaces_lab[idx], cfg)
+    return bool(np.quantile(s, cfg.free_quantile) <= cfg.free_at_most)
+
+
 def candidates(reading: BoardReading, info: Any, cfg: OwnSecond) -> list[tuple[int, int]]:
     """(route number, printed player colour) of every route the rule may turn: listed, read
     free, printed in a player colour, at least ``min_spaces`` spaces, its twin not read as that
@@ -170,7 +205,7 @@ def turn(
     if tuple(spaces_lab.shape[1:3]) != cfg.shape:
         return reading
     found = candidates(reading, info, cfg)
-    if not found:
+    if not found or not like_the_fit(spaces_lab, reading, info, cfg):
         return reading
     slices = [info.route_slices[info.route_ids[k]] for k, _ in found]
     idx = np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])
