@@ -6,25 +6,32 @@ route of a colour's trains on that colour's print, read free and listed, put the
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, own_print_game
-from companion.vision.decide.context import ReadContext
+from companion.vision.decide.context import ReadContext, take_samples
 from companion.vision.decide.own_second import (
     RULE,
     OwnSecond,
     candidates,
+    like_the_fit,
     own_second_config,
     scores,
     shape_features,
     turn,
 )
+from companion.vision.locate.locate import locate_board
+from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
 from tests.vision_reading import read_whole
+from tools.read_tune import labelled_photos
 
 RED = PLAYER_COLORS.index("red")
 
@@ -178,3 +185,33 @@ def test_own_print_tuning_games_count_the_route_the_reader_left(
     monkeypatch.setattr("companion.vision.decide.own_second.own_second_config", lambda: off)
     before = read_whole(image, ctx)
     assert before.routes[route] is None and route in before.check
+
+
+@pytest.mark.photos
+def test_on_the_shared_photos_scaled_down_the_rule_stays_off(
+    ctx: ReadContext, photos_dir: Path
+) -> None:
+    """Real print is not the renders' print: on the blank photo scaled to 1,000-1,300 px,
+    free black madrid-pamplona-1 scores like plastic (the reader is sure of it, so it is not
+    listed). The picture's own sure free print shows it: on the blank and the "trainning"
+    photos at those widths the rule is off, and no photo has a route it turned."""
+    cfg = own_second_config()
+    seen = 0
+    for photo in labelled_photos(photos_dir, ctx):
+        if photo.space_labels is None:
+            continue
+        image = cv2.imread(str(photo.path))
+        for width in (1000, 1300):
+            small = jpeg(resize_width(image, width), 85)
+            store: dict[int, Any] = {}
+            loc = locate_board(small, context=ctx, store=store)
+            samples = take_samples(small, loc.homography, ctx, store=store, offsets=loc.offsets)
+            reading, _ = read_samples(samples, ctx)
+            assert samples.space_px is not None
+            assert cfg.min_space_px <= samples.space_px <= cfg.max_space_px
+            assert not [r for r in reading.check if RULE in reading.why.get(r, [])]
+            if "blank" in photo.name or "trainning" in photo.name:
+                seen += 1
+                assert samples.spaces_lab is not None
+                assert not like_the_fit(samples.spaces_lab, reading, ctx.info, cfg)
+    assert seen == 4
