@@ -28,6 +28,7 @@ from companion.vision.decide.context import (
     sampling_maps,
     space_length_px,
 )
+from companion.vision.decide.own_second import turn as turn_own_second
 from companion.vision.decide.read_stations import classify_stations_lab8
 from companion.vision.decide.resolution import low_resolution_problem, unsettled
 from companion.vision.decide.resolution import measure as measure_resolution
@@ -92,6 +93,7 @@ def read_samples(
     reading = list_covered(reading, g)  # a station may stand on a one-space route
     t = res.model.route_temperature  # close calls of own trains (close_call.py)
     reading = turn_close_calls(reading, res.scores, info, g, samples.space_px, t)
+    reading = turn_own_second(reading, spaces_lab, res.scores, info, g, samples.space_px, t)
     if samples.space_px is not None:
         reading = _resolution_limits(reading, samples.space_px, spaces_lab, ctx)
     return reading, res
