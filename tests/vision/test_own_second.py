@@ -149,8 +149,8 @@ def test_only_listed_free_routes_of_two_spaces_it_is_sure_of_are_turned() -> Non
 @pytest.mark.parametrize(
     ("seed", "width", "route", "want"),
     [
-        (6035, 1300, "roma-venezia", "black"),
-        (6127, 1100, "brest-paris", "black"),
+        (6027, 1000, "sarajevo-zagrab", "red"),
+        (6017, 1300, "munchen-venezia", "blue"),
         (6164, 1000, "bucuresti-constantinople", "yellow"),
     ],
 )
