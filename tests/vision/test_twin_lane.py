@@ -91,7 +91,7 @@ def test_only_even_leans_beside_the_other_lanes_trains_are_turned() -> None:
     info = _info([3] * 10, [RED, GREEN] * 4 + [BLACK, GREEN], [(k, k + 1) for k in range(0, 10, 2)])
     routes: dict[str, str | None] = {f"r{k}": "green" for k in (1, 3, 5, 9)}
     got = turns(np.concatenate(parts), info, routes, cfg)
-    assert got == {"r0": ("red", False)}
+    assert got == {"r0": ("red", False, False)}
     assert turns(np.concatenate(parts), info, routes, replace(cfg, min_spaces=0)) == {}
     assert turns(np.concatenate(parts), info, routes, replace(cfg, min_spaces=4)) == {}
 
@@ -156,13 +156,11 @@ def test_half_stats_measure_the_half_box_asked() -> None:
     assert np.isclose(down[3], 1.0) and np.isclose(down[4], -4.0)
 
 
-def test_a_black_lane_beside_trains_is_read_by_the_pictures_own_looks() -> None:
+def _black_lanes() -> tuple[SimpleNamespace, Looks, np.ndarray]:
     """r0 black trains and r1 free black print on routes of their own (the picture's looks);
     r2 a black lane read free, its far half (away from r3's red trains, at +y) trains-like,
-    its near half red; r4 a black lane read black, its far half print-like. Both lean to free
-    only a little: r2 becomes black's trains, r4 free print (a lane leaning to its colour
-    stays as read). With fewer reference spaces than ``min_refs``, black is not read so (and
-    the leans alone leave black as read)."""
+    its near half red; r4 a black lane read black, its far half print-like; both leaning to
+    free only a little."""
     sizes = [3] * 6
     own = [BLACK, BLACK, BLACK, RED, BLACK, RED]
     info = _info(sizes, own, [(2, 3), (4, 5)])
@@ -192,17 +190,52 @@ def test_a_black_lane_beside_trains_is_read_by_the_pictures_own_looks() -> None:
             _spaces(RED, [5.0] * 3),
         ]
     )
+    return info, looks, lp
+
+
+def test_a_black_lane_beside_trains_is_read_by_the_pictures_own_looks() -> None:
+    """r0 black trains and r1 free black print on routes of their own (the picture's looks);
+    r2 a black lane read free, its far half (away from r3's red trains, at +y) trains-like,
+    its near half red; r4 a black lane read black, its far half print-like. Both lean to free
+    only a little: r2 becomes black's trains, r4 free print, both clearly enough to be turned
+    were they not listed. With fewer reference spaces than ``min_refs``, black is not read so
+    (and the leans alone leave black as read)."""
+    info, looks, lp = _black_lanes()
+    owner = looks.owner
     cfg = twin_lane_config()
     assert cfg.relative is not None and BLACK in cfg.relative.colours
     assert BLACK not in cfg.colours
     got = turns(lp, info, owner, cfg, looks)
-    assert got == {"r2": ("black", True), "r4": (None, True)}
+    assert got == {"r2": ("black", True, True), "r4": (None, True, True)}
     few = replace(cfg, relative=replace(cfg.relative, min_refs=4))
     assert turns(lp, info, owner, few, looks) == {}
-    outside = replace(cfg, relative=replace(cfg.relative, zone=(-0.1, 0.2)))
+    outside = replace(cfg, relative=replace(cfg.relative, wide_zone=(-0.1, 0.2)))
     assert turns(lp, info, owner, outside, looks) == {}
-    leaning = replace(cfg, relative=replace(cfg.relative, free_below=-0.2))
-    assert turns(lp, info, owner, leaning, looks) == {"r2": ("black", True)}
+    # Not among the wide colours: only within ``zone``, never a lane not listed, and a lane
+    # read black is read free only where it leans to free by more than ``free_below``.
+    narrow = replace(cfg.relative, wide=(), zone=(-2.0, 2.0))
+    got = turns(lp, info, owner, replace(cfg, relative=narrow), looks)
+    assert got == {"r2": ("black", True, False), "r4": (None, True, False)}
+    leaning = replace(cfg, relative=replace(narrow, free_below=-0.2))
+    assert turns(lp, info, owner, leaning, looks) == {"r2": ("black", True, False)}
+    outside = replace(cfg, relative=replace(narrow, zone=(-0.1, 0.2)))
+    assert turns(lp, info, owner, outside, looks) == {}
+
+
+def test_a_lane_the_looks_are_sure_of_is_turned_and_listed_even_if_not_listed() -> None:
+    info, looks, lp = _black_lanes()
+    ids = info.route_ids
+    reading = _reading(ids, dict(looks.owner), [3] * 6)
+    reading = replace(reading, check=[], why={})  # the reader was sure of every route
+    geometry = SimpleNamespace(route_ids=ids, city_ids=[])
+    cfg = twin_lane_config()
+    got = turn(reading, lp, info, geometry, cfg.max_space_px - 1.0, 2.0, looks)
+    assert got.routes["r2"] == "black" and got.routes["r4"] is None
+    assert got.check == ["r2", "r4"] and got.why == {"r2": [RULE], "r4": [RULE]}
+    assert got.routes["r0"] == "black" and got.routes["r1"] is None
+    strict = replace(cfg, relative=replace(cfg.relative, unlisted=np.inf))
+    assert turn(reading, lp, info, geometry, 30.0, 2.0, looks, strict) is reading
+    assert turn(reading, lp, info, geometry, 30.0, 2.0, None, cfg) is reading
 
 
 @pytest.mark.parametrize(

@@ -17,18 +17,23 @@ The leans cannot tell them; the half of the lane's box away from the other lane 
 lane read as another colour's trains, on the check list (what the reader is sure of stays):
 
 * By the picture's own looks (``relative``): where its spaces lean on average within ``zone``
-  and the picture shows, off any double route, at least ``min_refs`` spaces of c's trains and of
-  c's free print that the classifier is sure of, the lane's far half is compared with both
-  halves of those (``lane_looks``: L, its spread, the mean absolute Laplacian of L, a and b; each
-  feature's difference of the two looks times the lane's offset from their middle over their
-  pooled variance, summed, averaged over its spaces): above ``split`` c's trains, below free
-  print (a lane read as c only where it leans to free on average, under ``free_below``).
+  and the picture shows at least ``min_refs`` spaces of c's trains and of c's free print that
+  the classifier is sure of (off any double route, or on a lane whose other lane is free), the
+  lane's far half is compared with both halves of those (``lane_looks``: L, its spread, the mean
+  absolute Laplacian of L, a and b; each feature's difference of the two looks times the lane's
+  offset from their middle over their pooled variance, summed, averaged over its spaces): above
+  ``split`` c's trains, below free print (a lane read as c only where it leans to free on
+  average, under ``free_below``). For the ``wide`` colours (black) within ``wide_zone``
+  instead, whatever a lane read as c leans, and a lane not listed too where its score is at
+  least ``unlisted`` from ``split`` (on the tuning pictures black's looks told every one of
+  650 such lanes, trains from free print, by 3.7 or more: 6447's black trains beside yellow
+  trains read free at calibrated 0.99, not listed, are now black's, listed).
 * Otherwise by its leans, for the colours of ``colours``: a free lane whose spaces lean to free
   by less than ``mean_lean`` on average and none by more than ``space_lean`` is c's trains; a
   lane ``close_call`` turned to c (reason ``close-call``) one of whose spaces leans to free by
   more than ``space_lean`` is free print with one space the other lane's trains reach into.
 
-A turned lane stays listed (reason ``twin-lane``) with the reader's own odds of c against free
+A turned lane is listed (reason ``twin-lane``) with the reader's own odds of c against free
 as its confidence. Only on pictures of at most ``max_space_px`` pixels a train space (the tuning
 pictures were 34-44). Thresholds, and what they were chosen on, in ``data/vision_twin_lane.json``.
 Pure functions.
@@ -83,6 +88,9 @@ class Relative:
     var_floor: float
     split: float  # a lane's score above: its colour's trains; below: free print
     free_below: float  # a lane read as its colour is read free only where it leans less
+    wide: tuple[int, ...]  # colours read so within ``wide_zone``, listed or not
+    wide_zone: tuple[float, float]
+    unlisted: float  # a lane not listed is turned where its score is this far past ``split``
 
 
 @cache
@@ -100,6 +108,9 @@ def twin_lane_config() -> TwinLane:
             var_floor=float(rel["var_floor"]),
             split=float(rel["split"]),
             free_below=float(rel["free_below"]),
+            wide=tuple(PLAYER_COLORS.index(c) for c in rel["wide"]["colours"]),
+            wide_zone=(float(rel["wide"]["zone"][0]), float(rel["wide"]["zone"][1])),
+            unlisted=float(rel["wide"]["unlisted"]),
         )
     return TwinLane(
         min_spaces=int(data["min_spaces"]),
@@ -172,17 +183,19 @@ def lane_looks(
     looks: Looks, info: Any, colour: int, rel: Relative
 ) -> Callable[[str], float | None]:
     """A lane's score (``Relative``) by the picture's look of ``colour``'s trains and of its
-    free print: both halves of the spaces, off any double route, of the routes the classifier
-    read so with at least ``looks.sure`` (its trains on any print; its print free), against the
-    lane's half away from the other lane. None for every lane where the picture shows fewer than
-    ``rel.min_refs`` spaces of either look."""
+    free print: both halves of the spaces of the routes the classifier read so with at least
+    ``looks.sure`` (its trains on any print; its print free), off any double route or on a lane
+    whose other lane it read free, against the lane's half away from the other lane. None for
+    every lane where the picture shows fewer than ``rel.min_refs`` spaces of either look."""
     side = np.asarray(info.lane_side)
     route = np.asarray(info.space_route)
     ids = info.route_ids
     owner = np.array([looks.owner.get(r) == PLAYER_COLORS[colour] for r in ids])
     free = np.array([looks.owner.get(r, "") is None for r in ids])
     sure = np.array([looks.confidence.get(r, 0.0) >= looks.sure for r in ids])
-    single = side == 0
+    twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
+    clear = np.array([r not in twin or looks.owner.get(twin[r], "") is None for r in ids])
+    single = (side == 0) | clear[route]
     trains = np.flatnonzero(single & (owner & sure)[route])
     prints = np.flatnonzero(single & (free & sure)[route] & (np.asarray(info.own_colour) == colour))
     if min(len(trains), len(prints)) < rel.min_refs:
@@ -215,9 +228,10 @@ def turns(
     routes: dict[str, str | None],
     cfg: TwinLane,
     looks: Looks | None = None,
-) -> dict[str, tuple[str | None, bool]]:
-    """The lanes ``turn`` would read otherwise: how, and whether by the picture's own looks
-    (``routes``: the reading's; the check list is ``turn``'s to see)."""
+) -> dict[str, tuple[str | None, bool, bool]]:
+    """The lanes ``turn`` would read otherwise: how, whether by the picture's own looks, and
+    whether those are sure enough to turn a lane not listed (``routes``: the reading's; the
+    check list is ``turn``'s to see)."""
     if cfg.min_spaces <= 0:
         return {}
     mean, least = lane_leans(space_lp, info)
@@ -227,7 +241,7 @@ def turns(
     pos = {rid: k for k, rid in enumerate(info.route_ids)}
     rel = cfg.relative
     scores: dict[int, Callable[[str], float | None]] = {}
-    out: dict[str, tuple[str | None, bool]] = {}
+    out: dict[str, tuple[str | None, bool, bool]] = {}
     for a, b in info.lane_pairs:
         for lane, other in ((a, b), (b, a)):
             k = pos[lane]
@@ -237,21 +251,25 @@ def turns(
             mine, now = PLAYER_COLORS[c], routes.get(lane)
             read = None  # how the picture's own looks read the lane (None: not so read)
             if rel is not None and looks is not None and c in rel.colours:
-                near = now in (None, mine) and rel.zone[0] < mean[k] < rel.zone[1]
+                wide = c in rel.wide
+                lo, hi = rel.wide_zone if wide else rel.zone
+                near = now in (None, mine) and lo < mean[k] < hi
                 if near and routes.get(other) != mine:
                     if c not in scores:
                         scores[c] = lane_looks(looks, info, c, rel)
                     got = scores[c](lane)
                     if got is not None:
-                        read = (mine if got > rel.split else None, mean[k] < rel.free_below)
+                        want = mine if got > rel.split else None
+                        sure = wide and abs(got - rel.split) >= rel.unlisted
+                        read = (want, wide or mean[k] < rel.free_below, sure)
             if read is not None:
                 if read[0] != now and (read[0] is not None or read[1]):
-                    out[lane] = (read[0], True)
+                    out[lane] = (read[0], True, read[2])
             elif now is None and c in cfg.colours and routes.get(other) != mine:
                 if mean[k] > -cfg.mean_lean and least[k] > -cfg.space_lean:
-                    out[lane] = (mine, False)
+                    out[lane] = (mine, False, False)
             elif now == mine and least[k] <= -cfg.space_lean:
-                out[lane] = (None, False)
+                out[lane] = (None, False, False)
     return out
 
 
@@ -285,8 +303,8 @@ def turn(
     calibrated, spaces = dict(reading.calibrated), dict(reading.spaces)
     listed = set(reading.check)
     turned: list[str] = []
-    for rid, (now, relative) in wanted.items():
-        if rid not in listed:
+    for rid, (now, relative, sure) in wanted.items():
+        if rid not in listed and not sure:
             continue  # what the reader is sure of (or a table profile settled) stays
         if now is None and not relative and CLOSE_CALL not in reading.why.get(rid, []):
             continue  # by the leans, only a close call goes back to free
