@@ -24,10 +24,11 @@ lane read as another colour's trains, on the check list (what the reader is sure
   offset from their middle over their pooled variance, summed, averaged over its spaces): above
   ``split`` c's trains, below free print (a lane read as c only where it leans to free on
   average, under ``free_below``). For the ``wide`` colours (black) within ``wide_zone``
-  instead, whatever a lane read as c leans, and a lane not listed too where its score is at
-  least ``unlisted`` from ``split`` (on the tuning pictures black's looks told every one of
-  650 such lanes, trains from free print, by 3.7 or more: 6447's black trains beside yellow
-  trains read free at calibrated 0.99, not listed, are now black's, listed).
+  instead, whatever a lane read as c leans; and a lane not listed whose score is at least
+  ``unlisted`` from ``split`` the other way is listed as read (on the tuning pictures black's
+  looks told 650 such lanes, trains from free print, by 3.7 or more: 6447's black trains
+  beside yellow trains, read free at calibrated 0.99, are now listed; but on fresh tuning
+  pictures 6757 and 6813 they took two free black lanes, read free and sure, for trains).
 * Otherwise by its leans, for the colours of ``colours``: a free lane whose spaces lean to free
   by less than ``mean_lean`` on average and none by more than ``space_lean`` is c's trains; a
   lane ``close_call`` turned to c (reason ``close-call``) one of whose spaces leans to free by
@@ -90,7 +91,7 @@ class Relative:
     free_below: float  # a lane read as its colour is read free only where it leans less
     wide: tuple[int, ...]  # colours read so within ``wide_zone``, listed or not
     wide_zone: tuple[float, float]
-    unlisted: float  # a lane not listed is turned where its score is this far past ``split``
+    unlisted: float  # a lane not listed is listed where its score is this far past ``split``
 
 
 @cache
@@ -295,7 +296,8 @@ def turn(
 ) -> BoardReading:
     """``reading`` with its lanes beside the other lane's trains turned (``RULE`` added to their
     reasons): a listed free lane to its colour's trains, a close call back to free, and a lane
-    of a ``relative`` colour as ``looks`` (``looks_of``; None: not those) says.
+    of a ``relative`` colour as ``looks`` (``looks_of``; None: not those) says (not listed:
+    listed as read, where the looks are sure).
     ``scores``: the classifier's per-space scores (n, 6; ``SpaceResult.scores``); ``info``: a
     ``classify.SpaceLayoutInfo``; ``space_px``: the picture's train space length (None:
     unknown, nothing turned); ``temperature``: the model's ``route_temperature``."""
@@ -314,8 +316,10 @@ def turn(
     listed = set(reading.check)
     turned: list[str] = []
     for rid, (now, relative, sure) in wanted.items():
-        if rid not in listed and not sure:
-            continue  # what the reader is sure of (or a table profile settled) stays
+        if rid not in listed:  # what the reader is sure of (or a table profile settled) stays,
+            if sure:  # listed where the picture's own looks clearly say otherwise
+                turned.append(rid)
+            continue
         if now is None and not relative and CLOSE_CALL not in reading.why.get(rid, []):
             continue  # by the leans, only a close call goes back to free
         k = pos[rid]
