@@ -16,7 +16,9 @@ The leans cannot tell them; the half of the lane's box away from the other lane 
 ``turn`` reads a lane of at least ``min_spaces`` spaces printed in a player colour c, the other
 lane read as another colour's trains, on the check list (what the reader is sure of stays):
 
-* By the picture's own looks (``relative``): where its spaces lean on average within ``zone``
+* By the picture's own looks (``relative``; not yellow: the far half of yellow trains beside
+  black trains looked like print on tuning games 6003 and 6603): where its spaces lean on
+  average within ``zone``
   and the picture shows at least ``min_refs`` spaces of c's trains and of c's free print that
   the classifier is sure of (off any double route, or on a lane whose other lane is free), the
   lane's far half is compared with both halves of those (``lane_looks``: L, its spread, the mean
