@@ -32,6 +32,8 @@ from companion.vision.decide.own_second import turn as turn_own_second
 from companion.vision.decide.read_stations import classify_stations_lab8
 from companion.vision.decide.resolution import low_resolution_problem, unsettled
 from companion.vision.decide.resolution import measure as measure_resolution
+from companion.vision.decide.twin_lane import looks_of
+from companion.vision.decide.twin_lane import turn as turn_twin_lanes
 from companion.vision.features.light import LightFix, measure, still_fits
 from companion.vision.features.sample import (
     Region,
@@ -94,6 +96,8 @@ def read_samples(
     t = res.model.route_temperature  # close calls of own trains (close_call.py)
     reading = turn_close_calls(reading, res.scores, info, g, samples.space_px, t)
     reading = turn_own_second(reading, spaces_lab, res.scores, info, g, samples.space_px, t)
+    looks = looks_of(res, spaces_lab, ctx)  # lanes beside the other lane's trains: twin_lane.py
+    reading = turn_twin_lanes(reading, res.scores, info, g, samples.space_px, t, looks)
     if samples.space_px is not None:
         reading = _resolution_limits(reading, samples.space_px, spaces_lab, ctx)
     return reading, res
