@@ -556,3 +556,36 @@ def add_to_list(reading: BoardReading, ids: list[str], reason: str, geometry: An
     order = {x: i for i, x in enumerate([*geometry.route_ids, *geometry.city_ids])}
     listed = set(reading.check) | set(ids)
     return replace(reading, why=why, check=sorted(listed, key=lambda x: order.get(x, len(order))))
+
+
+class Turns:
+    """What a rule after ``assess`` turns: ``reading``'s routes, confidences and spaces copied
+    to change (``routes`` is what the rule reads back while it turns), then listed."""
+
+    def __init__(self, reading: BoardReading) -> None:
+        self.reading = reading
+        self.routes = dict(reading.routes)
+        self.confidence = dict(reading.confidence)
+        self.calibrated = dict(reading.calibrated)
+        self.spaces = dict(reading.spaces)
+        self.turned: list[str] = []
+
+    def turn(self, rid: str, now: str | None, p: float) -> None:
+        """Read route ``rid`` (every space of it) as ``now`` at confidence ``p``, calibrated
+        too (the rule's own odds), and list it."""
+        self.routes[rid], self.confidence[rid], self.calibrated[rid] = now, p, p
+        self.spaces[rid] = [now] * len(self.reading.spaces.get(rid, []))
+        self.turned.append(rid)
+
+    def listed(self, reason: str, geometry: Any) -> BoardReading:
+        """The reading with the turned routes, each on the check list with ``reason``."""
+        if not self.turned:
+            return self.reading
+        out = replace(
+            self.reading,
+            routes=self.routes,
+            confidence=self.confidence,
+            calibrated=self.calibrated,
+            spaces=self.spaces,
+        )
+        return add_to_list(out, self.turned, reason, geometry)

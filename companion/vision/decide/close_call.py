@@ -29,7 +29,7 @@ Thresholds in ``data/vision_close_call.json``. Pure functions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.check import add_to_list
+from companion.vision.decide.check import Turns
 from companion.vision.decide.classify import log_softmax
 from companion.vision.decide.route_vote import leaned
 from companion.vision.types import PLAYER_COLORS, BoardReading
@@ -133,9 +133,8 @@ def turn(
     sums = np.add.reduceat(lp, starts, axis=0)
     colour = np.asarray(info.own_colour)[starts]
     twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
-    routes, confidence = dict(reading.routes), dict(reading.confidence)
-    calibrated, spaces = dict(reading.calibrated), dict(reading.spaces)
-    turned: list[str] = []
+    turns = Turns(reading)
+    routes = turns.routes
     listed = set(reading.check)  # what the reader is sure of (or a table profile settled) stays
     for k in np.flatnonzero(add).tolist():
         rid, c = info.route_ids[k], int(colour[k])
@@ -146,12 +145,5 @@ def turn(
             continue
         odds = (sums[k, c + 1] - sums[k, 0]) / temperature  # of c against free
         p = float(1.0 / (1.0 + np.exp(-odds if now is not None else odds)))
-        routes[rid], confidence[rid], calibrated[rid] = now, p, p
-        spaces[rid] = [now] * len(reading.spaces.get(rid, []))
-        turned.append(rid)
-    if not turned:
-        return reading
-    out = replace(
-        reading, routes=routes, confidence=confidence, calibrated=calibrated, spaces=spaces
-    )
-    return add_to_list(out, turned, RULE, geometry)
+        turns.turn(rid, now, p)
+    return turns.listed(RULE, geometry)

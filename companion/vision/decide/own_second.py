@@ -28,7 +28,7 @@ Pure functions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.check import add_to_list
+from companion.vision.decide.check import Turns
 from companion.vision.decide.classify import log_softmax
 from companion.vision.decide.route_vote import leaned
 from companion.vision.types import PLAYER_COLORS, BoardReading
@@ -210,9 +210,7 @@ def turn(
     slices = [info.route_slices[info.route_ids[k]] for k, _ in found]
     idx = np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])
     s = scores(spaces_lab[idx], cfg)
-    routes, confidence = dict(reading.routes), dict(reading.confidence)
-    calibrated, spaces = dict(reading.calibrated), dict(reading.spaces)
-    turned: list[str] = []
+    turns = Turns(reading)
     lp: FloatArray | None = None  # the spaces as they vote (route_vote.leaned), when needed
     at = 0
     for (k, c), sl in zip(found, slices, strict=True):
@@ -225,12 +223,5 @@ def turn(
         odds = float(lp[sl, c + 1].sum() - lp[sl, 0].sum()) / temperature  # of c against free
         rid, now = info.route_ids[k], PLAYER_COLORS[c]
         p = float(1.0 / (1.0 + np.exp(-min(odds, 0.0))))
-        routes[rid], confidence[rid], calibrated[rid] = now, p, p
-        spaces[rid] = [now] * len(reading.spaces.get(rid, []))
-        turned.append(rid)
-    if not turned:
-        return reading
-    out = replace(
-        reading, routes=routes, confidence=confidence, calibrated=calibrated, spaces=spaces
-    )
-    return add_to_list(out, turned, RULE, geometry)
+        turns.turn(rid, now, p)
+    return turns.listed(RULE, geometry)
