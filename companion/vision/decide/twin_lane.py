@@ -31,6 +31,11 @@ lane read as another colour's trains, on the check list (what the reader is sure
   looks told 650 such lanes, trains from free print, by 3.7 or more: 6447's black trains
   beside yellow trains, read free at calibrated 0.99, are now listed; but on fresh tuning
   pictures 6757 and 6813 they took two free black lanes, read free and sure, for trains).
+  A lane read as c and not listed whose score is at least ``firm`` under ``split`` is turned
+  to free print (and listed): on own-print tuning games 6000-6599 and plain 5000-5299 at
+  1,000-1,300 px, 232 lanes of black trains beside trains read black scored -0.44 or more, and
+  plain game 5162's free black berlin-frankfurt-1 beside yellow trains, read black and sure at
+  1,000 px, scored -25.8; the looks' worst miss on fresh pictures (6757, 6813) was 5.2.
 * Otherwise by its leans, for the colours of ``colours``: a free lane whose spaces lean to free
   by less than ``mean_lean`` on average and none by more than ``space_lean`` is c's trains; a
   lane ``close_call`` turned to c (reason ``close-call``) one of whose spaces leans to free by
@@ -94,6 +99,7 @@ class Relative:
     wide: tuple[int, ...]  # colours read so within ``wide_zone``, listed or not
     wide_zone: tuple[float, float]
     unlisted: float  # a lane not listed is listed where its score is this far past ``split``
+    firm: float = np.inf  # a lane not listed read as c is read free this far under ``split``
 
 
 @cache
@@ -114,6 +120,7 @@ def twin_lane_config() -> TwinLane:
             wide=tuple(PLAYER_COLORS.index(c) for c in rel["wide"]["colours"]),
             wide_zone=(float(rel["wide"]["zone"][0]), float(rel["wide"]["zone"][1])),
             unlisted=float(rel["wide"]["unlisted"]),
+            firm=float(rel["wide"].get("firm", np.inf)),
         )
     return TwinLane(
         min_spaces=int(data["min_spaces"]),
@@ -241,10 +248,10 @@ def turns(
     routes: dict[str, str | None],
     cfg: TwinLane,
     looks: Looks | None = None,
-) -> dict[str, tuple[str | None, bool, bool]]:
-    """The lanes ``turn`` would read otherwise: how, whether by the picture's own looks, and
-    whether those are sure enough to turn a lane not listed (``routes``: the reading's; the
-    check list is ``turn``'s to see)."""
+) -> dict[str, tuple[str | None, bool, bool, bool]]:
+    """The lanes ``turn`` would read otherwise: how, whether by the picture's own looks,
+    whether those are sure enough to list a lane not listed, and to turn it (``routes``: the
+    reading's; the check list is ``turn``'s to see)."""
     if cfg.min_spaces <= 0:
         return {}
     mean, least = lane_leans(space_lp, info)
@@ -254,7 +261,7 @@ def turns(
     pos = {rid: k for k, rid in enumerate(info.route_ids)}
     rel = cfg.relative
     scores: dict[int, Callable[[str], float | None]] = {}
-    out: dict[str, tuple[str | None, bool, bool]] = {}
+    out: dict[str, tuple[str | None, bool, bool, bool]] = {}
     for a, b in info.lane_pairs:
         for lane, other in ((a, b), (b, a)):
             k = pos[lane]
@@ -262,7 +269,7 @@ def turns(
             if c < 0 or sizes[k] < cfg.min_spaces or routes.get(other) is None:
                 continue
             mine, now = PLAYER_COLORS[c], routes.get(lane)
-            read = None  # how the picture's own looks read the lane (None: not so read)
+            read = None  # how the picture's own looks read it (None: not so read)
             if rel is not None and looks is not None and c in rel.colours:
                 wide = c in rel.wide
                 lo, hi = rel.wide_zone if wide else rel.zone
@@ -274,15 +281,16 @@ def turns(
                     if got is not None:
                         want = mine if got > rel.split else None
                         sure = wide and abs(got - rel.split) >= rel.unlisted
-                        read = (want, wide or mean[k] < rel.free_below, sure)
+                        firm = wide and now == mine and got <= rel.split - rel.firm
+                        read = (want, wide or mean[k] < rel.free_below, sure, firm)
             if read is not None:
                 if read[0] != now and (read[0] is not None or read[1]):
-                    out[lane] = (read[0], True, read[2])
+                    out[lane] = (read[0], True, read[2], read[3])
             elif now is None and c in cfg.colours and routes.get(other) != mine:
                 if mean[k] > -cfg.mean_lean and least[k] > -cfg.space_lean:
-                    out[lane] = (mine, False, False)
+                    out[lane] = (mine, False, False, False)
             elif now == mine and least[k] <= -cfg.space_lean:
-                out[lane] = (None, False, False)
+                out[lane] = (None, False, False, False)
     return out
 
 
@@ -317,9 +325,9 @@ def turn(
     calibrated, spaces = dict(reading.calibrated), dict(reading.spaces)
     listed = set(reading.check)
     turned: list[str] = []
-    for rid, (now, relative, sure) in wanted.items():
-        if rid not in listed:  # what the reader is sure of (or a table profile settled) stays,
-            if sure:  # listed where the picture's own looks clearly say otherwise
+    for rid, (now, relative, sure, firm) in wanted.items():
+        if rid not in listed and not firm:  # what the reader is sure of (or a table profile
+            if sure:  # settled) stays, listed where the picture's own looks clearly disagree
                 turned.append(rid)
             continue
         if now is None and not relative and CLOSE_CALL not in reading.why.get(rid, []):
