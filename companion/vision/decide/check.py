@@ -577,8 +577,13 @@ class Turns:
         self.spaces[rid] = [now] * len(self.reading.spaces.get(rid, []))
         self.turned.append(rid)
 
+    def keep(self, rid: str) -> None:
+        """List route ``rid`` as it is read."""
+        self.turned.append(rid)
+
     def listed(self, reason: str, geometry: Any) -> BoardReading:
-        """The reading with the turned routes, each on the check list with ``reason``."""
+        """The reading with the turned (and kept) routes, each on the check list with
+        ``reason``."""
         if not self.turned:
             return self.reading
         out = replace(

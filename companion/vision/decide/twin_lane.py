@@ -50,7 +50,7 @@ Pure functions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -58,7 +58,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.check import add_to_list
+from companion.vision.decide.check import Turns
 from companion.vision.decide.classify import log_softmax
 from companion.vision.decide.close_call import RULE as CLOSE_CALL
 from companion.vision.decide.route_vote import leaned
@@ -321,14 +321,12 @@ def turn(
     starts = np.asarray(info.route_starts)
     sums = np.add.reduceat(lp, starts, axis=0)
     pos = {rid: k for k, rid in enumerate(info.route_ids)}
-    routes, confidence = dict(reading.routes), dict(reading.confidence)
-    calibrated, spaces = dict(reading.calibrated), dict(reading.spaces)
+    done = Turns(reading)
     listed = set(reading.check)
-    turned: list[str] = []
     for rid, (now, relative, sure, firm) in wanted.items():
         if rid not in listed and not firm:  # what the reader is sure of (or a table profile
             if sure:  # settled) stays, listed where the picture's own looks clearly disagree
-                turned.append(rid)
+                done.keep(rid)
             continue
         if now is None and not relative and CLOSE_CALL not in reading.why.get(rid, []):
             continue  # by the leans, only a close call goes back to free
@@ -336,12 +334,5 @@ def turn(
         c = int(np.asarray(info.own_colour)[starts[k]])
         odds = (sums[k, c + 1] - sums[k, 0]) / temperature  # of c against free
         p = float(1.0 / (1.0 + np.exp(-odds if now is not None else odds)))
-        routes[rid], confidence[rid], calibrated[rid] = now, p, p
-        spaces[rid] = [now] * len(reading.spaces.get(rid, []))
-        turned.append(rid)
-    if not turned:
-        return reading
-    out = replace(
-        reading, routes=routes, confidence=confidence, calibrated=calibrated, spaces=spaces
-    )
-    return add_to_list(out, turned, RULE, geometry)
+        done.turn(rid, now, p)
+    return done.listed(RULE, geometry)
