@@ -372,7 +372,9 @@ def size_section(ctx: ReadContext, quick: bool) -> None:
     and a colour held up to 70 trains). Nothing is tuned on the held-out seeds (the own-print
     gate in data/vision.json was chosen on 720-723 and 240-243, its weights on 700-711 and
     200-211, its groups on 5000-5007, 6000-6031 and 6400-6407, its stand-ins on 5000-5099 and
-    6000-6099 with tools/count_stats.py), and tools/fit_calibration.py fits on seeds 9000+."""
+    6000-6099 with tools/count_stats.py; single_route on 6000-6199, own_second fitted on
+    6000-6199 and 5100-5199, twin_lane on 6000-6829 and 5000-5499: data/vision_*.json say
+    which), and tools/fit_calibration.py fits on seeds 9000+."""
     print("\n== smaller pictures (area + JPEG 85; count error: worst per-colour train count) ==")
     CURRENT[0] = "smaller pictures (photos, renders)"
     photos = labelled_photos(PHOTOS, ctx) if PHOTOS.is_dir() else []
