@@ -16,50 +16,22 @@ from companion.sim.render import BoardRenderer, random_scene, within_the_rules
 from companion.vision.decide.close_call import RULE, close_call_config, close_calls, turn
 from companion.vision.decide.context import ReadContext
 from companion.vision.types import PLAYER_COLORS, BoardReading
-from tests.vision_reading import read_whole
+from tests.vision_reading import assert_undisputed, between_free_and, layout_info, read_whole
 
 RED, BLACK = PLAYER_COLORS.index("red"), PLAYER_COLORS.index("black")
-
-
-def _info(sizes: list[int], own: list[int], pairs: list[tuple[int, int]]) -> SimpleNamespace:
-    """Routes of ``sizes`` spaces printed in player colour ``own`` (one per route; -1: none),
-    ``pairs`` of route numbers the two lanes of a double route."""
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    ids = [f"r{k}" for k in range(len(sizes))]
-    return SimpleNamespace(
-        route_starts=starts,
-        route_ids=ids,
-        own_colour=np.repeat(np.array(own, dtype=np.int64), sizes),
-        space_route=np.repeat(np.arange(len(sizes)), sizes),
-        pair_index=(
-            np.array([a for a, _ in pairs], dtype=np.int64),
-            np.array([b for _, b in pairs], dtype=np.int64),
-        ),
-        lane_pairs=[(ids[a], ids[b]) for a, b in pairs],
-    )
-
-
-def _spaces(colour: int, margins: list[float]) -> np.ndarray:
-    """Log-probabilities (n, 6) of spaces between free and ``colour`` only (``colour`` minus
-    free: ``margins``)."""
-    m = np.array(margins)
-    lp = np.full((len(m), 1 + len(PLAYER_COLORS)), -40.0)
-    lp[:, 0] = -np.logaddexp(0.0, m)
-    lp[:, 1 + colour] = m - np.logaddexp(0.0, m)
-    return lp
 
 
 def test_only_routes_of_two_or_more_spaces_leaning_a_little_to_free_are_close_calls() -> None:
     cfg = replace(close_call_config(), per_space=0.85, min_spaces=2)
     lp = np.concatenate(
         [
-            _spaces(RED, [-0.3, -0.5, 0.2]),  # a little to free on average: a close call
-            _spaces(RED, [-2.0, -3.0, -2.5]),  # free print: far to free
-            _spaces(RED, [-0.2]),  # one space: too little to tell
-            _spaces(RED, [1.0, 2.0]),  # read red already
+            between_free_and(RED, [-0.3, -0.5, 0.2]),  # a little to free on average: a close call
+            between_free_and(RED, [-2.0, -3.0, -2.5]),  # free print: far to free
+            between_free_and(RED, [-0.2]),  # one space: too little to tell
+            between_free_and(RED, [1.0, 2.0]),  # read red already
         ]
     )
-    info = _info([3, 3, 1, 2], [RED] * 4, [])
+    info = layout_info([3, 3, 1, 2], [RED] * 4, [])
     add = close_calls(lp, info, cfg)
     assert add[0] > 0.0 and np.allclose(add[1:], 0.0)
     # what each space gets brings the route's sum just past free
@@ -74,27 +46,27 @@ def test_black_beside_the_other_lanes_trains_is_not_turned_and_a_partial_claim_g
     cfg = replace(close_call_config(), not_beside_trains=(BLACK,))
     lp = np.concatenate(
         [
-            _spaces(BLACK, [-0.3, -0.3, -0.3]),
-            _spaces(RED, [5.0, 5.0, 5.0]),
-            _spaces(BLACK, [3.0, 2.0, -1.0]),
-            _spaces(RED, [5.0, 5.0, 5.0]),
-            _spaces(BLACK, [3.0, 2.0, 1.0]),
-            _spaces(RED, [5.0, 5.0, 5.0]),
+            between_free_and(BLACK, [-0.3, -0.3, -0.3]),
+            between_free_and(RED, [5.0, 5.0, 5.0]),
+            between_free_and(BLACK, [3.0, 2.0, -1.0]),
+            between_free_and(RED, [5.0, 5.0, 5.0]),
+            between_free_and(BLACK, [3.0, 2.0, 1.0]),
+            between_free_and(RED, [5.0, 5.0, 5.0]),
         ]
     )
-    info = _info([3] * 6, [BLACK, -1] * 3, [(0, 1), (2, 3), (4, 5)])
+    info = layout_info([3] * 6, [BLACK, -1] * 3, [(0, 1), (2, 3), (4, 5)])
     add = close_calls(lp, info, cfg)
     assert add[0] == 0.0 and add[2] < 0.0 and add[4] == 0.0
-    alone = _info([3], [BLACK], [])  # the same black print on a route of its own: turned
+    alone = layout_info([3], [BLACK], [])  # the same black print on a route of its own: turned
     assert close_calls(lp[:3], alone, cfg)[0] > 0.0
 
 
 def test_a_listed_close_call_is_turned_with_its_odds_and_only_on_small_pictures() -> None:
     """r0 and r2 are the same close call, r1 free print; r0, r1 listed as unsure, r2 not (the
     reader, or a table profile, is sure of it): only r0 is turned, and the list stays."""
-    info = _info([3, 3, 3], [RED, RED, RED], [])
-    close = _spaces(RED, [-0.3, -0.2, -0.4])
-    scores = np.concatenate([close, _spaces(RED, [-3.0] * 3), close])
+    info = layout_info([3, 3, 3], [RED, RED, RED], [])
+    close = between_free_and(RED, [-0.3, -0.2, -0.4])
+    scores = np.concatenate([close, between_free_and(RED, [-3.0] * 3), close])
     ids = ["r0", "r1", "r2"]
     reading = BoardReading(
         routes=dict.fromkeys(ids),
@@ -143,12 +115,4 @@ def test_plain_tuning_games_count_the_close_calls(
     board = renderer.render_board(scene, 2400)
     reading = read_whole(jpeg(resize_width(board, width), 85), ctx)
     assert reading.routes[route] == want
-    err = dict.fromkeys(PLAYER_COLORS, 0)
-    for rid in ctx.geometry.route_ids:
-        t, got = scene.routes.get(rid), reading.routes[rid]
-        if t is not None:
-            err[t] -= gb.routes[rid].length
-        if got is not None:
-            err[got] += gb.routes[rid].length
-        assert got == t or rid in reading.check, (rid, t, got)
-    assert max(abs(v) for v in err.values()) <= 2, err
+    assert_undisputed(reading, scene, ctx)

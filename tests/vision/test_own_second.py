@@ -30,7 +30,7 @@ from companion.vision.decide.own_second import (
 from companion.vision.locate.locate import locate_board
 from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
-from tests.vision_reading import read_whole
+from tests.vision_reading import assert_undisputed, layout_info, read_whole
 from tools.read_tune import labelled_photos
 
 RED = PLAYER_COLORS.index("red")
@@ -82,21 +82,6 @@ def _cfg(**kw: float) -> OwnSecond:
     return replace(base, **kw)
 
 
-def _info(sizes: list[int], own: list[int], pairs: list[tuple[int, int]]) -> SimpleNamespace:
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    ids = [f"r{k}" for k in range(len(sizes))]
-    slices = {rid: slice(int(a), int(a) + n) for rid, a, n in zip(ids, starts, sizes, strict=True)}
-    own_space = np.repeat(np.array(own, dtype=np.int64), sizes)
-    return SimpleNamespace(
-        route_starts=starts,
-        route_ids=ids,
-        route_slices=slices,
-        printed_colors=["x"] * int(sum(sizes)),
-        own_colour=own_space,
-        lane_pairs=[(ids[a], ids[b]) for a, b in pairs],
-    )
-
-
 def test_scores_follow_the_weights() -> None:
     cfg = _cfg()
     s = scores(np.concatenate([_patches(2, 10.0), _patches(2, 0.0)]), cfg)
@@ -111,7 +96,7 @@ def test_only_listed_free_routes_of_two_spaces_it_is_sure_of_are_turned() -> Non
     rule is on; where r7 is uneven (this picture's print scores like plastic) nothing is
     turned."""
     sizes = [3, 3, 3, 1, 2, 2, 3, 27]
-    info = _info(sizes, [RED, RED, RED, RED, RED, -1, RED, RED], [(4, 5)])
+    info = layout_info(sizes, [RED, RED, RED, RED, RED, -1, RED, RED], [(4, 5)])
     uneven, even = _patches(3, 10.0, 1), _patches(3, 0.0)
     lab = np.concatenate(
         [uneven, uneven, even, uneven[:1], uneven[:2], even[:2], uneven[:2], even[:1]] + [even] * 9
@@ -172,15 +157,7 @@ def test_own_print_tuning_games_count_the_route_the_reader_left(
     image = jpeg(resize_width(renderer.render_board(scene, 2400), width), 85)
     reading = read_whole(image, ctx)
     assert reading.routes[route] == want and RULE in reading.why[route]
-    err = dict.fromkeys(PLAYER_COLORS, 0)
-    for rid in ctx.geometry.route_ids:
-        t, got = scene.routes.get(rid), reading.routes[rid]
-        if t is not None:
-            err[t] -= gb.routes[rid].length
-        if got is not None:
-            err[got] += gb.routes[rid].length
-        assert got == t or rid in reading.check, (rid, t, got)
-    assert max(abs(v) for v in err.values()) <= 2, err
+    assert_undisputed(reading, scene, ctx)
     off = replace(own_second_config(), min_spaces=0)
     monkeypatch.setattr("companion.vision.decide.own_second.own_second_config", lambda: off)
     before = read_whole(image, ctx)

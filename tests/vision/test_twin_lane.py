@@ -26,32 +26,9 @@ from companion.vision.decide.twin_lane import (
     twin_lane_config,
 )
 from companion.vision.types import PLAYER_COLORS, BoardReading
-from tests.vision_reading import read_whole
+from tests.vision_reading import assert_undisputed, between_free_and, layout_info, read_whole
 
 RED, BLACK, GREEN = (PLAYER_COLORS.index(c) for c in ("red", "black", "green"))
-
-
-def _info(sizes: list[int], own: list[int], pairs: list[tuple[int, int]]) -> SimpleNamespace:
-    """Routes of ``sizes`` spaces printed in player colour ``own`` (one per route; -1: none),
-    ``pairs`` of route numbers the two lanes of a double route."""
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    ids = [f"r{k}" for k in range(len(sizes))]
-    return SimpleNamespace(
-        route_starts=starts,
-        route_ids=ids,
-        own_colour=np.repeat(np.array(own, dtype=np.int64), sizes),
-        lane_pairs=[(ids[a], ids[b]) for a, b in pairs],
-    )
-
-
-def _spaces(colour: int, margins: list[float]) -> np.ndarray:
-    """Log-probabilities (n, 6) of spaces between free and ``colour`` only (``colour`` minus
-    free: ``margins``)."""
-    m = np.array(margins)
-    lp = np.full((len(m), 1 + len(PLAYER_COLORS)), -40.0)
-    lp[:, 0] = -np.logaddexp(0.0, m)
-    lp[:, 1 + colour] = m - np.logaddexp(0.0, m)
-    return lp
 
 
 def _reading(ids: list[str], routes: dict[str, str | None], sizes: list[int]) -> BoardReading:
@@ -66,8 +43,10 @@ def _reading(ids: list[str], routes: dict[str, str | None], sizes: list[int]) ->
 
 
 def test_lane_leans_are_the_mean_and_least_margin_of_the_printed_colour() -> None:
-    lp = np.concatenate([_spaces(RED, [-1.0, -2.0, 0.5]), _spaces(GREEN, [3.0, 1.0])])
-    mean, least = lane_leans(lp, _info([3, 2], [RED, GREEN], []))
+    lp = np.concatenate(
+        [between_free_and(RED, [-1.0, -2.0, 0.5]), between_free_and(GREEN, [3.0, 1.0])]
+    )
+    mean, least = lane_leans(lp, layout_info([3, 2], [RED, GREEN], []))
     assert np.allclose(mean, [-2.5 / 3, 2.0], atol=1e-9)
     assert np.allclose(least, [-2.0, 1.0], atol=1e-9)
 
@@ -86,9 +65,11 @@ def test_only_even_leans_beside_the_other_lanes_trains_are_turned() -> None:
     ]
     parts = []
     for m in lanes:
-        parts += [_spaces(RED, m), _spaces(GREEN, [5.0] * 3)]
-    parts += [_spaces(BLACK, [-1.3, -1.2, -1.4]), _spaces(GREEN, [5.0] * 3)]
-    info = _info([3] * 10, [RED, GREEN] * 4 + [BLACK, GREEN], [(k, k + 1) for k in range(0, 10, 2)])
+        parts += [between_free_and(RED, m), between_free_and(GREEN, [5.0] * 3)]
+    parts += [between_free_and(BLACK, [-1.3, -1.2, -1.4]), between_free_and(GREEN, [5.0] * 3)]
+    info = layout_info(
+        [3] * 10, [RED, GREEN] * 4 + [BLACK, GREEN], [(k, k + 1) for k in range(0, 10, 2)]
+    )
     routes: dict[str, str | None] = {f"r{k}": "green" for k in (1, 3, 5, 9)}
     got = turns(np.concatenate(parts), info, routes, cfg)
     assert got == {"r0": ("red", False, False, False)}
@@ -102,9 +83,9 @@ def test_a_listed_lane_is_turned_with_its_odds_and_a_close_call_goes_back() -> N
     green trains, has a space far to free: read free again. r6, read red by the reader itself
     with such a space: kept (only close calls go back)."""
     sizes = [3] * 8
-    info = _info(sizes, [RED, GREEN] * 4, [(0, 1), (2, 3), (4, 5), (6, 7)])
-    even, green = _spaces(RED, [-1.3, -1.2, -1.4]), _spaces(GREEN, [5.0] * 3)
-    partial = _spaces(RED, [2.5, 0.4, -3.1])
+    info = layout_info(sizes, [RED, GREEN] * 4, [(0, 1), (2, 3), (4, 5), (6, 7)])
+    even, green = between_free_and(RED, [-1.3, -1.2, -1.4]), between_free_and(GREEN, [5.0] * 3)
+    partial = between_free_and(RED, [2.5, 0.4, -3.1])
     scores = np.concatenate([even, green, even, green, partial, green, partial, green])
     ids = info.route_ids
     routes: dict[str, str | None] = {"r1": "green", "r3": "green", "r5": "green", "r7": "green"}
@@ -163,7 +144,7 @@ def _black_lanes() -> tuple[SimpleNamespace, Looks, np.ndarray]:
     free only a little."""
     sizes = [3] * 6
     own = [BLACK, BLACK, BLACK, RED, BLACK, RED]
-    info = _info(sizes, own, [(2, 3), (4, 5)])
+    info = layout_info(sizes, own, [(2, 3), (4, 5)])
     info.lane_side = np.repeat(np.array([0.0, 0.0, 1.0, -1.0, 1.0, -1.0]), 3)
     info.space_route = np.repeat(np.arange(6), 3)
     info.route_slices = {f"r{k}": slice(3 * k, 3 * k + 3) for k in range(6)}
@@ -182,12 +163,12 @@ def _black_lanes() -> tuple[SimpleNamespace, Looks, np.ndarray]:
     looks = Looks(lab, LAYOUT, owner, sure, 0.9)
     lp = np.concatenate(
         [
-            _spaces(BLACK, [5.0] * 3),
-            _spaces(BLACK, [-8.0] * 3),
-            _spaces(BLACK, [-0.6, -0.5, -0.7]),
-            _spaces(RED, [5.0] * 3),
-            _spaces(BLACK, [-0.3, 0.2, -0.4]),  # read black by a close call, say
-            _spaces(RED, [5.0] * 3),
+            between_free_and(BLACK, [5.0] * 3),
+            between_free_and(BLACK, [-8.0] * 3),
+            between_free_and(BLACK, [-0.6, -0.5, -0.7]),
+            between_free_and(RED, [5.0] * 3),
+            between_free_and(BLACK, [-0.3, 0.2, -0.4]),  # read black by a close call, say
+            between_free_and(RED, [5.0] * 3),
         ]
     )
     return info, looks, lp
@@ -275,15 +256,7 @@ def test_own_print_tuning_games_count_the_lanes_beside_trains(
     board = renderer.render_board(scene, 2400)
     reading = read_whole(jpeg(resize_width(board, width), 85), ctx)
     assert reading.routes[route] == want
-    err = dict.fromkeys(PLAYER_COLORS, 0)
-    for rid in ctx.geometry.route_ids:
-        t, got = scene.routes.get(rid), reading.routes[rid]
-        if t is not None:
-            err[t] -= gb.routes[rid].length
-        if got is not None:
-            err[got] += gb.routes[rid].length
-        assert got == t or rid in reading.check, (rid, t, got)
-    assert max(abs(v) for v in err.values()) <= 2, err
+    assert_undisputed(reading, scene, ctx)
 
 
 def test_a_free_black_lane_read_black_and_sure_is_read_free_where_its_looks_say_so(
@@ -300,12 +273,4 @@ def test_a_free_black_lane_read_black_and_sure_is_read_free_where_its_looks_say_
     assert scene.routes.get(str(gb.routes[route].twin)) == "yellow"
     reading = read_whole(jpeg(resize_width(renderer.render_board(scene, 2400), 1000), 85), ctx)
     assert reading.routes[route] is None and RULE in reading.why[route]
-    err = dict.fromkeys(PLAYER_COLORS, 0)
-    for rid in ctx.geometry.route_ids:
-        t, got = scene.routes.get(rid), reading.routes[rid]
-        if t is not None:
-            err[t] -= gb.routes[rid].length
-        if got is not None:
-            err[got] += gb.routes[rid].length
-        assert got == t or rid in reading.check, (rid, t, got)
-    assert max(abs(v) for v in err.values()) <= 2, err
+    assert_undisputed(reading, scene, ctx)
