@@ -32,6 +32,7 @@ from companion.vision.decide.own_second import turn as turn_own_second
 from companion.vision.decide.read_stations import classify_stations_lab8
 from companion.vision.decide.resolution import low_resolution_problem, unsettled
 from companion.vision.decide.resolution import measure as measure_resolution
+from companion.vision.decide.short_free import list_short_free
 from companion.vision.decide.twin_lane import looks_of
 from companion.vision.decide.twin_lane import turn as turn_twin_lanes
 from companion.vision.features.light import LightFix, measure, still_fits
@@ -95,6 +96,7 @@ def read_samples(
     reading = list_covered(reading, g)  # a station may stand on a one-space route
     t = res.model.route_temperature  # close calls of own trains (close_call.py)
     reading = turn_close_calls(reading, res.scores, info, g, samples.space_px, t)
+    reading = list_short_free(reading, spaces_lab, res.print_distance, info, g, samples.space_px)
     reading = turn_own_second(reading, spaces_lab, res.scores, info, g, samples.space_px, t)
     looks = looks_of(res, spaces_lab, ctx)  # lanes beside the other lane's trains: twin_lane.py
     reading = turn_twin_lanes(reading, res.scores, info, g, samples.space_px, t, looks)
