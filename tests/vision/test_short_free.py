@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -18,10 +21,13 @@ from companion.sim.render import (
     random_scene,
     within_the_rules,
 )
-from companion.vision.decide.context import ReadContext
+from companion.vision.decide.context import ReadContext, take_samples
 from companion.vision.decide.short_free import RULE, list_short_free, short_free_config
+from companion.vision.locate.locate import locate_board
+from companion.vision.reading.read import read_samples
 from companion.vision.types import BoardReading
 from tests.vision_reading import assert_undisputed, layout_info, read_whole
+from tools.read_tune import labelled_photos
 
 
 def _board() -> tuple[SimpleNamespace, SimpleNamespace, BoardReading]:
@@ -113,3 +119,22 @@ def test_tuning_games_list_the_trains_read_free(
     monkeypatch.setattr("companion.vision.decide.short_free.short_free_config", lambda: off)
     before = read_whole(image, ctx)
     assert before.routes[route] is None and route not in before.check
+
+
+@pytest.mark.photos
+def test_the_shared_photos_scaled_down_have_nothing_it_lists(
+    ctx: ReadContext, photos_dir: Path
+) -> None:
+    """Real boards at 1,000 and 1,300 px (34-44 px a space, where the rule runs): the rule
+    lists none of their routes (its ``covered`` kind has no gate but the pixels a space)."""
+    for photo in labelled_photos(photos_dir, ctx):
+        image = cv2.imread(str(photo.path))
+        for width in (1000, 1300):
+            small = jpeg(resize_width(image, width), 85)
+            store: dict[int, Any] = {}
+            loc = locate_board(small, context=ctx, store=store)
+            samples = take_samples(small, loc.homography, ctx, store=store, offsets=loc.offsets)
+            reading, _ = read_samples(samples, ctx)
+            assert samples.space_px is not None
+            assert samples.space_px <= short_free_config().max_space_px
+            assert not [r for r in reading.check if RULE in reading.why.get(r, [])], photo.name
