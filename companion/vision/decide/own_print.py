@@ -37,6 +37,7 @@ import numpy.typing as npt
 from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
 from companion.vision.decide.cross_print import from_learn
+from companion.vision.decide.own_group import clear_group
 from companion.vision.decide.own_relief import learn_with_relief
 from companion.vision.decide.single_route import restore, single_spaces
 from companion.vision.types import PLAYER_COLORS
@@ -142,6 +143,7 @@ def learn(
     after all. Where the player colours' clear prints are fewer than ``pooled[1]`` (most of
     them claimed), ``g.others`` stand in too."""
     least = args[0]
+    g = clear_group(x, g, least)  # own_group.py: its trains the other inks' print calls plastic
     prints = g.prints
     where = g.open_.copy()
     score = np.full(len(x), np.nan)

@@ -1,0 +1,109 @@
+"""A colour's print group that is mostly its own trains, cleared by the other inks' print.
+
+``own_print.learn`` learns, per player colour, the discriminant between that colour's trains on
+other prints and its print read free with confidence (its print group). Where a player has most
+of the routes printed in their colour and few trains elsewhere, the print group is mostly those
+trains, read free by the colours at first: the ``unlike`` filter cannot take them out (its
+trains elsewhere, on a route or so, are too few to say what they look like), the discriminant is
+drawn to them and reads them free with confidence, silently (own-print tuning game 16032: black
+on 4 of its 6 single routes, 12 trains, 3 spaces elsewhere, read free at 0.97-0.99 at every
+width).
+
+The print's look (lightness moved to this colour's print; its spread, outline, shading, lines,
+highlight: the paper's and the ink's relief) is shown by every other ink's free print on this
+picture, however few trains of the colour stand elsewhere. ``stand_in_distance`` measures each
+space of a colour's print group against those stand-ins (the other player colours' print read
+free and the plain prints, ``Groups.others``, each moved from its own print's fitted look to
+this colour's as ``own_print.learn`` moves them): the mean over the route's spaces and the
+features of the squared z-score (per feature mean and variance of the stand-ins, the variance
+at least ``var_floor``). ``clear_group`` takes out of the print group every route at least
+``far`` from the stand-ins and ``closer`` times as far from them as from the colour's trains
+elsewhere (their mean, the stand-ins' variance): unlike paper and like its plastic. Those
+routes move to the colour's trains: they no longer draw the discriminant to the print side nor
+stand in for the other colours as clear print, and the discriminant, learnt on more than the
+colour's few trains elsewhere, takes a fuller share of the decision (16032: with them left out
+only, half, and one of the four routes stayed free at 1,100-1,600 px). Free print unlike the
+stand-ins (a city disc, a river at its end) is as unlike the colour's trains. Thresholds in
+``data/vision_own_group.json``. Pure array functions; colours in PLAYER_COLORS order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.data import load_json
+from companion.vision.types import PLAYER_COLORS
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@cache
+def group_config() -> dict[str, float]:
+    """``own_group`` of ``data/vision_own_group.json`` (numbers only; 0 ``far``: off)."""
+    cfg = load_json("vision_own_group.json")["own_group"]
+    return {k: float(v) for k, v in cfg.items()}
+
+
+def route_means(values: FloatArray, route: IntArray) -> FloatArray:
+    """(n,) each row's route's mean of ``values`` (n,)."""
+    if not len(values):
+        return np.zeros(0)
+    total = np.bincount(route, weights=values)
+    spaces = np.bincount(route)
+    return np.asarray(total[route] / np.maximum(spaces[route], 1), dtype=np.float64)
+
+
+def stand_in_distance(
+    x: FloatArray, g: Any, colour: int, var_floor: float, least: int
+) -> tuple[FloatArray, FloatArray] | None:
+    """Per space of ``colour``'s print group (``g.prints``, ``g``: ``own_print.Groups``), its
+    route's mean squared z-score against the stand-ins (the module doc) and against the
+    colour's trains elsewhere (their mean, the stand-ins' variance; NaN where they are seen on
+    fewer than ``least`` spaces); None where fewer than ``least`` stand-ins show."""
+    prints = np.asarray(g.prints)
+    stand = (prints >= 0) & (prints != colour)
+    if g.others is not None:
+        stand |= np.asarray(g.others)
+    if stand.sum() < least:
+        return None
+    base = x[stand] - g.centre[stand] + g.own_centre[colour]
+    mean, var = base.mean(axis=0), np.maximum(base.var(axis=0), var_floor)
+    rows = np.flatnonzero(prints == colour)
+    route = np.asarray(g.route)[rows]
+    far = route_means((((x[rows] - mean) ** 2) / var).mean(axis=1), route)
+    trains = x[np.asarray(g.trains) == colour]
+    if len(trains) < least:
+        return far, np.full(len(rows), np.nan)
+    near = route_means((((x[rows] - trains.mean(axis=0)) ** 2) / var).mean(axis=1), route)
+    return far, near
+
+
+def clear_group(x: FloatArray, g: Any, least: int, cfg: dict[str, float] | None = None) -> Any:
+    """``g`` (``own_print.Groups``) with, per colour, the routes of its print group the
+    stand-ins call its trains (the module doc) moved to its trains; ``least``: the fewest
+    spaces of stand-ins and of the colour's trains elsewhere measured on."""
+    c = group_config() if cfg is None else cfg
+    prints = np.asarray(g.prints)
+    if c["far"] <= 0.0:
+        return g
+    moved = np.zeros(len(prints), dtype=np.bool_)
+    for colour in range(len(PLAYER_COLORS)):
+        rows = np.flatnonzero(prints == colour)
+        if not len(rows):
+            continue
+        seen = stand_in_distance(x, g, colour, c["var_floor"], least)
+        if seen is None:
+            continue
+        far, near = seen
+        moved[rows[(far >= c["far"]) & (near * c["closer"] < far)]] = True  # NaN near: stays
+    if not moved.any():
+        return g
+    trains = np.where(moved, prints, g.trains)
+    return replace(g, prints=np.where(moved, -1, prints), trains=trains)
