@@ -10,14 +10,19 @@ import pytest
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, own_print_game
 from companion.vision.decide.context import ReadContext
-from companion.vision.decide.own_group import clear_group, group_config, stand_in_distance
+from companion.vision.decide.own_group import (
+    clear_group,
+    group_config,
+    paper_like,
+    stand_in_distance,
+)
 from companion.vision.decide.own_print import Groups
 from companion.vision.types import PLAYER_COLORS
 from tests.vision_reading import assert_undisputed, read_whole
 
 BLACK = PLAYER_COLORS.index("black")
 RED = PLAYER_COLORS.index("red")
-CFG = {"far": 4.0, "closer": 1.5, "var_floor": 0.05}
+CFG = {"far": 4.0, "closer": 1.5, "var_floor": 0.05, "paper": 2.0, "paper_spaces": 2}
 
 
 def _groups(black_print: list[list[float]], black_trains: int = 3) -> tuple[np.ndarray, Groups]:
@@ -75,22 +80,46 @@ def test_a_group_of_print_too_few_trains_or_stand_ins_or_off_changes_nothing() -
     assert cfg["far"] > 0.0 and cfg["closer"] > 1.0  # on, and nearer its trains than paper
 
 
-@pytest.mark.parametrize("width", [1000, 1300])
+@pytest.mark.parametrize(
+    ("seed", "width", "on_own"), [(16032, 1000, 4), (16032, 1300, 4), (16309, 1000, 7)]
+)
 def test_black_trains_on_most_of_black_print_are_read_or_listed(
-    ctx: ReadContext, renderer: BoardRenderer, width: int
+    ctx: ReadContext, renderer: BoardRenderer, seed: int, width: int, on_own: int
 ) -> None:
-    """Before the rule, game 16032 read angora-erzurum, danzig-riga, edinburgh-london-1 and
+    """Before the rules, game 16032 read angora-erzurum, danzig-riga, edinburgh-london-1 and
     roma-venezia (black's 12 trains on black print; 3 spaces of black elsewhere) free at
-    calibrated 0.97-0.99, none listed, at every width (black short by 12). Now every wrong
+    calibrated 0.97-0.99, none listed, at every width (black short by 12); 16309 at 1,000 px
+    (black's trains on 7 routes of black print and a free lane read black: over 45 trains,
+    black left out) roma-venezia free at 0.97, silently (black short by 6). Now every wrong
     route is listed and every colour's count within 2, and no free route of a player colour's
     print reads as trains unlisted."""
-    scene = own_print_game(16032, renderer.geometry, 0.5)
+    scene = own_print_game(seed, renderer.geometry, 0.5)
     geometry = renderer.geometry
     black = [r for r, c in scene.routes.items() if c == "black"]
-    on_own = [r for r in black if geometry.routes[r].color == "black"]
-    assert len(on_own) == 4 and len(black) == 5
+    assert len([r for r in black if geometry.routes[r].color == "black"]) == on_own
     reading = read_whole(jpeg(resize_width(renderer.render_board(scene, 2400), width), 85), ctx)
     assert_undisputed(reading, scene, ctx)
     for r in ctx.geometry.route_ids:
         if geometry.routes[r].color in PLAYER_COLORS and scene.routes.get(r) is None:
             assert reading.routes[r] is None or r in reading.check, r
+
+
+def test_routes_like_paper_the_discriminant_calls_trains_are_marked() -> None:
+    """Black's open group: a route of paper, one like its trains, one midway, all called
+    trains by black's discriminant (learnt on the stand-ins). Only the paper one is marked
+    (nearer the stand-ins by ``paper`` times); none where the discriminant calls them print,
+    for a colour not asked or not learnt, or with ``paper`` off."""
+    x, g = _groups([[0.2, -0.3], [6.2, 5.8], [3.0, 3.0]])
+    cfg = {**CFG, "paper": 2.0}
+    terms = np.full((len(PLAYER_COLORS), 4), np.nan)
+    terms[BLACK] = [0.5, 10.0, 0.0, 0.0]  # every space trains
+    got = paper_like(x, g, terms, np.array([BLACK]), 3, cfg)
+    own = np.flatnonzero(g.open_ == BLACK)
+    assert got[own].tolist() == [True, True, False, False, False, False]
+    assert not got[g.open_ != BLACK].any()
+    assert not paper_like(x, g, terms, np.array([RED]), 3, cfg)[own].any()
+    assert not paper_like(x, g, terms, np.array([BLACK]), 3, {**cfg, "paper": 0.0}).any()
+    assert not paper_like(x, g, terms, np.array([BLACK]), 3, {**cfg, "paper_spaces": 3}).any()
+    terms[BLACK, 1] = -10.0  # every space print
+    assert not paper_like(x, g, terms, np.array([BLACK]), 3, cfg).any()
+    assert group_config()["paper"] > 1.0

@@ -23,7 +23,14 @@ routes move to the colour's trains: they no longer draw the discriminant to the 
 stand in for the other colours as clear print, and the discriminant, learnt on more than the
 colour's few trains elsewhere, takes a fuller share of the decision (16032: with them left out
 only, half, and one of the four routes stayed free at 1,100-1,600 px). Free print unlike the
-stand-ins (a city disc, a river at its end) is as unlike the colour's trains. Thresholds in
+stand-ins (a city disc, a river at its end) is as unlike the colour's trains.
+
+The other way round, ``paper_like``: where a colour is learnt on the stand-ins themselves (its
+print scarce or not apart), their discriminant may take a route of its print for trains that
+looks like paper (``paper`` times as near the stand-ins as the colour's trains elsewhere): such
+a route is left to the colours, as a route unlike the colour's trains is (16309 at 1,000 px:
+a free black lane read as black put black over a player's 45 trains and left the whole colour
+out; roma-venezia's black trains were read free at 0.97, silently). Thresholds in
 ``data/vision_own_group.json``. Pure array functions; colours in PLAYER_COLORS order.
 """
 
@@ -61,12 +68,18 @@ def route_means(values: FloatArray, route: IntArray) -> FloatArray:
 
 
 def stand_in_distance(
-    x: FloatArray, g: Any, colour: int, var_floor: float, least: int
+    x: FloatArray,
+    g: Any,
+    colour: int,
+    var_floor: float,
+    least: int,
+    group: IntArray | None = None,
 ) -> tuple[FloatArray, FloatArray] | None:
-    """Per space of ``colour``'s print group (``g.prints``, ``g``: ``own_print.Groups``), its
-    route's mean squared z-score against the stand-ins (the module doc) and against the
-    colour's trains elsewhere (their mean, the stand-ins' variance; NaN where they are seen on
-    fewer than ``least`` spaces); None where fewer than ``least`` stand-ins show."""
+    """Per space of ``colour``'s print group (``g.prints``, ``g``: ``own_print.Groups``; or
+    of ``group``, n, where it names ``colour``), its route's mean squared z-score against the
+    stand-ins (the module doc) and against the colour's trains elsewhere (their mean, the
+    stand-ins' variance; NaN where they are seen on fewer than ``least`` spaces); None where
+    fewer than ``least`` stand-ins show."""
     prints = np.asarray(g.prints)
     stand = (prints >= 0) & (prints != colour)
     if g.others is not None:
@@ -75,7 +88,7 @@ def stand_in_distance(
         return None
     base = x[stand] - g.centre[stand] + g.own_centre[colour]
     mean, var = base.mean(axis=0), np.maximum(base.var(axis=0), var_floor)
-    rows = np.flatnonzero(prints == colour)
+    rows = np.flatnonzero((prints if group is None else group) == colour)
     route = np.asarray(g.route)[rows]
     far = route_means((((x[rows] - mean) ** 2) / var).mean(axis=1), route)
     trains = x[np.asarray(g.trains) == colour]
@@ -107,3 +120,37 @@ def clear_group(x: FloatArray, g: Any, least: int, cfg: dict[str, float] | None 
         return g
     trains = np.where(moved, prints, g.trains)
     return replace(g, prints=np.where(moved, -1, prints), trains=trains)
+
+
+def paper_like(
+    x: FloatArray,
+    g: Any,
+    terms: FloatArray,
+    colours: IntArray,
+    least: int,
+    cfg: dict[str, float] | None = None,
+) -> BoolArray:
+    """(n,) per space of ``g.open_`` (``own_print.Groups``) of one of ``colours``, whether its
+    route looks like paper and its colour's discriminant (``terms``, ``own_print_terms``'s)
+    calls it trains (the mean of its spaces' log-odds above 0): ``paper`` times as near the
+    stand-ins as the colour's trains elsewhere (the module doc's measures, ``least`` as
+    ``clear_group``'s), and at least ``paper_spaces`` spaces (one space beside a station or a
+    city disc does not say). A route the discriminant calls print stays: the colours alone are
+    less sure of it (on 16000-16099, 30 free routes more listed)."""
+    c = group_config() if cfg is None else cfg
+    out = np.zeros(len(x), dtype=np.bool_)
+    if c["paper"] <= 0.0:
+        return out
+    open_, route = np.asarray(g.open_), np.asarray(g.route)
+    for colour in np.asarray(colours).tolist():
+        seen = stand_in_distance(x, g, colour, c["var_floor"], least, open_)
+        if seen is None or not np.isfinite(terms[colour, 0]):
+            continue
+        far, near = seen
+        rows = np.flatnonzero(open_ == colour)
+        odds = route_means(
+            x[rows] @ np.nan_to_num(terms[colour, 2:]) + terms[colour, 1], route[rows]
+        )
+        out[rows] = (far * c["paper"] <= near) & (odds > 0.0)  # NaN near: no
+    sizes = np.bincount(route)
+    return np.asarray(out & (sizes[route] >= c["paper_spaces"]), dtype=np.bool_)

@@ -37,7 +37,7 @@ import numpy.typing as npt
 from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
 from companion.vision.decide.cross_print import from_learn
-from companion.vision.decide.own_group import clear_group
+from companion.vision.decide.own_group import clear_group, paper_like
 from companion.vision.decide.own_relief import learn_with_relief
 from companion.vision.decide.single_route import restore, single_spaces
 from companion.vision.types import PLAYER_COLORS
@@ -196,7 +196,8 @@ def learn(
     terms[own], apart[own] = again[own], True
     need = np.setdiff1d(need, own)
     terms[need], apart[need] = rows[need], standing[need]
-    where[np.isin(g.open_, need) & ~(score <= bound)] = -1
+    paper = paper_like(x, g, terms, need, least)  # own_group.py: print the stand-ins call trains
+    where[np.isin(g.open_, need) & (~(score <= bound) | paper)] = -1
     return terms, apart, where
 
 
