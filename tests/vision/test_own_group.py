@@ -54,7 +54,7 @@ def test_routes_unlike_the_stand_ins_and_like_the_trains_move_to_the_trains() ->
     """Black's group: two routes of paper (near red's print), two like black's trains, one
     unlike both (a city disc at its end). The two like its trains become its trains; the
     others stay its print; red's print is not touched."""
-    x, g = _groups([[0.2, -0.3], [-0.5, 0.4], [6.2, 5.8], [5.5, 6.4], [-6.0, 6.0]])
+    x, g = _groups([[0.2, -0.3], [-0.5, 0.4], [6.2, 5.8], [5.5, 6.4], [-4.0, 4.0]])
     got = clear_group(x, g, 3, CFG)
     own = np.flatnonzero(g.prints == BLACK)
     assert got.prints[own].tolist() == [BLACK] * 4 + [-1] * 4 + [BLACK] * 2
@@ -70,6 +70,8 @@ def test_routes_unlike_the_stand_ins_and_like_the_trains_move_to_the_trains() ->
 def test_a_group_of_print_too_few_trains_or_stand_ins_or_off_changes_nothing() -> None:
     x, g = _groups([[0.2, -0.3], [-0.5, 0.4], [0.9, 0.1]])
     assert clear_group(x, g, 3, CFG) is g  # print alone
+    x, g = _groups([[0.2, -0.3], [4.0, 4.0], [-9.0, 9.0]])
+    assert clear_group(x, g, 3, CFG) is g  # a route like the trains, but print farther off
     x, g = _groups([[0.2, -0.3], [6.2, 5.8]], black_trains=2)
     assert clear_group(x, g, 3, CFG) is g  # its trains elsewhere on 2 spaces: not measured
     assert clear_group(x, g, 9, CFG) is g  # 8 stand-ins

@@ -18,7 +18,10 @@ this colour's as ``own_print.learn`` moves them): the mean over the route's spac
 features of the squared z-score (per feature mean and variance of the stand-ins, the variance
 at least ``var_floor``). ``clear_group`` takes out of the print group every route at least
 ``far`` from the stand-ins and ``closer`` times as far from them as from the colour's trains
-elsewhere (their mean, the stand-ins' variance): unlike paper and like its plastic. Those
+elsewhere (their mean, the stand-ins' variance): unlike paper and like its plastic, and
+farther from the stand-ins than every route that stays (the group splits in two: on plain
+tuning game 5051 a free yellow route at 5.9 and 1.6 times, beside one at 10.0 staying, was
+read as trains). Those
 routes move to the colour's trains: they no longer draw the discriminant to the print side nor
 stand in for the other colours as clear print, and the discriminant, learnt on more than the
 colour's few trains elsewhere, takes a fuller share of the decision (16032: with them left out
@@ -115,7 +118,9 @@ def clear_group(x: FloatArray, g: Any, least: int, cfg: dict[str, float] | None 
         if seen is None:
             continue
         far, near = seen
-        moved[rows[(far >= c["far"]) & (near * c["closer"] < far)]] = True  # NaN near: stays
+        trains = (far >= c["far"]) & (near * c["closer"] < far)  # NaN near: stays
+        stays = far[~trains].max(initial=-np.inf)  # the group splits: all farther than print
+        moved[rows[trains & (far > stays)]] = True
     if not moved.any():
         return g
     trains = np.where(moved, prints, g.trains)

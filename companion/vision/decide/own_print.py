@@ -10,7 +10,9 @@ print read free with confidence. Two things spoil the print group:
   its print group is trains). Those trains look like the colour's trains elsewhere in every
   feature; print does not. The print group keeps only the routes unlike those trains: the mean
   over a route's spaces and the features of the squared z-score against them (per feature
-  mean and variance) above ``unlike``;
+  mean and variance) above ``unlike``. Where its trains elsewhere are too few to say what
+  they look like, the other inks' free print says what paper looks like: the routes unlike it
+  and like those trains move to its trains first (``own_group.clear_group``);
 * **too little print left.** Late in a game most of a colour's routes may be claimed, and no
   print of it is free to learn from. The relief of print (its spread, outline, shading, fine
   lines, highlight) is that of the board's paper and ink, and every other printed colour shows
