@@ -31,8 +31,9 @@ from companion.vision.types import PLAYER_COLORS
 
 def heavy_game(seed: int, geometry: DrawnBoard) -> Scene:
     """An own-print game (``own_print_game``) whose player of colour ``seed % 5`` holds about
-    80 % of the routes printed in their colour (never both lanes of a double) and one route
-    elsewhere: their print group mostly their own trains, few of them to learn from."""
+    80 % of the routes printed in their colour (never both lanes of a double) and one route of
+    at most 3 spaces elsewhere (none where it had none): their print group mostly their own
+    trains, few of them elsewhere to learn from."""
     sc = own_print_game(seed, geometry, 0.5)
     rng = np.random.default_rng(seed + 7)
     colour = PLAYER_COLORS[seed % len(PLAYER_COLORS)]
@@ -47,9 +48,9 @@ def heavy_game(seed: int, geometry: DrawnBoard) -> Scene:
     )
     for r in away:
         del routes[r]
-    if away:
-        keep = away[int(rng.integers(len(away)))]
-        routes[keep] = colour
+    short = [r for r in away if geometry.routes[r].length <= 3]  # few trains to learn from
+    if short:
+        routes[short[int(rng.integers(len(short)))]] = colour
     return within_the_rules(
         Scene(routes=routes, stations=sc.stations, seed=sc.seed), geometry, seed + 1
     )
