@@ -22,7 +22,14 @@ from tests.vision_reading import assert_undisputed, read_whole
 
 BLACK = PLAYER_COLORS.index("black")
 RED = PLAYER_COLORS.index("red")
-CFG = {"far": 4.0, "closer": 1.5, "var_floor": 0.05, "paper": 2.0, "paper_spaces": 2}
+CFG = {
+    "far": 4.0,
+    "closer": 1.5,
+    "var_floor": 0.05,
+    "paper": 2.0,
+    "paper_spaces": 2,
+    "min_trains": 3,
+}
 
 
 def _groups(black_print: list[list[float]], black_trains: int = 3) -> tuple[np.ndarray, Groups]:
@@ -74,6 +81,7 @@ def test_a_group_of_print_too_few_trains_or_stand_ins_or_off_changes_nothing() -
     assert clear_group(x, g, 3, CFG) is g  # a route like the trains, but print farther off
     x, g = _groups([[0.2, -0.3], [6.2, 5.8]], black_trains=2)
     assert clear_group(x, g, 3, CFG) is g  # its trains elsewhere on 2 spaces: not measured
+    assert clear_group(x, g, 3, {**CFG, "min_trains": 2}) is not g  # ... unless 2 will do
     assert clear_group(x, g, 9, CFG) is g  # 8 stand-ins
     x, g = _groups([[0.2, -0.3], [6.2, 5.8]])
     assert clear_group(x, g, 3, {**CFG, "far": 0.0}) is g  # off

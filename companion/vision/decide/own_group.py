@@ -26,7 +26,12 @@ routes move to the colour's trains: they no longer draw the discriminant to the 
 stand in for the other colours as clear print, and the discriminant, learnt on more than the
 colour's few trains elsewhere, takes a fuller share of the decision (16032: with them left out
 only, half, and one of the four routes stayed free at 1,100-1,600 px). Free print unlike the
-stand-ins (a city disc, a river at its end) is as unlike the colour's trains.
+stand-ins (a city disc, a river at its end) is as unlike the colour's trains. Where the colour's
+trains elsewhere are too few for ``own_print.learn`` (``min_trains`` here) and all its print is
+claimed, the moved routes are what it learns on: ``learn`` then gates the stand-ins' discriminant
+of a colour with routes moved at ``own_print_pooled`` even where the plain prints stand in
+(their own ``others_max_error`` left black out on heavy tuning game 17009 at 1,000 px: 5.9 %
+on the wrong side, 3.9 standard deviations apart, black short by 11).
 
 The other way round, ``paper_like``: where a colour is learnt on the stand-ins themselves (its
 print scarce or not apart), their discriminant may take a route of its print for trains that
@@ -77,12 +82,13 @@ def stand_in_distance(
     var_floor: float,
     least: int,
     group: IntArray | None = None,
+    fewest: int | None = None,
 ) -> tuple[FloatArray, FloatArray] | None:
     """Per space of ``colour``'s print group (``g.prints``, ``g``: ``own_print.Groups``; or
     of ``group``, n, where it names ``colour``), its route's mean squared z-score against the
     stand-ins (the module doc) and against the colour's trains elsewhere (their mean, the
-    stand-ins' variance; NaN where they are seen on fewer than ``least`` spaces); None where
-    fewer than ``least`` stand-ins show."""
+    stand-ins' variance; NaN where they are seen on fewer than ``fewest`` spaces, default
+    ``least``); None where fewer than ``least`` stand-ins show."""
     prints = np.asarray(g.prints)
     stand = (prints >= 0) & (prints != colour)
     if g.others is not None:
@@ -95,7 +101,7 @@ def stand_in_distance(
     route = np.asarray(g.route)[rows]
     far = route_means((((x[rows] - mean) ** 2) / var).mean(axis=1), route)
     trains = x[np.asarray(g.trains) == colour]
-    if len(trains) < least:
+    if len(trains) < (least if fewest is None else fewest):
         return far, np.full(len(rows), np.nan)
     near = route_means((((x[rows] - trains.mean(axis=0)) ** 2) / var).mean(axis=1), route)
     return far, near
@@ -104,7 +110,7 @@ def stand_in_distance(
 def clear_group(x: FloatArray, g: Any, least: int, cfg: dict[str, float] | None = None) -> Any:
     """``g`` (``own_print.Groups``) with, per colour, the routes of its print group the
     stand-ins call its trains (the module doc) moved to its trains; ``least``: the fewest
-    spaces of stand-ins and of the colour's trains elsewhere measured on."""
+    spaces of stand-ins measured on (of the colour's trains elsewhere: ``min_trains``)."""
     c = group_config() if cfg is None else cfg
     prints = np.asarray(g.prints)
     if c["far"] <= 0.0:
@@ -114,7 +120,7 @@ def clear_group(x: FloatArray, g: Any, least: int, cfg: dict[str, float] | None 
         rows = np.flatnonzero(prints == colour)
         if not len(rows):
             continue
-        seen = stand_in_distance(x, g, colour, c["var_floor"], least)
+        seen = stand_in_distance(x, g, colour, c["var_floor"], least, None, int(c["min_trains"]))
         if seen is None:
             continue
         far, near = seen

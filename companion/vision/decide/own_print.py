@@ -145,7 +145,9 @@ def learn(
     after all. Where the player colours' clear prints are fewer than ``pooled[1]`` (most of
     them claimed), ``g.others`` stand in too."""
     least = args[0]
-    g = clear_group(x, g, least)  # own_group.py: its trains the other inks' print calls plastic
+    cleared = clear_group(x, g, least)  # own_group.py: trains the other inks' print tells
+    moved = np.unique(cleared.trains[cleared.trains != g.trains])  # the colours it moved
+    g = cleared
     prints = g.prints
     where = g.open_.copy()
     score = np.full(len(x), np.nan)
@@ -185,6 +187,8 @@ def learn(
     group = np.concatenate([np.full(len(x), -1), np.repeat(need, len(base))])
     rows = own_print_terms(both, trains, group, *args)
     standing = own_print_apart(both, trains, group, rows, sep, most)
+    # a colour whose trains the other inks' print told is gated as on the player colours' print
+    standing[moved] = own_print_apart(both, trains, group, rows, sep, pooled[0])[moved]
     # the print group cleared by the stand-ins' discriminant: a space it calls trains, and not
     # clearly print (``pooled[2]``), leaves it; a colour with enough print left, and apart on
     # it, is learnt on its own print
