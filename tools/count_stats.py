@@ -2,6 +2,7 @@
 
 PYTHONPATH=$PWD python tools/count_stats.py own 6000 6008 [--widths 1000,1300]
 PYTHONPATH=$PWD python tools/count_stats.py plain 5000 5008
+PYTHONPATH=$PWD python tools/count_stats.py heavy 17000 17008   (heavy_game: harder own-print)
 """
 
 from __future__ import annotations
@@ -13,12 +14,46 @@ import cv2
 import numpy as np
 
 from companion.sim.perturb import jpeg, resize_width
-from companion.sim.render import BoardRenderer, own_print_game, random_scene, within_the_rules
+from companion.sim.render import (
+    BoardRenderer,
+    DrawnBoard,
+    Scene,
+    own_print_game,
+    random_scene,
+    within_the_rules,
+)
 from companion.vision.decide.check import load_check_data
 from companion.vision.decide.context import make_context, take_samples
 from companion.vision.locate.locate import BoardLocation
 from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS
+
+
+def heavy_game(seed: int, geometry: DrawnBoard) -> Scene:
+    """An own-print game (``own_print_game``) whose player of colour ``seed % 5`` holds about
+    80 % of the routes printed in their colour (never both lanes of a double) and one route of
+    at most 3 spaces elsewhere (none where it had none): their print group mostly their own
+    trains, few of them elsewhere to learn from."""
+    sc = own_print_game(seed, geometry, 0.5)
+    rng = np.random.default_rng(seed + 7)
+    colour = PLAYER_COLORS[seed % len(PLAYER_COLORS)]
+    routes = dict(sc.routes)
+    for r in geometry.drawable_routes():
+        twin = geometry.routes[r].twin
+        free_twin = twin is None or routes.get(twin) != colour
+        if geometry.routes[r].color == colour and rng.random() < 0.8 and free_twin:
+            routes[r] = colour
+    away = sorted(
+        r for r, c in routes.items() if c == colour and geometry.routes[r].color != colour
+    )
+    for r in away:
+        del routes[r]
+    short = [r for r in away if geometry.routes[r].length <= 3]  # few trains to learn from
+    if short:
+        routes[short[int(rng.integers(len(short)))]] = colour
+    return within_the_rules(
+        Scene(routes=routes, stations=sc.stations, seed=sc.seed), geometry, seed + 1
+    )
 
 
 def main() -> None:
@@ -40,6 +75,8 @@ def main() -> None:
     for seed in range(lo, hi):
         if kind == "own":
             sc = own_print_game(seed, gb, 0.5)
+        elif kind == "heavy":
+            sc = heavy_game(seed, gb)
         else:
             sc = within_the_rules(
                 random_scene(np.random.default_rng(seed), gb, claimed=0.6), gb, seed + 1

@@ -7,7 +7,10 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
+from companion.vision.decide import own_group
+from companion.vision.decide.own_group import group_config
 from companion.vision.decide.own_print import Groups, centres, learn, unlikeness
 from companion.vision.types import PLAYER_COLORS
 
@@ -93,11 +96,14 @@ def test_the_stand_in_takes_the_colour_of_its_print_and_keeps_the_relief() -> No
     assert np.allclose(own[RED], [7.0, 0.0, 0.0]) and np.allclose(own[BLUE], 0.0)
 
 
-def test_a_colour_not_apart_for_its_own_trains_in_its_print_is_cleared_by_the_stand_ins() -> None:
+def test_a_colour_not_apart_for_its_own_trains_in_its_print_is_cleared_by_the_stand_ins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Red's print group holds 8 spaces of red print and 6 of red trains the colours read free,
     unlike red's trains elsewhere (so they stay in it) and spoiling the gate. The blue print
     standing in tells those 6 trains; they leave the group and red is learnt on its own print
-    after all: apart, read on every red space. Without the stand-ins, red is not apart."""
+    after all: apart, read on every red space. Without the stand-ins (and ``own_group``, which
+    tells them by the blue print too, off), red is not apart."""
     rng = np.random.default_rng(11)
     tb = rng.normal([0.0, 4.0], 0.5, (20, 2))  # blue trains on other prints
     t = rng.normal([3.0, 2.0], 0.5, (20, 2))  # red trains on other prints
@@ -110,6 +116,9 @@ def test_a_colour_not_apart_for_its_own_trains_in_its_print_is_cleared_by_the_st
     g = _groups(trains, prints, prints, 0.0)
     score = unlikeness(x, g, 0.1, 3)[48:54]
     assert (score > 3.0).all() and (score <= 8.0).all()  # in the print group, not clearly print
+    _, alone, _ = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.0, 6, 8.0))
+    assert alone[RED]  # own_group: the 6 unlike the blue print and like red's trains
+    monkeypatch.setattr(own_group, "group_config", lambda: {**group_config(), "far": 0.0})
     _, alone, _ = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.0, 6, 8.0))
     assert not alone[RED]
     terms, apart, where = learn(x, g, ARGS, GATE, (3.0, 0.1), (0.1, 6, 8.0), STAND)

@@ -10,7 +10,9 @@ print read free with confidence. Two things spoil the print group:
   its print group is trains). Those trains look like the colour's trains elsewhere in every
   feature; print does not. The print group keeps only the routes unlike those trains: the mean
   over a route's spaces and the features of the squared z-score against them (per feature
-  mean and variance) above ``unlike``;
+  mean and variance) above ``unlike``. Where its trains elsewhere are too few to say what
+  they look like, the other inks' free print says what paper looks like: the routes unlike it
+  and like those trains move to its trains first (``own_group.clear_group``);
 * **too little print left.** Late in a game most of a colour's routes may be claimed, and no
   print of it is free to learn from. The relief of print (its spread, outline, shading, fine
   lines, highlight) is that of the board's paper and ink, and every other printed colour shows
@@ -37,6 +39,7 @@ import numpy.typing as npt
 from companion.data import load_json
 from companion.vision.decide.adapt import own_print_apart, own_print_features, own_print_terms
 from companion.vision.decide.cross_print import from_learn
+from companion.vision.decide.own_group import clear_group, paper_like
 from companion.vision.decide.own_relief import learn_with_relief
 from companion.vision.decide.single_route import restore, single_spaces
 from companion.vision.types import PLAYER_COLORS
@@ -142,6 +145,9 @@ def learn(
     after all. Where the player colours' clear prints are fewer than ``pooled[1]`` (most of
     them claimed), ``g.others`` stand in too."""
     least = args[0]
+    cleared = clear_group(x, g, least)  # own_group.py: trains the other inks' print tells
+    moved = np.unique(cleared.trains[cleared.trains != g.trains])  # the colours it moved
+    g = cleared
     prints = g.prints
     where = g.open_.copy()
     score = np.full(len(x), np.nan)
@@ -181,6 +187,8 @@ def learn(
     group = np.concatenate([np.full(len(x), -1), np.repeat(need, len(base))])
     rows = own_print_terms(both, trains, group, *args)
     standing = own_print_apart(both, trains, group, rows, sep, most)
+    # a colour whose trains the other inks' print told is gated as on the player colours' print
+    standing[moved] = own_print_apart(both, trains, group, rows, sep, pooled[0])[moved]
     # the print group cleared by the stand-ins' discriminant: a space it calls trains, and not
     # clearly print (``pooled[2]``), leaves it; a colour with enough print left, and apart on
     # it, is learnt on its own print
@@ -194,7 +202,8 @@ def learn(
     terms[own], apart[own] = again[own], True
     need = np.setdiff1d(need, own)
     terms[need], apart[need] = rows[need], standing[need]
-    where[np.isin(g.open_, need) & ~(score <= bound)] = -1
+    paper = paper_like(x, g, terms, need, least)  # own_group.py: print the stand-ins call trains
+    where[np.isin(g.open_, need) & (~(score <= bound) | paper)] = -1
     return terms, apart, where
 
 
