@@ -237,6 +237,35 @@ def test_a_black_lane_beside_trains_is_read_by_the_pictures_own_looks() -> None:
     assert turns(lp, info, owner, outside, looks) == {}
 
 
+def test_a_one_space_lane_is_read_by_the_pictures_own_looks_only() -> None:
+    """r0 red trains and r1 free red print, one space each, on routes of their own; r2 a red lane
+    of one space read free beside r3's green trains, its far half trains-like, leaning to free
+    only a little: read red by its looks (``relative.min_spaces`` 1), not by the leans alone
+    (``min_spaces`` 2), and not at all with ``relative.min_spaces`` 0."""
+    info = layout_info([1] * 4, [RED, RED, RED, GREEN], [(2, 3)])
+    info.lane_side = np.array([0.0, 0.0, 1.0, -1.0])
+    info.space_route = np.arange(4)
+    info.route_slices = {f"r{k}": slice(k, k + 1) for k in range(4)}
+    lab = np.stack([_patch(*x) for x in [("trains",) * 2, ("print",) * 2, ("trains", "red")]])
+    lab = np.concatenate([lab, _patch("red", "red")[None]])
+    owner: dict[str, str | None] = {"r0": "red", "r1": None, "r2": None, "r3": "green"}
+    looks = Looks(lab, LAYOUT, owner, dict.fromkeys(owner, 0.99), 0.9)
+    lp = np.concatenate(
+        [
+            between_free_and(RED, [5.0]),
+            between_free_and(RED, [-8.0]),
+            between_free_and(RED, [-0.6]),
+            between_free_and(GREEN, [5.0]),
+        ]
+    )
+    cfg = twin_lane_config()
+    assert cfg.relative is not None and cfg.relative.min_spaces == 1 and cfg.min_spaces == 2
+    assert turns(lp, info, owner, cfg, looks) == {"r2": ("red", True, False, False)}
+    assert turns(lp, info, owner, cfg) == {}  # the leans alone: only lanes of 2+ spaces
+    off = replace(cfg, relative=replace(cfg.relative, min_spaces=0))
+    assert turns(lp, info, owner, off, looks) == {}
+
+
 def test_a_lane_not_listed_that_the_looks_clearly_disagree_with_is_listed_as_read() -> None:
     """With ``firm`` and ``firm_trains`` off, r2 (read free) and r4 (read black) are listed as
     read; with the data file's, r4 (its looks far past free print's) is read free and r2 (far
@@ -280,6 +309,7 @@ def test_a_lane_not_listed_that_the_looks_clearly_disagree_with_is_listed_as_rea
         (16164, 1000, "edinburgh-london-1", "black"),
         (17267, 1100, "berlin-frankfurt-1", "black"),
         (6603, 1000, "berlin-frankfurt-1", "black"),  # a close call, not undone by the leans
+        (16042, 1000, "budapest-wien-1", "red"),  # one space, beside yellow trains, read free
     ],
 )
 def test_own_print_tuning_games_count_the_lanes_beside_trains(

@@ -43,6 +43,8 @@ lane read as another colour's trains, on the check list (what the reader is sure
   Both ``firm`` turns are made whatever the lane's lean (outside ``wide_zone`` too: plain 5227's
   free berlin-frankfurt-1, read black leaning by 7, silent at 1,100 and 1,300 px, scored -17 to
   -19). The figures, and the picture counts they were measured on, are in the data file.
+  Lanes shorter than ``min_spaces`` but of at least ``relative.min_spaces`` (budapest-wien-1,
+  one space) are read by these looks only, never by the leans below.
 * Otherwise by its leans, for the colours of ``colours``: a free lane whose spaces lean to free
   by less than ``mean_lean`` on average and none by more than ``space_lean`` is c's trains; a
   lane ``close_call`` turned to c (reason ``close-call``) one of whose spaces leans to free by
@@ -109,6 +111,7 @@ class Relative:
     unlisted: float  # a lane not listed is listed where its score is this far past ``split``
     firm: float = np.inf  # a lane not listed read as c is read free this far under ``split``
     firm_trains: float = np.inf  # a lane not listed read free is read as c this far above it
+    min_spaces: int = 0  # lanes this short read so too (0: ``TwinLane.min_spaces``)
 
 
 @cache
@@ -131,6 +134,7 @@ def twin_lane_config() -> TwinLane:
             unlisted=float(rel["wide"]["unlisted"]),
             firm=float(rel["wide"].get("firm", np.inf)),
             firm_trains=float(rel["wide"].get("firm_trains", np.inf)),
+            min_spaces=int(rel.get("min_spaces", 0)),
         )
     return TwinLane(
         min_spaces=int(data["min_spaces"]),
@@ -276,7 +280,10 @@ def turns(
         for lane, other in ((a, b), (b, a)):
             k = pos[lane]
             c = int(colour[k])
-            if c < 0 or sizes[k] < cfg.min_spaces or routes.get(other) is None:
+            short = sizes[k] < cfg.min_spaces  # read by the picture's own looks only
+            if c < 0 or routes.get(other) is None:
+                continue
+            if short and (rel is None or not 0 < rel.min_spaces <= sizes[k]):
                 continue
             mine, now = PLAYER_COLORS[c], routes.get(lane)
             read = None  # how the picture's own looks read it (None: not so read)
@@ -302,6 +309,8 @@ def turns(
             if read is not None:
                 if read[0] != now and (read[0] is not None or read[1]):
                     out[lane] = (read[0], True, read[2], read[3])
+            elif short:
+                continue
             elif now is None and c in cfg.colours and routes.get(other) != mine:
                 if mean[k] > -cfg.mean_lean and least[k] > -cfg.space_lean:
                     out[lane] = (mine, False, False, False)
