@@ -109,6 +109,33 @@ def test_a_listed_lane_is_turned_with_its_odds_and_a_close_call_goes_back() -> N
     assert turn(reading, scores, info, geometry, None, 2.0) is reading
 
 
+def test_a_close_call_goes_back_by_its_leans_only_in_the_colours_so_read() -> None:
+    """r0 (red) and r2 (black), each read as its print's colour by a close call beside r1's and
+    r3's green trains, each with a space far to free: r0 goes back to free print; r2 does not
+    (black is not among ``colours``: black trains there lean that far, own-print tuning game
+    6603's berlin-frankfurt-1 at 1,000 px)."""
+    sizes = [3] * 4
+    info = layout_info(sizes, [RED, GREEN, BLACK, GREEN], [(0, 1), (2, 3)])
+    green = between_free_and(GREEN, [5.0] * 3)
+    scores = np.concatenate(
+        [
+            between_free_and(RED, [2.5, 0.4, -3.1]),
+            green,
+            between_free_and(BLACK, [2.5, 0.4, -3.1]),
+            green,
+        ]
+    )
+    routes: dict[str, str | None] = {"r0": "red", "r1": "green", "r2": "black", "r3": "green"}
+    reading = _reading(info.route_ids, routes, sizes)
+    reading = replace(reading, why={r: ["unsure", CLOSE_CALL] for r in info.route_ids})
+    geometry = SimpleNamespace(route_ids=info.route_ids, city_ids=[])
+    cfg = twin_lane_config()
+    assert BLACK not in cfg.colours and RED in cfg.colours
+    got = turn(reading, scores, info, geometry, cfg.max_space_px - 1.0, 2.0)
+    assert got.routes["r0"] is None and got.routes["r2"] == "black"
+    assert RULE in got.why["r0"] and RULE not in got.why["r2"]
+
+
 LAYOUT = PatchLayout(nx=30, ny=20, scale_len=1.5, scale_wid=2.0)
 
 
@@ -179,20 +206,25 @@ def test_a_black_lane_beside_trains_is_read_by_the_pictures_own_looks() -> None:
     r2 a black lane read free, its far half (away from r3's red trains, at +y) trains-like,
     its near half red; r4 a black lane read black, its far half print-like. Both lean to free
     only a little: r2 becomes black's trains, r4 free print, both clearly enough to be turned
-    were they not listed. With fewer reference spaces than ``min_refs``, black is not read so
-    (and the leans alone leave black as read)."""
+    were they not listed (``firm``, ``firm_trains``), and so whatever their lean. With fewer
+    reference spaces than ``min_refs``, black is not read so (and the leans alone leave black
+    as read)."""
     info, looks, lp = _black_lanes()
     owner = looks.owner
     cfg = twin_lane_config()
     assert cfg.relative is not None and BLACK in cfg.relative.colours
     assert BLACK not in cfg.colours
     got = turns(lp, info, owner, cfg, looks)
-    assert got == {"r2": ("black", True, True, False), "r4": (None, True, True, True)}
-    soft = replace(cfg, relative=replace(cfg.relative, firm=np.inf))
-    assert turns(lp, info, owner, soft, looks)["r4"] == (None, True, True, False)
+    assert got == {"r2": ("black", True, True, True), "r4": (None, True, True, True)}
+    soft = replace(cfg, relative=replace(cfg.relative, firm=np.inf, firm_trains=np.inf))
+    got = turns(lp, info, owner, soft, looks)
+    assert got == {"r2": ("black", True, True, False), "r4": (None, True, True, False)}
     few = replace(cfg, relative=replace(cfg.relative, min_refs=4))
     assert turns(lp, info, owner, few, looks) == {}
     outside = replace(cfg, relative=replace(cfg.relative, wide_zone=(-0.1, 0.2)))
+    firm = {"r2": ("black", True, True, True), "r4": (None, True, True, True)}
+    assert turns(lp, info, owner, outside, looks) == firm
+    outside = replace(soft, relative=replace(soft.relative, wide_zone=(-0.1, 0.2)))
     assert turns(lp, info, owner, outside, looks) == {}
     # Not among the wide colours: only within ``zone``, never a lane not listed, and a lane
     # read black is read free only where it leans to free by more than ``free_below``.
@@ -205,9 +237,39 @@ def test_a_black_lane_beside_trains_is_read_by_the_pictures_own_looks() -> None:
     assert turns(lp, info, owner, outside, looks) == {}
 
 
+def test_a_one_space_lane_is_read_by_the_pictures_own_looks_only() -> None:
+    """r0 red trains and r1 free red print, one space each, on routes of their own; r2 a red lane
+    of one space read free beside r3's green trains, its far half trains-like, leaning to free
+    only a little: read red by its looks (``relative.min_spaces`` 1), not by the leans alone
+    (``min_spaces`` 2), and not at all with ``relative.min_spaces`` 0."""
+    info = layout_info([1] * 4, [RED, RED, RED, GREEN], [(2, 3)])
+    info.lane_side = np.array([0.0, 0.0, 1.0, -1.0])
+    info.space_route = np.arange(4)
+    info.route_slices = {f"r{k}": slice(k, k + 1) for k in range(4)}
+    lab = np.stack([_patch(*x) for x in [("trains",) * 2, ("print",) * 2, ("trains", "red")]])
+    lab = np.concatenate([lab, _patch("red", "red")[None]])
+    owner: dict[str, str | None] = {"r0": "red", "r1": None, "r2": None, "r3": "green"}
+    looks = Looks(lab, LAYOUT, owner, dict.fromkeys(owner, 0.99), 0.9)
+    lp = np.concatenate(
+        [
+            between_free_and(RED, [5.0]),
+            between_free_and(RED, [-8.0]),
+            between_free_and(RED, [-0.6]),
+            between_free_and(GREEN, [5.0]),
+        ]
+    )
+    cfg = twin_lane_config()
+    assert cfg.relative is not None and cfg.relative.min_spaces == 1 and cfg.min_spaces == 2
+    assert turns(lp, info, owner, cfg, looks) == {"r2": ("red", True, False, False)}
+    assert turns(lp, info, owner, cfg) == {}  # the leans alone: only lanes of 2+ spaces
+    off = replace(cfg, relative=replace(cfg.relative, min_spaces=0))
+    assert turns(lp, info, owner, off, looks) == {}
+
+
 def test_a_lane_not_listed_that_the_looks_clearly_disagree_with_is_listed_as_read() -> None:
-    """With ``firm`` off, r2 (read free) and r4 (read black) are listed as read; with the data
-    file's ``firm``, r4 (its looks far past free print's) is read free as well, and listed."""
+    """With ``firm`` and ``firm_trains`` off, r2 (read free) and r4 (read black) are listed as
+    read; with the data file's, r4 (its looks far past free print's) is read free and r2 (far
+    past black trains') black, both listed."""
     info, looks, lp = _black_lanes()
     ids = info.route_ids
     reading = _reading(ids, dict(looks.owner), [3] * 6)
@@ -215,15 +277,20 @@ def test_a_lane_not_listed_that_the_looks_clearly_disagree_with_is_listed_as_rea
     geometry = SimpleNamespace(route_ids=ids, city_ids=[])
     cfg = twin_lane_config()
     assert cfg.relative is not None and np.isfinite(cfg.relative.firm)
-    soft = replace(cfg, relative=replace(cfg.relative, firm=np.inf))
+    assert np.isfinite(cfg.relative.firm_trains)
+    soft = replace(cfg, relative=replace(cfg.relative, firm=np.inf, firm_trains=np.inf))
     got = turn(reading, lp, info, geometry, cfg.max_space_px - 1.0, 2.0, looks, soft)
     assert got.routes == reading.routes and got.spaces == reading.spaces
     assert got.check == ["r2", "r4"] and got.why == {"r2": [RULE], "r4": [RULE]}
     assert got.routes["r0"] == "black" and got.routes["r1"] is None
     firm = turn(reading, lp, info, geometry, cfg.max_space_px - 1.0, 2.0, looks)
-    assert firm.routes == {**reading.routes, "r4": None} and firm.spaces["r4"] == [None] * 3
+    assert firm.routes == {**reading.routes, "r2": "black", "r4": None}
+    assert firm.spaces["r4"] == [None] * 3 and firm.spaces["r2"] == ["black"] * 3
     assert firm.check == ["r2", "r4"] and firm.why == {"r2": [RULE], "r4": [RULE]}
-    assert firm.routes["r2"] is None and 0.0 < firm.confidence["r4"] < 1.0
+    assert 0.0 < firm.confidence["r4"] < 1.0 and 0.0 < firm.confidence["r2"] < 1.0
+    down = replace(cfg, relative=replace(cfg.relative, firm_trains=np.inf))
+    only = turn(reading, lp, info, geometry, cfg.max_space_px - 1.0, 2.0, looks, down)
+    assert only.routes == {**reading.routes, "r4": None} and only.check == ["r2", "r4"]
     strict = replace(soft, relative=replace(soft.relative, unlisted=np.inf))
     assert turn(reading, lp, info, geometry, 30.0, 2.0, looks, strict) is reading
     assert turn(reading, lp, info, geometry, 30.0, 2.0, None, cfg) is reading
@@ -237,6 +304,12 @@ def test_a_lane_not_listed_that_the_looks_clearly_disagree_with_is_listed_as_rea
         (6043, 1100, "bruxelles-paris-2", None),  # free yellow beside black trains read yellow
         (6472, 1100, "berlin-frankfurt-1", "black"),  # black trains beside green trains read free
         (6471, 1300, "madrid-pamplona-1", "black"),  # black trains beside blue: a close call undone
+        # Black trains beside red or yellow trains read free and sure (listed only as read):
+        # their looks far past free print's (``firm_trains``).
+        (16164, 1000, "edinburgh-london-1", "black"),
+        (17267, 1100, "berlin-frankfurt-1", "black"),
+        (6603, 1000, "berlin-frankfurt-1", "black"),  # a close call, not undone by the leans
+        (16042, 1000, "budapest-wien-1", "red"),  # one space, beside yellow trains, read free
     ],
 )
 def test_own_print_tuning_games_count_the_lanes_beside_trains(
@@ -259,18 +332,22 @@ def test_own_print_tuning_games_count_the_lanes_beside_trains(
     assert_undisputed(reading, scene, ctx)
 
 
+@pytest.mark.parametrize(("seed", "width"), [(5162, 1000), (5227, 1300)])
 def test_a_free_black_lane_read_black_and_sure_is_read_free_where_its_looks_say_so(
-    ctx: ReadContext, renderer: BoardRenderer
+    ctx: ReadContext, renderer: BoardRenderer, seed: int, width: int
 ) -> None:
-    """Plain tuning game 5162 at 1,000 px: berlin-frankfurt-1, free black print beside yellow
-    trains, was read black by the reader, sure (the count of black off by 3; listed only as
-    read). Its far half looks like free print by far: now read free, listed, every colour
-    within 2 of the truth."""
+    """Plain tuning games: berlin-frankfurt-1, free black print beside yellow trains, was read
+    black by the reader, sure (the count of black off by 3; 5162 at 1,000 px listed only as
+    read, 5227 at 1,300 px, leaning to black by 7, outside the looks' zone: silent). Its far
+    half looks like free print by far: now read free, listed, every colour within 2 of the
+    truth."""
     gb = renderer.geometry
-    scene = within_the_rules(random_scene(np.random.default_rng(5162), gb, claimed=0.6), gb, 5163)
+    scene = within_the_rules(
+        random_scene(np.random.default_rng(seed), gb, claimed=0.6), gb, seed + 1
+    )
     route = "berlin-frankfurt-1"
     assert scene.routes.get(route) is None and gb.routes[route].color == "black"
     assert scene.routes.get(str(gb.routes[route].twin)) == "yellow"
-    reading = read_whole(jpeg(resize_width(renderer.render_board(scene, 2400), 1000), 85), ctx)
+    reading = read_whole(jpeg(resize_width(renderer.render_board(scene, 2400), width), 85), ctx)
     assert reading.routes[route] is None and RULE in reading.why[route]
     assert_undisputed(reading, scene, ctx)
