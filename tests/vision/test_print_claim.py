@@ -13,7 +13,7 @@ from tests.vision_reading import read_whole
 
 def test_the_rule_is_on() -> None:
     cfg = print_claim_config()
-    assert cfg.min_spaces == 2
+    assert cfg.min_spaces == 3
     assert cfg.max_below <= 0.0 and cfg.mean_below < cfg.max_below
 
 

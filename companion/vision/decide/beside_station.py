@@ -13,11 +13,6 @@ Bruxelles read black). Such a claim, in the colour of a station read at one of t
 or of its own print, is listed (``station-beside``) whatever its confidence: the reader cannot
 tell the station from trains there (issue 25; rendered games 5000-5299 and own-print games
 6000-6299 at 900-1,300 px: 24 of their 39 silent errors, for 0.15 routes more on a list).
-
-A piece's shadow is dark whatever its colour: the same space under a green or yellow station
-reads black (free red Budapest-Wien-1 under a green station at Wien, plain tuning game 15302, read
-black at 1.0; Budapest-Wien-2's blue trains beside a yellow one, 15100, read black at 0.998). A
-claim in one of ``shadow_colours`` on such a route beside any station is listed too.
 """
 
 from __future__ import annotations
@@ -39,20 +34,11 @@ def max_spaces() -> int:
     return int(data["station_cover"]["max_spaces"])
 
 
-@cache
-def shadow_colours() -> frozenset[str]:
-    """Claims in these colours on such a route beside any station are listed (a shadow)."""
-    data: dict[str, Any] = load_json("vision_station_cover.json")
-    return frozenset(data["station_cover"].get("shadow_colours", []))
-
-
 def covered_claims(reading: BoardReading, geometry: Any) -> list[str]:
     """The routes of ``reading`` (read on ``geometry``, a ``SamplingGeometry``) of at most
     ``max_spaces`` spaces read as a claim in the colour of a station read at one of their ends,
-    or of their own print, or in one of ``shadow_colours``, while a station stands at one of
-    their ends."""
+    or of their own print, while a station stands at one of their ends."""
     limit = max_spaces()
-    shadow = shadow_colours()
     out: list[str] = []
     for rid in geometry.route_ids:
         route = geometry.routes[rid]
@@ -60,7 +46,7 @@ def covered_claims(reading: BoardReading, geometry: Any) -> list[str]:
         if got is None or route.length > limit:
             continue
         beside = {reading.stations.get(route.a), reading.stations.get(route.b)} - {None}
-        if beside and (got in beside or got == route.color or got in shadow):
+        if beside and (got in beside or got == route.color):
             out.append(rid)
     return out
 

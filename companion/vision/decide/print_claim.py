@@ -14,7 +14,8 @@ the reader took the print for trains with confidence.
 print outline) tells them apart: those claims' spaces scored under -3 but for one, while the claims
 of a route's own colour that were right (its colour's trains on it) scored above 0 on at least one
 space on all but a few one-space Budapest-Wien-1s (a station beside it, or a short space) and one
-Constantinople-Sofia. ``list_print_claims`` lists (``print-claim``) every such claim, not listed
+Constantinople-Sofia (on real photos scaled to 1,000 px, right two-space claims scored as low,
+hence ``min_spaces`` 3). ``list_print_claims`` lists (``print-claim``) every such claim, not listed
 yet, of at least ``min_spaces`` spaces none of which scores ``max_below`` or more, or whose spaces
 score under ``mean_below`` on average (Madrid-Pamplona-1's middle space, beside the other lane's
 blue trains, scored 0.6-4.3 at 1,200-1,300 px, its others under -5). It runs where ``own_second``'s
