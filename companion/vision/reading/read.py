@@ -29,6 +29,7 @@ from companion.vision.decide.context import (
     space_length_px,
 )
 from companion.vision.decide.own_second import turn as turn_own_second
+from companion.vision.decide.print_claim import list_print_claims
 from companion.vision.decide.read_stations import classify_stations_lab8
 from companion.vision.decide.resolution import low_resolution_problem, unsettled
 from companion.vision.decide.resolution import measure as measure_resolution
@@ -97,6 +98,7 @@ def read_samples(
     t = res.model.route_temperature  # close calls of own trains (close_call.py)
     reading = turn_close_calls(reading, res.scores, info, g, samples.space_px, t)
     reading = list_short_free(reading, spaces_lab, res.print_distance, info, g, samples.space_px)
+    reading = list_print_claims(reading, spaces_lab, info, g, samples.space_px)  # print_claim.py
     reading = turn_own_second(reading, spaces_lab, res.scores, info, g, samples.space_px, t)
     looks = looks_of(res, spaces_lab, ctx)  # lanes beside the other lane's trains: twin_lane.py
     reading = turn_twin_lanes(reading, res.scores, info, g, samples.space_px, t, looks)
