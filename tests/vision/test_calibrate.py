@@ -186,3 +186,15 @@ def test_the_trains_a_colour_has_left_settle_a_free_route_on_its_print(ctx: Read
     s[info.route_slices[extra], yellow] = 30.0
     ev = route_evidence(s, info, ctx.model.route_temperature)
     assert grade_routes(ev, info, like, 45).kinds[k] == "free-own"
+
+
+def test_a_step_less_its_standard_errors_is_the_evidence_for_it() -> None:
+    """``z`` standard errors of a step's share off its value: 141 right of 147 is 0.953, at one
+    error 0.935 (under the check list's ``sure`` 0.95, so such a reading is listed); a step of
+    30,000 readings barely moves, and ``z`` 0 is the share itself."""
+    steps = Steps((0.0, 5.0), (141 / 148, 0.9999), (147, 30000))
+    assert steps([1.0, 6.0]).tolist() == [141 / 148, 0.9999]
+    low = steps([1.0, 6.0], 1.0)
+    assert abs(low[0] - 0.9352) < 5e-4 and low[0] < 0.95 < steps(1.0)
+    assert 0.9999 - 1e-4 < low[1] < 0.9999
+    assert steps(-1.0, 1.0) == 0.0  # below any grade fitted: still unknown

@@ -84,6 +84,9 @@ class CheckConfig:
     # hidden_margin and station_confidence then make way for the calibration); None: the rules
     # as before calibration (kept for the benchmarks' comparison).
     sure: float | None = None
+    # With ``sure``: a route is listed too where its calibrated share less ``evidence`` standard
+    # errors of its step's share (``calibrate.Steps``) is under ``sure`` (0: off).
+    evidence: float = 0.0
     # With ``sure``: a route read free on the print of a colour seen playing, on a picture that
     # could not tell that colour's trains from its print (``blind_print.py``), is listed
     # whatever its calibrated share ...
@@ -109,6 +112,7 @@ class CheckConfig:
             changed=float(data["changed"]),
             profile_fit=float(data["profile_fit"]),
             sure=None if data.get("sure") is None else float(data["sure"]),
+            evidence=float(data.get("evidence", 0.0)),
             list_blind=bool(data["list_blind"]),
             blind_few_trains=int(data["blind_few_trains"]),
             blind_short=int(data["blind_short"]),
@@ -315,11 +319,14 @@ def assess(
     kinds, grade = grades.kinds, grades.grade
     calibration = load_calibration() if cfg.sure is not None else None
     calibrated = {rid: float(ev.confidence[k]) for k, rid in enumerate(ids)}
+    evident = dict(calibrated)  # less cfg.evidence standard errors of the calibration
     if calibration is not None:
         for kind in set(kinds):
             rows = [k for k, x in enumerate(kinds) if x == kind]
             for k, v in zip(rows, calibration(kind, grade[rows]).tolist(), strict=True):
                 calibrated[ids[k]] = v
+            low = calibration(kind, grade[rows], cfg.evidence).tolist()
+            evident.update((ids[k], v) for k, v in zip(rows, low, strict=True))
     for k, rid in enumerate(ids):
         c = routes[rid]
         if k in listed:
@@ -332,7 +339,7 @@ def assess(
         if cfg.sure is not None:
             # what the reader itself is unsure of is listed whatever the calibration says (the
             # fit saw too few such readings to vouch for them)
-            if calibrated[rid] < cfg.sure or unsure[k]:
+            if evident[rid] < cfg.sure or unsure[k]:
                 put(rid, "unsure")
             if cfg.list_blind and blind[k]:
                 put(rid, "blind-print")
