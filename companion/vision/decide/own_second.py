@@ -134,6 +134,24 @@ def scores(lab: U8Array, cfg: OwnSecond) -> FloatArray:
     return np.asarray(z @ cfg.weights + cfg.bias, dtype=np.float64)
 
 
+def fits(spaces_lab: U8Array, space_px: float | None, cfg: OwnSecond) -> bool:
+    """Whether the picture is what the discriminant was fitted on: its train space length
+    (``space_px``; None: unknown) within ``min_space_px``-``max_space_px``, its patches of
+    ``shape``."""
+    if space_px is None or not cfg.min_space_px <= space_px <= cfg.max_space_px:
+        return False
+    return tuple(spaces_lab.shape[1:3]) == cfg.shape
+
+
+def route_scores(spaces_lab: U8Array, slices: list[slice], cfg: OwnSecond) -> list[FloatArray]:
+    """Per route (its spaces' ``slices``), its spaces' scores (``scores``, in one call)."""
+    if not slices:
+        return []
+    s = scores(spaces_lab[np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])], cfg)
+    ends = np.cumsum([sl.stop - sl.start for sl in slices])
+    return list(np.split(s, ends[:-1]))
+
+
 def sure_free(reading: BoardReading, info: Any) -> list[slice]:
     """The spaces of every route printed in a player colour that the reader reads free and does
     not list: the print this picture shows for sure."""
@@ -198,24 +216,15 @@ def turn(
     ``info``: a ``classify.SpaceLayoutInfo``; ``space_px``: the picture's train space length
     (None: unknown, nothing turned); ``temperature``: the model's ``route_temperature``."""
     cfg = cfg or own_second_config()
-    if cfg.min_spaces <= 0 or space_px is None:
-        return reading
-    if not cfg.min_space_px <= space_px <= cfg.max_space_px:
-        return reading
-    if tuple(spaces_lab.shape[1:3]) != cfg.shape:
+    if cfg.min_spaces <= 0 or not fits(spaces_lab, space_px, cfg):
         return reading
     found = candidates(reading, info, cfg)
     if not found or not like_the_fit(spaces_lab, reading, info, cfg):
         return reading
     slices = [info.route_slices[info.route_ids[k]] for k, _ in found]
-    idx = np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])
-    s = scores(spaces_lab[idx], cfg)
     turns = Turns(reading)
     lp: FloatArray | None = None  # the spaces as they vote (route_vote.leaned), when needed
-    at = 0
-    for (k, c), sl in zip(found, slices, strict=True):
-        mine = s[at : at + sl.stop - sl.start]
-        at += sl.stop - sl.start
+    for (k, c), sl, mine in zip(found, slices, route_scores(spaces_lab, slices, cfg), strict=True):
         if mine.mean() < cfg.mean_at_least or mine.min() < cfg.each_at_least:
             continue
         if lp is None:

@@ -85,22 +85,13 @@ def print_like(
     discriminant is not to be trusted."""
     cfg = print_claim_config()
     second = own_second.own_second_config()
-    if not second.min_space_px <= space_px <= second.max_space_px:
-        return []
-    if not rows or tuple(spaces_lab.shape[1:3]) != second.shape:
+    if not rows or not own_second.fits(spaces_lab, space_px, second):
         return []
     slices = [info.route_slices[info.route_ids[k]] for k in rows]
-    s = own_second.scores(
-        spaces_lab[np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])], second
-    )
     out = []
-    at = 0
-    for k, sl in zip(rows, slices, strict=True):
-        n = sl.stop - sl.start
-        mine = s[at : at + n]
+    for k, mine in zip(rows, own_second.route_scores(spaces_lab, slices, second), strict=True):
         if mine.max() < cfg.max_below or mine.mean() < cfg.mean_below:
             out.append(k)
-        at += n
     if out and not own_second.like_the_fit(spaces_lab, reading, info, second):
         return []
     return out

@@ -135,21 +135,15 @@ def shaped(
     with one space shaped like a piece (``unlike print``); none where the discriminant is not to
     be trusted."""
     second = own_second.own_second_config()
-    if not second.min_space_px <= space_px <= second.max_space_px:
-        return []
-    if not rows or tuple(spaces_lab.shape[1:3]) != second.shape:
+    if not rows or not own_second.fits(spaces_lab, space_px, second):
         return []
     twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
     slices = [info.route_slices[info.route_ids[k]] for k in rows]
-    s = own_second.scores(
-        spaces_lab[np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])], second
-    )
     out = []
-    at = 0
-    for k, sl in zip(rows, slices, strict=True):
+    for k, sl, mine in zip(
+        rows, slices, own_second.route_scores(spaces_lab, slices, second), strict=True
+    ):
         n = sl.stop - sl.start
-        mine = s[at : at + n]
-        at += n
         beside = reading.routes.get(twin.get(info.route_ids[k], "")) is not None
         like = mine.mean() >= cfg.mean_at_least and mine.min() >= cfg.each_at_least
         like &= n >= cfg.min_spaces or not beside
