@@ -28,6 +28,7 @@ Pure functions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -150,6 +151,28 @@ def route_scores(spaces_lab: U8Array, slices: list[slice], cfg: OwnSecond) -> li
     s = scores(spaces_lab[np.concatenate([np.arange(sl.start, sl.stop) for sl in slices])], cfg)
     ends = np.cumsum([sl.stop - sl.start for sl in slices])
     return list(np.split(s, ends[:-1]))
+
+
+def pick(
+    rows: list[int],
+    reading: BoardReading,
+    spaces_lab: U8Array,
+    info: Any,
+    space_px: float | None,
+    keep: Callable[[int, slice, FloatArray], bool],
+) -> list[int]:
+    """Of ``rows`` (route numbers), those ``keep`` (route number, its spaces' slice, their
+    scores) takes; none where the picture is not what the discriminant was fitted on (``fits``)
+    or its sure free print does not score like the fit's (``like_the_fit``)."""
+    cfg = own_second_config()
+    if not rows or not fits(spaces_lab, space_px, cfg):
+        return []
+    slices = [info.route_slices[info.route_ids[k]] for k in rows]
+    mine = route_scores(spaces_lab, slices, cfg)
+    out = [k for k, sl, m in zip(rows, slices, mine, strict=True) if keep(k, sl, m)]
+    if out and not like_the_fit(spaces_lab, reading, info, cfg):
+        return []
+    return out
 
 
 def sure_free(reading: BoardReading, info: Any) -> list[slice]:

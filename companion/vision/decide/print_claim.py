@@ -84,17 +84,11 @@ def print_like(
     ``max_below`` or more, or whose spaces' mean is under ``mean_below``; none where the
     discriminant is not to be trusted."""
     cfg = print_claim_config()
-    second = own_second.own_second_config()
-    if not rows or not own_second.fits(spaces_lab, space_px, second):
-        return []
-    slices = [info.route_slices[info.route_ids[k]] for k in rows]
-    out = []
-    for k, mine in zip(rows, own_second.route_scores(spaces_lab, slices, second), strict=True):
-        if mine.max() < cfg.max_below or mine.mean() < cfg.mean_below:
-            out.append(k)
-    if out and not own_second.like_the_fit(spaces_lab, reading, info, second):
-        return []
-    return out
+
+    def keep(k: int, sl: slice, mine: own_second.FloatArray) -> bool:
+        return bool(mine.max() < cfg.max_below or mine.mean() < cfg.mean_below)
+
+    return own_second.pick(rows, reading, spaces_lab, info, space_px, keep)
 
 
 def list_print_claims(

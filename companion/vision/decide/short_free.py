@@ -134,25 +134,17 @@ def shaped(
     trains reach into its patches), or of ``min_spaces`` or more that are far from their print
     with one space shaped like a piece (``unlike print``); none where the discriminant is not to
     be trusted."""
-    second = own_second.own_second_config()
-    if not rows or not own_second.fits(spaces_lab, space_px, second):
-        return []
     twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
-    slices = [info.route_slices[info.route_ids[k]] for k in rows]
-    out = []
-    for k, sl, mine in zip(
-        rows, slices, own_second.route_scores(spaces_lab, slices, second), strict=True
-    ):
+
+    def keep(k: int, sl: slice, mine: FloatArray) -> bool:
         n = sl.stop - sl.start
         beside = reading.routes.get(twin.get(info.route_ids[k], "")) is not None
         like = mine.mean() >= cfg.mean_at_least and mine.min() >= cfg.each_at_least
         like &= n >= cfg.min_spaces or not beside
         unlike = distance[sl].min() >= cfg.print_distance and mine.max() >= cfg.shape_at_least
-        if like or (unlike and n >= cfg.min_spaces):
-            out.append(k)
-    if out and not own_second.like_the_fit(spaces_lab, reading, info, second):
-        return []
-    return out
+        return bool(like or (unlike and n >= cfg.min_spaces))
+
+    return own_second.pick(rows, reading, spaces_lab, info, space_px, keep)
 
 
 def list_short_free(
