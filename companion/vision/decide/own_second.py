@@ -45,6 +45,7 @@ from companion.vision.types import PLAYER_COLORS, BoardReading
 RULE = "own-second"
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 U8Array = npt.NDArray[np.uint8]
 
 CORE_ROWS = (-0.3, 0.3)  # box widths from the centre: the along profile's rows
@@ -201,14 +202,20 @@ def like_the_fit(spaces_lab: U8Array, reading: BoardReading, info: Any, cfg: Own
     return bool(np.quantile(s, cfg.free_quantile) <= cfg.free_at_most)
 
 
+def printed_routes(info: Any) -> tuple[IntArray, IntArray]:
+    """Per route (``info.route_ids`` order, ``info``: a ``classify.SpaceLayoutInfo``): its
+    spaces, and its printed player colour's index (-1: printed in no player colour)."""
+    starts = np.asarray(info.route_starts)
+    sizes = np.diff(np.append(starts, len(info.printed_colors)))
+    return sizes, np.asarray(info.own_colour)[starts]
+
+
 def candidates(reading: BoardReading, info: Any, cfg: OwnSecond) -> list[tuple[int, int]]:
     """(route number, printed player colour) of every route the rule may turn: listed, read
     free, printed in a player colour, at least ``min_spaces`` spaces, its twin not read as that
     colour (one player never holds both lanes)."""
     twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
-    starts = np.asarray(info.route_starts)
-    sizes = np.diff(np.append(starts, len(info.printed_colors)))
-    colour = np.asarray(info.own_colour)[starts]
+    sizes, colour = printed_routes(info)
     pos = {rid: k for k, rid in enumerate(info.route_ids)}
     out = []
     for rid in reading.check:

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import numpy as np
-
 from companion.data import load_json
 from companion.vision.decide import own_second
 from companion.vision.decide.check import add_to_list
@@ -63,9 +61,7 @@ def print_claim_config() -> PrintClaim:
 def own_claims(reading: BoardReading, info: Any, cfg: PrintClaim) -> list[int]:
     """Route numbers (``info.route_ids`` order) of the routes the rule looks at: of at least
     ``min_spaces`` spaces, read as a claim of their own printed player colour, not listed."""
-    starts = np.asarray(info.route_starts)
-    sizes = np.diff(np.append(starts, len(info.printed_colors)))
-    colour = np.asarray(info.own_colour)[starts]
+    sizes, colour = own_second.printed_routes(info)
     listed = set(reading.check)
     return [
         k

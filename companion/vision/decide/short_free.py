@@ -85,9 +85,7 @@ def short_free_config() -> ShortFree:
 def quiet_free(reading: BoardReading, info: Any, cfg: ShortFree) -> list[int]:
     """Route numbers (``info.route_ids`` order) of the routes the rule looks at: of at most
     ``max_spaces`` spaces, printed in a player colour, read free and not on the check list."""
-    starts = np.asarray(info.route_starts)
-    sizes = np.diff(np.append(starts, len(info.printed_colors)))
-    colour = np.asarray(info.own_colour)[starts]
+    sizes, colour = own_second.printed_routes(info)
     listed = set(reading.check)
     return [
         k
