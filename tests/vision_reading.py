@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
 from companion.sim.render import Scene
 from companion.vision.decide.context import ReadContext, take_samples
-from companion.vision.locate.locate import BoardLocation
+from companion.vision.locate.locate import BoardLocation, locate_board
 from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
 
@@ -32,6 +33,16 @@ def read_whole(image: np.ndarray, ctx: ReadContext) -> BoardReading:
     loc = BoardLocation.from_corners(corners, (w, h))
     reading, _ = read_samples(take_samples(image, loc.homography, ctx), ctx)
     return reading
+
+
+def read_located(image: np.ndarray, ctx: ReadContext) -> tuple[Any, BoardReading]:
+    """Locate the board in a photo, sample and read it as the photo mode does: the samples
+    (``take_samples``'s) and the reading."""
+    store: dict[int, Any] = {}
+    loc = locate_board(image, context=ctx, store=store)
+    samples = take_samples(image, loc.homography, ctx, store=store, offsets=loc.offsets)
+    reading, _ = read_samples(samples, ctx)
+    return samples, reading
 
 
 def layout_info(sizes: list[int], own: list[int], pairs: list[tuple[int, int]]) -> SimpleNamespace:

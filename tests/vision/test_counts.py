@@ -17,12 +17,10 @@ import pytest
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, own_print_game, random_scene
 from companion.vision.decide.adapt import print_estimate
-from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.decide.context import ReadContext
 from companion.vision.geometry.geometry import load_geometry
-from companion.vision.locate.locate import locate_board
-from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
-from tests.vision_reading import PRINT_CFG, PRINT_SCALE, read_whole
+from tests.vision_reading import PRINT_CFG, PRINT_SCALE, read_located, read_whole
 from tools.read_tune import UNKNOWN, labelled_photos
 
 WIDTHS = (1000, 1100, 1200, 1300)
@@ -102,10 +100,7 @@ def _photo_count_errors(ctx: ReadContext, photos_dir: Path) -> list[tuple[str, i
         image = cv2.imread(str(photo.path))
         for width in WIDTHS:
             small = _smaller(image, width)
-            store: dict[int, Any] = {}
-            loc = locate_board(small, context=ctx, store=store)
-            samples = take_samples(small, loc.homography, ctx, store=store, offsets=loc.offsets)
-            reading, _ = read_samples(samples, ctx)
+            _, reading = read_located(small, ctx)
             errors = _count_errors(reading, truth)
             out.append((photo.name, width, max(abs(v) for v in errors.values())))
     return out

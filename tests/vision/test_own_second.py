@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import cv2
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 
 from companion.sim.perturb import jpeg, resize_width
 from companion.sim.render import BoardRenderer, own_print_game
-from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.decide.context import ReadContext
 from companion.vision.decide.own_second import (
     RULE,
     OwnSecond,
@@ -27,10 +26,8 @@ from companion.vision.decide.own_second import (
     shape_features,
     turn,
 )
-from companion.vision.locate.locate import locate_board
-from companion.vision.reading.read import read_samples
 from companion.vision.types import PLAYER_COLORS, BoardReading
-from tests.vision_reading import assert_undisputed, layout_info, read_whole
+from tests.vision_reading import assert_undisputed, layout_info, read_located, read_whole
 from tools.read_tune import labelled_photos
 
 RED = PLAYER_COLORS.index("red")
@@ -180,10 +177,7 @@ def test_on_the_shared_photos_scaled_down_the_rule_stays_off(
         image = cv2.imread(str(photo.path))
         for width in (1000, 1300):
             small = jpeg(resize_width(image, width), 85)
-            store: dict[int, Any] = {}
-            loc = locate_board(small, context=ctx, store=store)
-            samples = take_samples(small, loc.homography, ctx, store=store, offsets=loc.offsets)
-            reading, _ = read_samples(samples, ctx)
+            samples, reading = read_located(small, ctx)
             assert samples.space_px is not None
             assert cfg.min_space_px <= samples.space_px <= cfg.max_space_px
             assert not [r for r in reading.check if RULE in reading.why.get(r, [])]

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import cv2
 import numpy as np
@@ -22,13 +21,11 @@ from companion.sim.render import (
     within_the_rules,
 )
 from companion.vision.decide import own_group
-from companion.vision.decide.context import ReadContext, take_samples
+from companion.vision.decide.context import ReadContext
 from companion.vision.decide.own_group import group_config
 from companion.vision.decide.short_free import RULE, list_short_free, short_free_config
-from companion.vision.locate.locate import locate_board
-from companion.vision.reading.read import read_samples
 from companion.vision.types import BoardReading
-from tests.vision_reading import assert_undisputed, layout_info, read_whole
+from tests.vision_reading import assert_undisputed, layout_info, read_located, read_whole
 from tools.read_tune import labelled_photos
 
 
@@ -142,10 +139,7 @@ def test_the_shared_photos_scaled_down_have_nothing_it_lists(
         image = cv2.imread(str(photo.path))
         for width in (1000, 1300):
             small = jpeg(resize_width(image, width), 85)
-            store: dict[int, Any] = {}
-            loc = locate_board(small, context=ctx, store=store)
-            samples = take_samples(small, loc.homography, ctx, store=store, offsets=loc.offsets)
-            reading, _ = read_samples(samples, ctx)
+            samples, reading = read_located(small, ctx)
             assert samples.space_px is not None
             assert samples.space_px <= short_free_config().max_space_px
             assert not [r for r in reading.check if RULE in reading.why.get(r, [])], photo.name
