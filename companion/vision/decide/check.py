@@ -565,6 +565,11 @@ def add_to_list(reading: BoardReading, ids: list[str], reason: str, geometry: An
     return replace(reading, why=why, check=sorted(listed, key=lambda x: order.get(x, len(order))))
 
 
+def other_lanes(info: Any) -> dict[str, str]:
+    """Each lane of a double route (``info``: a ``classify.SpaceLayoutInfo``): its other lane."""
+    return {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
+
+
 class Turns:
     """What a rule after ``assess`` turns: ``reading``'s routes, confidences and spaces copied
     to change (``routes`` is what the rule reads back while it turns), then listed."""
@@ -583,6 +588,11 @@ class Turns:
         self.routes[rid], self.confidence[rid], self.calibrated[rid] = now, p, p
         self.spaces[rid] = [now] * len(self.reading.spaces.get(rid, []))
         self.turned.append(rid)
+
+    def turn_at_odds(self, rid: str, now: str | None, odds: float) -> None:
+        """``turn`` at the confidence of ``odds`` (log-odds of the route's printed colour's
+        trains against free print): their share where ``now`` is those trains, else free's."""
+        self.turn(rid, now, float(1.0 / (1.0 + np.exp(-odds if now is not None else odds))))
 
     def keep(self, rid: str) -> None:
         """List route ``rid`` as it is read."""

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.check import Turns
+from companion.vision.decide.check import Turns, other_lanes
 from companion.vision.decide.classify import log_softmax
 from companion.vision.decide.route_vote import leaned
 from companion.vision.types import PLAYER_COLORS, BoardReading
@@ -132,7 +132,7 @@ def turn(
     starts = np.asarray(info.route_starts)
     sums = np.add.reduceat(lp, starts, axis=0)
     colour = np.asarray(info.own_colour)[starts]
-    twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
+    twin = other_lanes(info)
     turns = Turns(reading)
     routes = turns.routes
     listed = set(reading.check)  # what the reader is sure of (or a table profile settled) stays
@@ -144,6 +144,5 @@ def turn(
         if now is not None and routes.get(twin.get(rid, "")) == now:
             continue
         odds = (sums[k, c + 1] - sums[k, 0]) / temperature  # of c against free
-        p = float(1.0 / (1.0 + np.exp(-odds if now is not None else odds)))
-        turns.turn(rid, now, p)
+        turns.turn_at_odds(rid, now, float(odds))
     return turns.listed(RULE, geometry)

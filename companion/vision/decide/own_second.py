@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.check import Turns
+from companion.vision.decide.check import Turns, other_lanes
 from companion.vision.decide.classify import log_softmax
 from companion.vision.decide.route_vote import leaned
 from companion.vision.types import PLAYER_COLORS, BoardReading
@@ -214,7 +214,7 @@ def candidates(reading: BoardReading, info: Any, cfg: OwnSecond) -> list[tuple[i
     """(route number, printed player colour) of every route the rule may turn: listed, read
     free, printed in a player colour, at least ``min_spaces`` spaces, its twin not read as that
     colour (one player never holds both lanes)."""
-    twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
+    twin = other_lanes(info)
     sizes, colour = printed_routes(info)
     pos = {rid: k for k, rid in enumerate(info.route_ids)}
     out = []

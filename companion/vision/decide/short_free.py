@@ -44,7 +44,7 @@ import numpy.typing as npt
 
 from companion.data import load_json
 from companion.vision.decide import own_second
-from companion.vision.decide.check import add_to_list
+from companion.vision.decide.check import add_to_list, other_lanes
 from companion.vision.types import BoardReading
 
 RULE = "short-free"
@@ -132,7 +132,7 @@ def shaped(
     trains reach into its patches), or of ``min_spaces`` or more that are far from their print
     with one space shaped like a piece (``unlike print``); none where the discriminant is not to
     be trusted."""
-    twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
+    twin = other_lanes(info)
 
     def keep(k: int, sl: slice, mine: FloatArray) -> bool:
         n = sl.stop - sl.start

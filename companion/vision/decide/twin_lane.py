@@ -68,7 +68,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.data import load_json
-from companion.vision.decide.check import Turns
+from companion.vision.decide.check import Turns, other_lanes
 from companion.vision.decide.classify import log_softmax
 from companion.vision.decide.close_call import RULE as CLOSE_CALL
 from companion.vision.decide.route_vote import leaned
@@ -222,7 +222,7 @@ def lane_looks(
     owner = np.array([looks.owner.get(r) == PLAYER_COLORS[colour] for r in ids])
     free = np.array([looks.owner.get(r, "") is None for r in ids])
     sure = np.array([looks.confidence.get(r, 0.0) >= looks.sure for r in ids])
-    twin = {a: b for a, b in info.lane_pairs} | {b: a for a, b in info.lane_pairs}
+    twin = other_lanes(info)
     clear = np.array([r not in twin or looks.owner.get(twin[r], "") is None for r in ids])
     single = (side == 0) | clear[route]
     trains = np.flatnonzero(single & (owner & sure)[route])
@@ -358,6 +358,5 @@ def turn(
         k = pos[rid]
         c = int(np.asarray(info.own_colour)[starts[k]])
         odds = (sums[k, c + 1] - sums[k, 0]) / temperature  # of c against free
-        p = float(1.0 / (1.0 + np.exp(-odds if now is not None else odds)))
-        done.turn(rid, now, p)
+        done.turn_at_odds(rid, now, float(odds))
     return done.listed(RULE, geometry)
