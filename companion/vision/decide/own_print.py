@@ -188,7 +188,8 @@ def learn(
     rows = own_print_terms(both, trains, group, *args)
     standing = own_print_apart(both, trains, group, rows, sep, most)
     # a colour whose trains the other inks' print told is gated as on the player colours' print
-    standing[moved] = own_print_apart(both, trains, group, rows, sep, pooled[0])[moved]
+    if len(moved):
+        standing[moved] = own_print_apart(both, trains, group, rows, sep, pooled[0])[moved]
     # the print group cleared by the stand-ins' discriminant: a space it calls trains, and not
     # clearly print (``pooled[2]``), leaves it; a colour with enough print left, and apart on
     # it, is learnt on its own print
